@@ -1,0 +1,42 @@
+/*
+ * The ptrace platform's stub: the host process in which a guest address
+ * space lives. After creation it holds nothing but the stub code page, the
+ * guest's windows onto the memory file, and (as its only descriptor) the
+ * memory file itself.
+ */
+#ifndef RUNG_PTRACE_STUB_H
+#define RUNG_PTRACE_STUB_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/user.h>
+
+struct rung_error;
+
+/* Offsets in the stub code page. */
+#define STUB_SYSCALL_OFF 0 /* syscall; int3: injected system calls */
+#define STUB_TRAP_AFTER	 3 /* rip after the int3 that ends an injection */
+#define STUB_ENTRY_OFF	 8 /* int3: where a new stub stops for its tracer */
+
+/* Map the stub code page into the sentry at a random high address (once). */
+int stub_code_init(struct rung_error *err);
+uint64_t stub_code_base(void);
+
+/*
+ * Fork a stub from the calling thread, which becomes its tracer. On return
+ * the stub is stopped, traced with EXITKILL, and its address space holds only
+ * the stub page. Returns the stub's pid or -errno.
+ */
+pid_t stub_spawn(int memfd);
+
+/* Run one system call in the stopped stub thread tid. Returns its result (-errno). */
+long stub_inject(pid_t tid, long nr, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
+		 uint64_t a4, uint64_t a5);
+
+/* Build the stub's seccomp filter for stub page base and memory file memfd into
+ * out; returns its length in instructions. */
+#define STUB_FILTER_MAX 32
+struct sock_filter;
+unsigned short stub_filter(uint64_t base, int memfd, struct sock_filter *out);
+
+#endif

@@ -1,0 +1,72 @@
+/*
+ * The seccomp filter of ptrace stubs, hand-written because it matches the
+ * instruction pointer, which libseccomp cannot express.
+ *
+ * Guest system calls never reach it: PTRACE_SYSEMU stops them before seccomp
+ * runs (Linux >= 4.8). What does reach it:
+ *  - the sentry's injected calls, made from the stub page: mmap (of the
+ *    memory file only), munmap and mprotect are allowed;
+ *  - the kernel's vsyscall emulation (gettimeofday, time, getcpu called at
+ *    0xffffffffff600000 + 0x000/0x400/0x800): trapped, so the sentry answers
+ *    them instead of the host kernel;
+ * and nothing else: the default is to kill the stub.
+ */
+#include "config.h"
+#include "platform/ptrace/stub.h"
+#include "lib/util.h"
+
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/syscall.h>
+
+#define VSYSCALL_ADDR 0xffffffffff600000ull
+
+#define LD(off)		     BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (off))
+#define JEQ(k, t, f)	     BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (k), (t), (f))
+#define JGE(k, t, f)	     BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, (k), (t), (f))
+#define JSET(k, t, f)	     BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, (k), (t), (f))
+#define RET(k)		     BPF_STMT(BPF_RET | BPF_K, (k))
+#define OFF_NR		     offsetof(struct seccomp_data, nr)
+#define OFF_ARCH	     offsetof(struct seccomp_data, arch)
+#define OFF_IP_LO	     offsetof(struct seccomp_data, instruction_pointer)
+#define OFF_IP_HI	     (offsetof(struct seccomp_data, instruction_pointer) + 4)
+#define OFF_ARG_LO(n)	     (offsetof(struct seccomp_data, args) + 8 * (n))
+
+unsigned short stub_filter(uint64_t base, int memfd, struct sock_filter *out)
+{
+	uint32_t lo = (uint32_t)base, hi = (uint32_t)(base >> 32);
+	uint32_t vlo = (uint32_t)VSYSCALL_ADDR, vhi = (uint32_t)(VSYSCALL_ADDR >> 32);
+	/* Jump offsets are relative: t/f of instruction i lands on i + 1 + t/f. */
+	struct sock_filter prog[] = {
+		/* 0 */ LD(OFF_ARCH),
+		/* 1 */ JEQ(AUDIT_ARCH_X86_64, 0, 18),
+		/* 2 */ LD(OFF_NR),
+		/* 3 */ JSET(0x40000000u /* __X32_SYSCALL_BIT */, 16, 0),
+		/* 4 */ LD(OFF_IP_HI),
+		/* 5 */ JEQ(hi, 0, 9),
+		/* From the stub page: the three memory calls, mmap of the memory file only. */
+		/* 6 */ LD(OFF_IP_LO),
+		/* 7 */ JGE(lo, 0, 12),
+		/* 8 */ JGE(lo + 4096, 11, 0),
+		/* 9 */ LD(OFF_NR),
+		/* 10 */ JEQ(SYS_munmap, 10, 0),
+		/* 11 */ JEQ(SYS_mprotect, 9, 0),
+		/* 12 */ JEQ(SYS_mmap, 0, 7),
+		/* 13 */ LD(OFF_ARG_LO(4)),
+		/* 14 */ JEQ((uint32_t)memfd, 6, 5),
+		/* From the vsyscall page (A still holds the high half of the IP): trap. */
+		/* 15 */ JEQ(vhi, 0, 4),
+		/* 16 */ LD(OFF_IP_LO),
+		/* 17 */ JGE(vlo, 0, 2),
+		/* 18 */ JGE(vlo + 4096, 1, 0),
+		/* 19 */ RET(SECCOMP_RET_TRAP),
+		/* 20 */ RET(SECCOMP_RET_KILL_PROCESS),
+		/* 21 */ RET(SECCOMP_RET_ALLOW),
+	};
+	_Static_assert(ARRAY_SIZE(prog) <= STUB_FILTER_MAX, "stub filter too long");
+	for (size_t i = 0; i < ARRAY_SIZE(prog); i++)
+		out[i] = prog[i];
+	return ARRAY_SIZE(prog);
+}

@@ -1,0 +1,34 @@
+/* The command line: global options, and one entry point per subcommand. */
+#ifndef RUNG_CLI_H
+#define RUNG_CLI_H
+
+#include <stdbool.h>
+
+#include "lib/log.h"
+
+struct rung_error;
+
+struct global_args {
+	const char *root;
+	const char *log;
+	enum rung_log_format log_format;
+	bool debug;
+	const char *platform;
+	bool strace;
+};
+
+typedef int (*command_fn)(struct global_args *g, int argc, char **argv, struct rung_error *err);
+
+struct command {
+	const char *name;
+	command_fn fn;
+	const char *summary;
+};
+
+int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err);
+int cmd_help(struct global_args *g, int argc, char **argv, struct rung_error *err);
+
+/* Print the syscall table, as text or as the Markdown of docs/syscalls.md. */
+void print_syscall_table(bool markdown);
+
+#endif

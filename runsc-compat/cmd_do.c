@@ -1,0 +1,168 @@
+/*
+ * rung do: run one program in a fresh sandbox with the caller's stdio and
+ * environment, and exit with its status (128 + signal when a signal ends it).
+ */
+#include "config.h"
+#include "runsc-compat/cli.h"
+#include "sentry/kernel/kernel.h"
+#include "platform/platform.h"
+#include "lib/cleanup.h"
+#include "lib/error.h"
+#include "lib/log.h"
+#include "lib/util.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysinfo.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static void do_usage(FILE *out)
+{
+	fprintf(out, "Usage: rung do [options] [--] PROGRAM [ARGS...]\n\n"
+		     "Options:\n"
+		     "  --platform NAME      ptrace (default)\n"
+		     "  --strace             log every guest system call\n"
+		     "  --debug              log debug messages\n"
+		     "  --memory-limit SIZE  guest memory limit (e.g. 512M; default: host RAM)\n");
+}
+
+/* PROGRAM as the shell would find it: a path, or a name on $PATH. */
+static char *resolve_program(const char *prog)
+{
+	const char *path = getenv("PATH");
+	char *dirs, *dir, *save = NULL;
+
+	if (strchr(prog, '/') || !path)
+		return xstrdup(prog);
+	dirs = xstrdup(path);
+	for (dir = strtok_r(dirs, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+		char *cand = xasprintf("%s/%s", *dir ? dir : ".", prog);
+		struct stat st;
+		if (stat(cand, &st) == 0 && S_ISREG(st.st_mode) && access(cand, X_OK) == 0) {
+			free(dirs);
+			return cand;
+		}
+		free(cand);
+	}
+	free(dirs);
+	return xstrdup(prog);
+}
+
+/* Host signals meant for the program end the sandbox the way they would end it. */
+static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+
+static void *signal_thread(void *arg)
+{
+	struct kernel *k = arg;
+	sigset_t set;
+	int sig;
+
+	sigemptyset(&set);
+	for (size_t i = 0; i < ARRAY_SIZE(forwarded); i++)
+		sigaddset(&set, forwarded[i]);
+	for (;;) {
+		if (sigwait(&set, &sig) == 0) {
+			log_debug("host signal %d: ending the sandbox", sig);
+			kernel_kill(k, sig);
+		}
+	}
+	return NULL;
+}
+
+enum { OPT_PLATFORM = 256, OPT_STRACE, OPT_DEBUG, OPT_MEMORY, OPT_HELP };
+
+static const struct option do_options[] = {
+	{"platform", required_argument, NULL, OPT_PLATFORM},
+	{"strace", no_argument, NULL, OPT_STRACE},
+	{"debug", no_argument, NULL, OPT_DEBUG},
+	{"memory-limit", required_argument, NULL, OPT_MEMORY},
+	{"help", no_argument, NULL, OPT_HELP},
+	{NULL, 0, NULL, 0},
+};
+
+int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
+{
+	struct kernel_config cfg = {0};
+	struct kernel *k = NULL;
+	cleanup_free char *prog = NULL;
+	struct sysinfo si;
+	pthread_t sigthr;
+	sigset_t set;
+	int opt, ret, status;
+
+	cfg.strace = g->strace;
+	if (sysinfo(&si) == 0)
+		cfg.memory_limit = (uint64_t)si.totalram * si.mem_unit;
+	else
+		cfg.memory_limit = 1ull << 32;
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "+", do_options, NULL)) != -1) {
+		switch (opt) {
+		case OPT_PLATFORM:
+			g->platform = optarg;
+			break;
+		case OPT_STRACE:
+			cfg.strace = true;
+			break;
+		case OPT_DEBUG:
+			g->debug = true;
+			rung_log_set_level(LOG_LEVEL_DEBUG);
+			break;
+		case OPT_MEMORY:
+			if (parse_size(optarg, &cfg.memory_limit) < 0 || cfg.memory_limit < (1u << 20))
+				return rung_error_make(err, 0, "bad --memory-limit `%s`", optarg);
+			break;
+		case OPT_HELP:
+			do_usage(stdout);
+			return 0;
+		default:
+			do_usage(stderr);
+			return rung_error_make(err, 0, "do: unknown option `%s`", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc) {
+		do_usage(stderr);
+		return rung_error_make(err, 0, "do: no program given");
+	}
+	cfg.platform = platform_lookup(g->platform);
+	if (!cfg.platform)
+		return rung_error_make(err, 0, "unknown platform `%s`", g->platform);
+	if (cfg.strace && !rung_log_enabled(LOG_LEVEL_INFO))
+		rung_log_set_level(LOG_LEVEL_INFO);
+	prog = resolve_program(argv[optind]);
+
+	/* Signals: a writer to a closed pipe gets EPIPE (the guest gets SIGPIPE
+	 * from the sentry); the signals that end programs are handled by one thread. */
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&set);
+	for (size_t i = 0; i < ARRAY_SIZE(forwarded); i++)
+		sigaddset(&set, forwarded[i]);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+
+	ret = kernel_create(&cfg, &k, err);
+	if (ret < 0)
+		return ret;
+	ret = pthread_create(&sigthr, NULL, signal_thread, k);
+	if (ret != 0) {
+		kernel_destroy(k);
+		return rung_error_make(err, ret, "start the signal thread");
+	}
+	pthread_detach(sigthr);
+	ret = kernel_start_init(k, prog, argv + optind, environ, err);
+	if (ret < 0) {
+		kernel_destroy(k);
+		return ret;
+	}
+	status = kernel_wait(k);
+	kernel_destroy(k);
+	return status;
+}

@@ -1,0 +1,131 @@
+/*
+ * rung: a sandbox runtime. main() parses the global options (accepted in
+ * any order before the subcommand, as runc's callers pass them), then runs
+ * one subcommand from the table. Errors are printed once, here.
+ */
+#include "config.h"
+#include "runsc-compat/cli.h"
+#include "lib/error.h"
+#include "lib/log.h"
+#include "lib/util.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct command commands[] = {
+	{"do", cmd_do, "run a program in a sandbox: rung do [options] -- PROGRAM [ARGS...]"},
+	{"help", cmd_help, "help on a topic: rung help syscalls | platforms"},
+	{NULL, NULL, NULL},
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "Usage: rung [global options] COMMAND [options] [args]\n\n"
+		     "rung runs untrusted programs in a user-space kernel sandbox.\n\n"
+		     "Commands:\n");
+	for (const struct command *c = commands; c->name; c++)
+		fprintf(out, "  %-8s %s\n", c->name, c->summary);
+	fprintf(out, "\nGlobal options:\n"
+		     "  --root DIR            state directory\n"
+		     "  --log FILE            write log lines to FILE\n"
+		     "  --log-format FORMAT   text (default) or json\n"
+		     "  --debug               log debug messages\n"
+		     "  --platform NAME       how guest code is run (ptrace)\n"
+		     "  --strace              log every guest system call\n"
+		     "  --version             print the version\n");
+}
+
+enum {
+	OPT_ROOT = 256,
+	OPT_LOG,
+	OPT_LOG_FORMAT,
+	OPT_DEBUG,
+	OPT_PLATFORM,
+	OPT_STRACE,
+	OPT_VERSION,
+	OPT_HELP,
+};
+
+static const struct option global_options[] = {
+	{"root", required_argument, NULL, OPT_ROOT},
+	{"log", required_argument, NULL, OPT_LOG},
+	{"log-format", required_argument, NULL, OPT_LOG_FORMAT},
+	{"debug", no_argument, NULL, OPT_DEBUG},
+	{"platform", required_argument, NULL, OPT_PLATFORM},
+	{"strace", no_argument, NULL, OPT_STRACE},
+	{"version", no_argument, NULL, OPT_VERSION},
+	{"help", no_argument, NULL, OPT_HELP},
+	{NULL, 0, NULL, 0},
+};
+
+int main(int argc, char **argv)
+{
+	struct global_args g = {.log_format = LOG_FORMAT_TEXT, .platform = "ptrace"};
+	struct rung_error err = {0};
+	const struct command *cmd;
+	int opt, ret;
+
+	opterr = 0;
+	/* '+': stop at the subcommand; its own options are parsed by it. */
+	while ((opt = getopt_long(argc, argv, "+", global_options, NULL)) != -1) {
+		switch (opt) {
+		case OPT_ROOT:
+			g.root = optarg;
+			break;
+		case OPT_LOG:
+			g.log = optarg;
+			break;
+		case OPT_LOG_FORMAT:
+			if (rung_log_parse_format(optarg, &g.log_format) < 0) {
+				fprintf(stderr, "rung: unknown log format `%s`\n", optarg);
+				return 2;
+			}
+			break;
+		case OPT_DEBUG:
+			g.debug = true;
+			break;
+		case OPT_PLATFORM:
+			g.platform = optarg;
+			break;
+		case OPT_STRACE:
+			g.strace = true;
+			break;
+		case OPT_VERSION:
+			printf("rung version %s\n", PACKAGE_VERSION);
+			return 0;
+		case OPT_HELP:
+			usage(stdout);
+			return 0;
+		default:
+			fprintf(stderr, "rung: unknown option `%s`\n", argv[optind - 1]);
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return 2;
+	}
+	for (cmd = commands; cmd->name; cmd++)
+		if (strcmp(cmd->name, argv[optind]) == 0)
+			break;
+	if (!cmd->name) {
+		fprintf(stderr, "rung: unknown command `%s`\n", argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	ret = rung_log_init(g.log, g.log_format, g.debug, &err);
+	if (ret < 0) {
+		rung_error_print(&err, NULL);
+		return 1;
+	}
+	/* The subcommand sees its name as argv[0]. */
+	ret = cmd->fn(&g, argc - optind, argv + optind, &err);
+	if (ret < 0) {
+		rung_error_print(&err, NULL);
+		return 1;
+	}
+	return ret;
+}

@@ -1,0 +1,138 @@
+/* Guest descriptor tables: a growable array of (file, close-on-exec). */
+#include "config.h"
+#include "sentry/fs/file.h"
+#include "lib/util.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct fdtable *fdtable_new(void)
+{
+	struct fdtable *t = xzalloc(sizeof(*t));
+
+	t->refs = 1;
+	pthread_mutex_init(&t->lock, NULL);
+	return t;
+}
+
+void fdtable_put(struct fdtable *t)
+{
+	if (!t || __atomic_sub_fetch(&t->refs, 1, __ATOMIC_ACQ_REL) != 0)
+		return;
+	for (unsigned i = 0; i < t->size; i++)
+		file_put(t->fds[i].file);
+	free(t->fds);
+	pthread_mutex_destroy(&t->lock);
+	free(t);
+}
+
+/* Make room for fd (lock held). */
+static void grow(struct fdtable *t, unsigned fd)
+{
+	unsigned n = t->size ? t->size : 64;
+
+	if (fd < t->size)
+		return;
+	while (n <= fd)
+		n *= 2;
+	t->fds = xrealloc(t->fds, n * sizeof(*t->fds));
+	memset(t->fds + t->size, 0, (n - t->size) * sizeof(*t->fds));
+	t->size = n;
+}
+
+int fd_install(struct fdtable *t, struct file *f, int minfd, bool cloexec, unsigned limit)
+{
+	int ret = -EMFILE;
+
+	if (minfd < 0)
+		return -EINVAL;
+	pthread_mutex_lock(&t->lock);
+	for (unsigned fd = (unsigned)minfd; fd < limit; fd++) {
+		if (fd < t->size && t->fds[fd].file)
+			continue;
+		grow(t, fd);
+		t->fds[fd].file = file_get(f);
+		t->fds[fd].cloexec = cloexec;
+		ret = (int)fd;
+		break;
+	}
+	pthread_mutex_unlock(&t->lock);
+	return ret;
+}
+
+int fd_install_at(struct fdtable *t, struct file *f, int fd, bool cloexec, unsigned limit)
+{
+	struct file *old = NULL;
+
+	if (fd < 0 || (unsigned)fd >= limit)
+		return -EBADF;
+	pthread_mutex_lock(&t->lock);
+	grow(t, (unsigned)fd);
+	old = t->fds[fd].file;
+	t->fds[fd].file = file_get(f);
+	t->fds[fd].cloexec = cloexec;
+	pthread_mutex_unlock(&t->lock);
+	file_put(old);
+	return fd;
+}
+
+struct file *fd_get(struct fdtable *t, int fd)
+{
+	struct file *f = NULL;
+
+	if (fd < 0)
+		return NULL;
+	pthread_mutex_lock(&t->lock);
+	if ((unsigned)fd < t->size && t->fds[fd].file)
+		f = file_get(t->fds[fd].file);
+	pthread_mutex_unlock(&t->lock);
+	return f;
+}
+
+int fd_close(struct fdtable *t, int fd)
+{
+	struct file *f = NULL;
+
+	if (fd < 0)
+		return -EBADF;
+	pthread_mutex_lock(&t->lock);
+	if ((unsigned)fd < t->size) {
+		f = t->fds[fd].file;
+		t->fds[fd].file = NULL;
+		t->fds[fd].cloexec = false;
+	}
+	pthread_mutex_unlock(&t->lock);
+	if (!f)
+		return -EBADF;
+	file_put(f);
+	return 0;
+}
+
+int fd_get_cloexec(struct fdtable *t, int fd)
+{
+	int ret = -EBADF;
+
+	if (fd < 0)
+		return ret;
+	pthread_mutex_lock(&t->lock);
+	if ((unsigned)fd < t->size && t->fds[fd].file)
+		ret = t->fds[fd].cloexec;
+	pthread_mutex_unlock(&t->lock);
+	return ret;
+}
+
+int fd_set_cloexec(struct fdtable *t, int fd, bool cloexec)
+{
+	int ret = -EBADF;
+
+	if (fd < 0)
+		return ret;
+	pthread_mutex_lock(&t->lock);
+	if ((unsigned)fd < t->size && t->fds[fd].file) {
+		t->fds[fd].cloexec = cloexec;
+		ret = 0;
+	}
+	pthread_mutex_unlock(&t->lock);
+	return ret;
+}

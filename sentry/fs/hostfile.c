@@ -1,0 +1,102 @@
+/*
+ * Guest files backed by a host descriptor: the stdio the sandbox inherits.
+ * The guest's fd and the host's share one open file description, so the
+ * offset and the status flags live on the host, exactly as for a native
+ * program that inherited them.
+ */
+#include "config.h"
+#include "sentry/fs/file.h"
+#include "lib/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+#include <unistd.h>
+
+#define hostfd_of(f) ((int)(intptr_t)(f)->priv)
+
+static long host_result(long r)
+{
+	return r < 0 ? -errno : r;
+}
+
+static long hf_read(struct file *f, void *buf, size_t len, int64_t off)
+{
+	long r;
+
+	do {
+		r = off < 0 ? read(hostfd_of(f), buf, len) : pread(hostfd_of(f), buf, len, off);
+	} while (r < 0 && errno == EINTR);
+	return host_result(r);
+}
+
+static long hf_write(struct file *f, const void *buf, size_t len, int64_t off)
+{
+	long r;
+
+	do {
+		r = off < 0 ? write(hostfd_of(f), buf, len) : pwrite(hostfd_of(f), buf, len, off);
+	} while (r < 0 && errno == EINTR);
+	return host_result(r);
+}
+
+static int64_t hf_llseek(struct file *f, int64_t off, int whence)
+{
+	return host_result(lseek(hostfd_of(f), off, whence));
+}
+
+static int hf_fstat(struct file *f, struct stat *st)
+{
+	return fstat(hostfd_of(f), st) < 0 ? -errno : 0;
+}
+
+/* Only requests with a fixed-size argument that cannot reach beyond the
+ * terminal or pipe itself are passed on. */
+static long hf_ioctl(struct file *f, unsigned long cmd, void *arg)
+{
+	switch (cmd) {
+	case TCGETS:
+	case TCSETS:
+	case TCSETSW:
+	case TCSETSF:
+	case TIOCGWINSZ:
+	case TIOCSWINSZ:
+	case FIONREAD:
+		return host_result(ioctl(hostfd_of(f), cmd, arg));
+	default:
+		return -ENOTTY;
+	}
+}
+
+static int hf_getfl(struct file *f)
+{
+	return (int)host_result(fcntl(hostfd_of(f), F_GETFL));
+}
+
+static int hf_setfl(struct file *f, int flags)
+{
+	return (int)host_result(fcntl(hostfd_of(f), F_SETFL, flags));
+}
+
+static void hf_release(struct file *f)
+{
+	close(hostfd_of(f));
+}
+
+static const struct file_ops hostfile_ops = {
+	.read = hf_read,
+	.write = hf_write,
+	.llseek = hf_llseek,
+	.fstat = hf_fstat,
+	.ioctl = hf_ioctl,
+	.getfl = hf_getfl,
+	.setfl = hf_setfl,
+	.release = hf_release,
+};
+
+struct file *hostfile_new(int hostfd)
+{
+	return file_alloc(&hostfile_ops, 0, (void *)(intptr_t)hostfd);
+}

@@ -1,0 +1,194 @@
+/*
+ * Guest faults: stack growth, vsyscall emulation, and otherwise the signal
+ * the guest earned. When that signal kills the guest, the sandbox reports
+ * it in one line: the signal, the address and access, the instruction.
+ */
+#include "config.h"
+#include "sentry/kernel/task.h"
+#include "sentry/kernel/kernel.h"
+#include "sentry/mm/mm.h"
+#include "syscalls/syscall.h"
+#include "lib/log.h"
+#include "lib/util.h"
+
+#include <capstone/capstone.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+
+#define VSYSCALL_PAGE 0xffffffffff600000ull
+
+/* Decode the instruction at rip. Fills text (may be "?") and returns the
+ * access its memory operands make (ACCESS_*), 0 if unknown. */
+static unsigned decode_insn(struct task *t, uint64_t rip, char *text, int size)
+{
+	uint8_t code[16];
+	size_t n = 0;
+	csh cs;
+	cs_insn *insn = NULL;
+	unsigned access = 0;
+
+	snprintf(text, (size_t)size, "?");
+	while (n < sizeof(code) && mm_peek(t->mm, code + n, rip + n, 1) == 0)
+		n++;
+	if (n == 0) {
+		snprintf(text, (size_t)size, "(no code there)");
+		return 0;
+	}
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
+		return 0;
+	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+	if (cs_disasm(cs, code, n, rip, 1, &insn) == 1) {
+		snprintf(text, (size_t)size, "%.31s%s%.*s", insn->mnemonic, insn->op_str[0] ? " " : "",
+			 size - 33, insn->op_str);
+		for (uint8_t i = 0; insn->detail && i < insn->detail->x86.op_count; i++) {
+			const cs_x86_op *op = &insn->detail->x86.operands[i];
+			if (op->type != X86_OP_MEM)
+				continue;
+			if (op->access & CS_AC_READ)
+				access |= ACCESS_READ;
+			if (op->access & CS_AC_WRITE)
+				access |= ACCESS_WRITE;
+		}
+		/* push/call/ret and friends touch the stack without a memory operand. */
+		if (!access && insn->detail) {
+			for (uint8_t i = 0; i < insn->detail->regs_write_count; i++)
+				if (insn->detail->regs_write[i] == X86_REG_RSP)
+					access = ACCESS_READ | ACCESS_WRITE;
+		}
+		cs_free(insn, 1);
+	} else {
+		snprintf(text, (size_t)size, "(undecodable)");
+	}
+	cs_close(&cs);
+	return access;
+}
+
+static const char *access_name(unsigned access)
+{
+	if (access & ACCESS_EXEC)
+		return "execute";
+	if (access & ACCESS_WRITE)
+		return "write";
+	if (access & ACCESS_READ)
+		return "read";
+	return "access";
+}
+
+static const char *segv_code_name(int code)
+{
+	switch (code) {
+	case SEGV_MAPERR:
+		return "address not mapped";
+	case SEGV_ACCERR:
+		return "permission denied";
+	default:
+		return "fault";
+	}
+}
+
+/* The guest dies of sig: say so once, then end the sandbox as Linux would. */
+static void fatal_fault(struct task *t, int sig, int code, uint64_t addr, unsigned access)
+{
+	struct user_regs_struct *r = task_regs(t);
+	const char *abbrev = sigabbrev_np(sig);
+	char insn[96];
+
+	decode_insn(t, r->rip, insn, (int)sizeof(insn));
+	if (sig == SIGSEGV || sig == SIGBUS)
+		log_error("pid %d (%s) killed by SIG%s: %s at 0x%llx (%s), at 0x%llx: %s", t->tgid,
+			  t->comm, abbrev ? abbrev : "?", access_name(access),
+			  (unsigned long long)addr,
+			  sig == SIGSEGV ? segv_code_name(code) : "bus error",
+			  (unsigned long long)r->rip, insn);
+	else
+		log_error("pid %d (%s) killed by SIG%s at 0x%llx: %s", t->tgid, t->comm,
+			  abbrev ? abbrev : "?", (unsigned long long)r->rip, insn);
+	/* Like Linux's force_sig: a fault's signal is never ignored. Handlers
+	 * will run here once signal delivery exists. */
+	task_exit_group(t, 128 + sig);
+}
+
+/*
+ * A call into the legacy vsyscall page (gettimeofday, time, getcpu at
+ * 0x...600000 + 0x400 * n). Without a host vsyscall page it arrives as an
+ * execute fault there; with one, the stub's filter traps the kernel's
+ * emulation and the return has already been done (ret_done).
+ */
+static void emulate_vsyscall(struct task *t, uint64_t addr, bool ret_done)
+{
+	struct user_regs_struct *r = task_regs(t);
+	struct syscall_args a = {0};
+	static const uint64_t nrs[] = {SYS_gettimeofday, SYS_time, SYS_getcpu};
+	unsigned idx = (unsigned)((addr - VSYSCALL_PAGE) / 0x400);
+	const struct syscall_desc *d;
+	long ret;
+
+	if ((addr - VSYSCALL_PAGE) % 0x400 || idx >= ARRAY_SIZE(nrs)) {
+		fatal_fault(t, SIGSEGV, SEGV_MAPERR, addr, ACCESS_EXEC);
+		return;
+	}
+	if (!ret_done) {
+		uint64_t ret_addr;
+		if (mm_copy_in(t->mm, &ret_addr, r->rsp, sizeof(ret_addr)) < 0) {
+			fatal_fault(t, SIGSEGV, SEGV_MAPERR, r->rsp, ACCESS_READ);
+			return;
+		}
+		r->rip = ret_addr;
+		r->rsp += 8;
+	}
+	a.nr = nrs[idx];
+	a.a[0] = r->rdi;
+	a.a[1] = r->rsi;
+	d = syscall_lookup(a.nr);
+	ret = d && d->fn ? d->fn(t, &a) : -ENOSYS;
+	if (ret == -EFAULT) {
+		/* A real vsyscall faults on a bad pointer. */
+		fatal_fault(t, SIGSEGV, SEGV_MAPERR, r->rdi, ACCESS_WRITE);
+		return;
+	}
+	r->rax = (uint64_t)ret;
+	task_regs_dirty(t, CPU_DIRTY_ALL);
+}
+
+void task_handle_fault(struct task *t, const struct pevent *ev)
+{
+	const siginfo_t *si = &ev->info;
+	uint64_t addr = (uint64_t)(uintptr_t)si->si_addr;
+	struct user_regs_struct *r = task_regs(t);
+	unsigned access = ev->access;
+	char insn[96];
+	int code;
+
+	switch (si->si_signo) {
+	case SIGSEGV:
+		if (addr >= VSYSCALL_PAGE && addr < VSYSCALL_PAGE + PAGE_SIZE && addr == r->rip) {
+			emulate_vsyscall(t, addr, false);
+			return;
+		}
+		if (addr == r->rip)
+			access = ACCESS_EXEC;
+		else if (!access)
+			access = decode_insn(t, r->rip, insn, (int)sizeof(insn));
+		code = mm_handle_fault(t->mm, addr, access, t->rlim[RLIMIT_STACK].rlim_cur);
+		if (code == 0)
+			return; /* the stack grew (or a mapping was restored): retry */
+		fatal_fault(t, SIGSEGV, code, addr, access);
+		return;
+	case SIGSYS:
+		if (si->si_code == 1 /* SYS_SECCOMP */) {
+			uint64_t call = (uint64_t)(uintptr_t)si->si_call_addr;
+			if (call >= VSYSCALL_PAGE && call < VSYSCALL_PAGE + PAGE_SIZE) {
+				emulate_vsyscall(t, call, true);
+				return;
+			}
+		}
+		fatal_fault(t, SIGSYS, si->si_code, addr, 0);
+		return;
+	default:
+		fatal_fault(t, si->si_signo, si->si_code, addr, access);
+		return;
+	}
+}

@@ -1,0 +1,203 @@
+/* The sandbox's kernel object: creation, the init task, and the end. */
+#include "config.h"
+#include "sentry/kernel/kernel.h"
+#include "sentry/kernel/task.h"
+#include "sentry/mm/memfile.h"
+#include "sentry/fs/file.h"
+#include "platform/platform.h"
+#include "lib/error.h"
+#include "lib/log.h"
+#include "lib/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int kernel_create(const struct kernel_config *cfg, struct kernel **out, struct rung_error *err)
+{
+	struct kernel *k = xzalloc(sizeof(*k));
+	cpu_set_t set;
+	int ret;
+
+	k->cfg = *cfg;
+	pthread_mutex_init(&k->lock, NULL);
+	pthread_cond_init(&k->cond, NULL);
+	k->next_tid = 1;
+	k->boot_ns = monotonic_ns();
+	k->ncpus = 1;
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+		k->ncpus = (unsigned)CPU_COUNT(&set);
+
+	ret = memfile_create(MEMFILE_DEFAULT_CAPACITY, &k->mf, err);
+	if (ret < 0)
+		goto fail;
+	ret = cfg->platform->probe(err);
+	if (ret < 0)
+		goto fail;
+	ret = cfg->platform->create(k->mf, &k->plat, err);
+	if (ret < 0)
+		goto fail;
+	*out = k;
+	return 0;
+fail:
+	kernel_destroy(k);
+	return ret;
+}
+
+void kernel_destroy(struct kernel *k)
+{
+	if (!k)
+		return;
+	if (k->plat)
+		k->plat->ops->destroy(k->plat);
+	memfile_destroy(k->mf);
+	pthread_mutex_destroy(&k->lock);
+	pthread_cond_destroy(&k->cond);
+	free(k);
+}
+
+static char **strv_dup(char *const v[])
+{
+	size_t n = 0;
+	char **copy;
+
+	while (v && v[n])
+		n++;
+	copy = xzalloc((n + 1) * sizeof(char *));
+	for (size_t i = 0; i < n; i++)
+		copy[i] = xstrdup(v[i]);
+	return copy;
+}
+
+/* Wrap host fds 0, 1 and 2 (those that are open) as the init task's stdio. */
+static int import_stdio(struct fdtable *files, struct rung_error *err)
+{
+	for (int fd = 0; fd < 3; fd++) {
+		struct file *f;
+		int dup;
+		if (fcntl(fd, F_GETFD) < 0)
+			continue;
+		dup = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+		if (dup < 0)
+			return rung_error_make(err, errno, "duplicate host fd %d", fd);
+		f = hostfile_new(dup);
+		fd_install_at(files, f, fd, false, 3);
+		file_put(f);
+	}
+	return 0;
+}
+
+int kernel_start_init(struct kernel *k, const char *path, char *const argv[], char *const envp[],
+		      struct rung_error *err)
+{
+	struct task *t = xzalloc(sizeof(*t));
+	pthread_attr_t attr;
+	char cwd[4096];
+	int ret;
+
+	t->k = k;
+	t->tid = t->tgid = k->next_tid++;
+	t->ppid = 0;
+	t->creds.uid = t->creds.euid = t->creds.suid = t->creds.fsuid = (uint32_t)getuid();
+	t->creds.gid = t->creds.egid = t->creds.sgid = t->creds.fsgid = (uint32_t)getgid();
+	for (int r = 0; r < RLIM_NLIMITS; r++)
+		getrlimit(r, &t->rlim[r]);
+	t->umask = 022;
+	t->cwd = xstrdup(getcwd(cwd, sizeof(cwd)) ? cwd : "/");
+	t->files = fdtable_new();
+	ret = import_stdio(t->files, err);
+	if (ret < 0)
+		goto fail;
+	ret = k->plat->ops->ctx_new(k->plat, &t->ctx);
+	if (ret < 0) {
+		rung_error_make(err, -ret, "create the task context");
+		goto fail;
+	}
+	t->init_path = xstrdup(path);
+	t->init_argv = strv_dup(argv);
+	t->init_envp = strv_dup(envp);
+
+	pthread_mutex_lock(&k->lock);
+	k->init = t;
+	k->live_tasks++;
+	pthread_mutex_unlock(&k->lock);
+
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	ret = pthread_create(&t->thread, &attr, task_main, t);
+	pthread_attr_destroy(&attr);
+	if (ret != 0) {
+		pthread_mutex_lock(&k->lock);
+		k->init = NULL;
+		k->live_tasks--;
+		pthread_mutex_unlock(&k->lock);
+		rung_error_make(err, ret, "start the init task thread");
+		goto fail;
+	}
+	return 0;
+fail:
+	/* The task never ran: nothing else refers to it. */
+	if (t->ctx)
+		t->ctx->ops->release(t->ctx);
+	fdtable_put(t->files);
+	free(t->cwd);
+	free(t);
+	return -1;
+}
+
+int kernel_wait(struct kernel *k)
+{
+	int status;
+
+	pthread_mutex_lock(&k->lock);
+	while (!k->done)
+		pthread_cond_wait(&k->cond, &k->lock);
+	status = k->exit_status;
+	pthread_mutex_unlock(&k->lock);
+	return status;
+}
+
+void kernel_group_exit(struct kernel *k, int status)
+{
+	struct task *init;
+
+	pthread_mutex_lock(&k->lock);
+	if (!k->exiting) {
+		k->exiting = true;
+		k->exit_status = status & 0xff;
+	}
+	init = k->init;
+	pthread_mutex_unlock(&k->lock);
+	/* When pid 1 goes, everything in the namespace goes. */
+	(void)init;
+}
+
+void kernel_kill(struct kernel *k, int sig)
+{
+	struct task *init;
+
+	pthread_mutex_lock(&k->lock);
+	if (!k->exiting) {
+		k->exiting = true;
+		k->exit_status = 128 + sig;
+	}
+	init = k->live_tasks ? k->init : NULL;
+	if (init)
+		task_interrupt(init);
+	pthread_mutex_unlock(&k->lock);
+}
+
+bool kernel_note_unsupported(struct kernel *k, unsigned nr)
+{
+	uint64_t bit, old;
+
+	if (nr >= 64 * ARRAY_SIZE(k->unsupported_seen))
+		nr = 64 * ARRAY_SIZE(k->unsupported_seen) - 1;
+	bit = 1ull << (nr % 64);
+	old = __atomic_fetch_or(&k->unsupported_seen[nr / 64], bit, __ATOMIC_RELAXED);
+	return !(old & bit);
+}

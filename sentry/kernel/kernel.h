@@ -1,0 +1,68 @@
+/*
+ * The kernel object of one sandbox: everything the sentry owns hangs off it
+ * (memory file, platform, tasks), so that the whole guest can be torn down,
+ * and later checkpointed, from one place.
+ */
+#ifndef RUNG_KERNEL_H
+#define RUNG_KERNEL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct rung_error;
+struct memfile;
+struct platform;
+struct platform_ops;
+struct task;
+
+struct kernel_config {
+	const struct platform_ops *platform;
+	bool strace;
+	uint64_t memory_limit; /* guest memory, bytes */
+};
+
+struct kernel {
+	struct kernel_config cfg;
+	struct memfile *mf;
+	struct platform *plat;
+	uint64_t boot_ns; /* CLOCK_MONOTONIC at creation */
+	unsigned ncpus;	  /* CPUs the guest is told about */
+
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct task *init;
+	int next_tid;
+	unsigned live_tasks;
+	bool exiting;	 /* the sandbox is going down */
+	bool done;	 /* every task is gone */
+	int exit_status; /* the sandbox's exit status, 0-255 */
+
+	/* One "unsupported syscall" event per number per sandbox. */
+	uint64_t unsupported_seen[(1024 + 63) / 64];
+};
+
+int kernel_create(const struct kernel_config *cfg, struct kernel **out, struct rung_error *err);
+void kernel_destroy(struct kernel *k);
+
+/*
+ * Start the init task running path (a host path for now) with argv and envp,
+ * as pid 1. Returns < 0 with err set when it cannot be started at all; an exec
+ * failure inside the task ends the sandbox with status 126 or 127.
+ */
+int kernel_start_init(struct kernel *k, const char *path, char *const argv[], char *const envp[],
+		      struct rung_error *err);
+
+/* Wait until every task has exited; returns the sandbox's exit status. */
+int kernel_wait(struct kernel *k);
+
+/* End the sandbox: every task dies, the status is 128 + sig (host signals). */
+void kernel_kill(struct kernel *k, int sig);
+
+/* Called by a task whose group exited: records the status and stops the others. */
+void kernel_group_exit(struct kernel *k, int status);
+
+/* Log the first use of an unsupported syscall nr (returns true the first time). */
+bool kernel_note_unsupported(struct kernel *k, unsigned nr);
+
+#endif

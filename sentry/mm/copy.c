@@ -1,0 +1,150 @@
+/*
+ * The sentry's access to guest memory: guest address -> VMA -> memory file
+ * offset -> the sentry's own mapping of the memory file. Never through the
+ * stub (no process_vm_readv), and checked against the guest's protections.
+ *
+ * The read lock keeps VMAs and their pages in place while we copy; the
+ * memory file's mapping itself never goes away, so a copy cannot fault.
+ */
+#include "config.h"
+#include "sentry/mm/mm.h"
+#include "sentry/mm/memfile.h"
+#include "sentry/mm/mobj.h"
+#include "lib/util.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#define PROT_ANY (PROT_READ | PROT_WRITE | PROT_EXEC)
+
+/* Sentry pointer for guest addr if v allows access want; len is clipped to v. */
+static void *translate(struct mm *mm, uint64_t addr, int want, size_t *len, bool check)
+{
+	struct vma *v = mm_find_vma(mm, addr);
+
+	if (!v || !v->mobj)
+		return NULL;
+	/* On x86 every accessible page is readable; only writes need PROT_WRITE. */
+	if (check && !(v->prot & want))
+		return NULL;
+	if (*len > v->end - addr)
+		*len = v->end - addr;
+	return memfile_ptr(mm->mf, v->mobj->off + v->mobj_off + (addr - v->start));
+}
+
+/* Copy up to len bytes; returns the number copied before the first bad page. */
+static size_t copy(struct mm *mm, uint64_t addr, void *buf, size_t len, bool out, bool check)
+{
+	size_t done = 0;
+
+	if (addr + len < addr) /* wraps: the part past the end can never be mapped */
+		len = UINT64_MAX - addr;
+	pthread_rwlock_rdlock(&mm->lock);
+	while (done < len) {
+		size_t chunk = len - done;
+		char *p = translate(mm, addr + done, out ? PROT_WRITE : PROT_ANY, &chunk, check);
+		if (!p)
+			break;
+		if (out)
+			memcpy(p, (const char *)buf + done, chunk);
+		else
+			memcpy((char *)buf + done, p, chunk);
+		done += chunk;
+	}
+	pthread_rwlock_unlock(&mm->lock);
+	return done;
+}
+
+int mm_copy_in(struct mm *mm, void *dst, uint64_t addr, size_t len)
+{
+	return copy(mm, addr, dst, len, false, true) == len ? 0 : -EFAULT;
+}
+
+int mm_copy_out(struct mm *mm, uint64_t addr, const void *src, size_t len)
+{
+	return copy(mm, addr, (void *)src, len, true, true) == len ? 0 : -EFAULT;
+}
+
+size_t mm_copy_in_partial(struct mm *mm, void *dst, uint64_t addr, size_t len)
+{
+	return copy(mm, addr, dst, len, false, true);
+}
+
+size_t mm_copy_out_partial(struct mm *mm, uint64_t addr, const void *src, size_t len)
+{
+	return copy(mm, addr, (void *)src, len, true, true);
+}
+
+int mm_peek(struct mm *mm, void *dst, uint64_t addr, size_t len)
+{
+	return copy(mm, addr, dst, len, false, false) == len ? 0 : -EFAULT;
+}
+
+int mm_zero_out(struct mm *mm, uint64_t addr, size_t len)
+{
+	size_t done = 0;
+	int ret = 0;
+
+	pthread_rwlock_rdlock(&mm->lock);
+	while (done < len) {
+		size_t chunk = len - done;
+		char *p = translate(mm, addr + done, PROT_WRITE, &chunk, true);
+		if (!p) {
+			ret = -EFAULT;
+			break;
+		}
+		memset(p, 0, chunk);
+		done += chunk;
+	}
+	pthread_rwlock_unlock(&mm->lock);
+	return ret;
+}
+
+long mm_strncpy_in(struct mm *mm, char *dst, uint64_t addr, size_t max)
+{
+	size_t done = 0;
+	long ret = -ENAMETOOLONG;
+
+	pthread_rwlock_rdlock(&mm->lock);
+	while (done < max) {
+		size_t chunk = max - done;
+		const char *p = translate(mm, addr + done, PROT_ANY, &chunk, true);
+		const char *nul;
+		if (!p) {
+			ret = -EFAULT;
+			break;
+		}
+		nul = memchr(p, 0, chunk);
+		if (nul) {
+			chunk = (size_t)(nul - p) + 1;
+			memcpy(dst + done, p, chunk);
+			ret = (long)(done + chunk - 1);
+			break;
+		}
+		memcpy(dst + done, p, chunk);
+		done += chunk;
+	}
+	pthread_rwlock_unlock(&mm->lock);
+	return ret;
+}
+
+bool mm_access_ok(struct mm *mm, uint64_t addr, size_t len, bool want_write)
+{
+	size_t done = 0;
+	bool ok = true;
+
+	if (addr + len < addr)
+		return false;
+	pthread_rwlock_rdlock(&mm->lock);
+	while (done < len) {
+		size_t chunk = len - done;
+		if (!translate(mm, addr + done, want_write ? PROT_WRITE : PROT_ANY, &chunk, true)) {
+			ok = false;
+			break;
+		}
+		done += chunk;
+	}
+	pthread_rwlock_unlock(&mm->lock);
+	return ok;
+}

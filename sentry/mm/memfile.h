@@ -1,0 +1,54 @@
+/*
+ * The memory file: one memfd per sandbox holding all guest memory, mapped
+ * once into the sentry. Stubs map windows of it at guest addresses; the
+ * sentry reads and writes guest memory through its own mapping.
+ *
+ * The file has a fixed (sparse) size, so its mapping in the sentry never
+ * moves and never faults past the end: untouched pages cost nothing.
+ * Ranges are handed out page-aligned by a first-fit allocator over the free
+ * extents (sorted by offset, coalesced on free); a freed range has its pages
+ * released with fallocate(PUNCH_HOLE), so a range always comes back zeroed.
+ */
+#ifndef RUNG_MEMFILE_H
+#define RUNG_MEMFILE_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "lib/rbtree.h"
+
+struct rung_error;
+
+#define MEMFILE_DEFAULT_CAPACITY (1ull << 40)
+
+struct memfile {
+	int fd;
+	char *base;	   /* the sentry's mapping of [0, capacity) */
+	uint64_t capacity; /* file size */
+	pthread_mutex_t lock;
+	struct rb_root free; /* struct memfile_extent by offset, below top */
+	uint64_t top;	     /* [top, capacity) has never been handed out */
+	uint64_t allocated;  /* bytes currently handed out */
+};
+
+int memfile_create(uint64_t capacity, struct memfile **out, struct rung_error *err);
+void memfile_destroy(struct memfile *mf);
+
+/* Allocate len bytes (a multiple of the page size). Returns 0 or -ENOMEM. */
+int memfile_alloc(struct memfile *mf, uint64_t len, uint64_t *off);
+/* Release the pages of [off, off+len) and return the range to the allocator. */
+void memfile_free(struct memfile *mf, uint64_t off, uint64_t len);
+/* Grow the allocation [off, off+oldlen) in place to newlen. 0 or -ENOMEM. */
+int memfile_extend(struct memfile *mf, uint64_t off, uint64_t oldlen, uint64_t newlen);
+/* Release the pages of [off, off+len): they read as zero again; stays allocated. */
+void memfile_punch(struct memfile *mf, uint64_t off, uint64_t len);
+
+static inline void *memfile_ptr(const struct memfile *mf, uint64_t off)
+{
+	return mf->base + off;
+}
+
+/* Number of free extents (for tests and statistics). */
+unsigned long memfile_free_extents(struct memfile *mf);
+
+#endif

@@ -1,0 +1,145 @@
+/*
+ * A guest address space (mm): the VMA tree that says what the guest mapped,
+ * the memory objects behind it, and the platform address space that mirrors
+ * it. Every change goes to the tree first, then to the platform (when one is
+ * attached), so the stub never maps anything the sentry does not know about.
+ *
+ * Anonymous memory is mapped into the stub when its VMA is created (the
+ * memory file's untouched pages cost nothing), so the only guest faults the
+ * sentry sees are real protection errors and stack growth.
+ *
+ * All functions return 0 (or a value) on success and -errno on failure, as
+ * the syscalls they implement do. Locking: mm->lock, taken inside.
+ */
+#ifndef RUNG_MM_H
+#define RUNG_MM_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "lib/rbtree.h"
+#include "platform/platform.h"
+
+struct memfile;
+struct mobj;
+
+/* <sys/user.h> may already define these, with the same values. */
+#ifndef PAGE_SIZE
+#define PAGE_SIZE GUEST_PAGE_SIZE
+#endif
+#ifndef PAGE_MASK
+#define PAGE_MASK (~(PAGE_SIZE - 1))
+#endif
+
+/* Linux's stack_guard_gap: no mapping may be placed this close below a stack. */
+#define STACK_GUARD_GAP (256ul * PAGE_SIZE)
+/* The most a main stack reserves in the memory file for growing down. */
+#define MM_STACK_RESERVE_MAX (1ul << 30)
+/* Linux's default vm.max_map_count. */
+#define MM_MAX_VMAS 65530
+
+/* vma->flags */
+#define VMA_SHARED    0x01u /* MAP_SHARED */
+#define VMA_GROWSDOWN 0x02u /* expands downward on faults below it */
+#define VMA_STACK     0x04u /* the main thread's stack ("[stack]") */
+#define VMA_HEAP      0x08u /* the brk area ("[heap]") */
+#define VMA_DONTFORK  0x10u
+#define VMA_WIPEONFORK 0x20u
+#define VMA_NORESERVE 0x40u
+#define VMA_LOCKED    0x80u
+
+struct vma {
+	struct rb_node node;
+	uint64_t start, end; /* [start, end), page aligned */
+	int prot;	     /* PROT_READ | PROT_WRITE | PROT_EXEC */
+	unsigned flags;	     /* VMA_* */
+	struct mobj *mobj;   /* backing memory; NULL for a private PROT_NONE reservation */
+	uint64_t mobj_off;   /* offset of start within mobj */
+};
+
+struct mm {
+	int refs;
+	struct memfile *mf;
+	struct address_space *as; /* NULL until mm_attach() */
+	pthread_rwlock_t lock;
+	struct rb_root vmas;
+	unsigned long nr_vmas;
+
+	uint64_t mmap_base;	       /* top-down searches start below here */
+	uint64_t start_brk, brk;       /* heap: [start_brk, brk) */
+	uint64_t stack_top;	       /* end of the main stack */
+	uint64_t start_stack;	       /* initial stack pointer */
+	uint64_t arg_start, arg_end;   /* argv strings */
+	uint64_t env_start, env_end;   /* envp strings */
+
+	uint64_t committed; /* bytes of VMAs that have memory behind them */
+	uint64_t limit;	    /* the sandbox's guest memory limit */
+};
+
+/* mm_mmap() flags beyond the guest's MAP_* (which it takes as given). */
+struct mmap_req {
+	uint64_t addr;
+	uint64_t len;
+	int prot;
+	int flags; /* MAP_* */
+	unsigned vma_flags; /* extra VMA_* (VMA_STACK, VMA_HEAP) */
+};
+
+int mm_new(struct memfile *mf, uint64_t limit, struct mm **out);
+struct mm *mm_get(struct mm *mm);
+void mm_put(struct mm *mm);
+
+/* Give mm a platform address space and map every existing VMA into it. */
+int mm_attach(struct mm *mm, struct address_space *as);
+
+/* Anonymous mmap. Returns the address or -errno. */
+long mm_mmap(struct mm *mm, const struct mmap_req *req);
+int mm_munmap(struct mm *mm, uint64_t addr, uint64_t len);
+int mm_mprotect(struct mm *mm, uint64_t addr, uint64_t len, int prot);
+long mm_mremap(struct mm *mm, uint64_t old_addr, uint64_t old_len, uint64_t new_len, int flags,
+	       uint64_t new_addr);
+int mm_madvise(struct mm *mm, uint64_t addr, uint64_t len, int advice);
+/* The main stack: a GROWSDOWN VMA [top - len, top) whose memory object
+ * reserves reserve bytes, so that growing down stays one VMA. */
+int mm_map_stack(struct mm *mm, uint64_t top, uint64_t len, uint64_t reserve);
+/* brk(2): returns the new (or unchanged) break; never fails. */
+uint64_t mm_brk(struct mm *mm, uint64_t addr);
+/* Set up the heap at start (page aligned by the caller's choice). */
+void mm_set_brk(struct mm *mm, uint64_t start);
+
+/*
+ * A guest fault at addr with access (ACCESS_*): grow a stack when that is what
+ * the fault asks for. Returns 0 when the guest may retry, or the si_code of
+ * the SIGSEGV it must get (SEGV_MAPERR or SEGV_ACCERR).
+ */
+int mm_handle_fault(struct mm *mm, uint64_t addr, unsigned access, uint64_t stack_limit);
+
+/* Copies between the sentry and guest memory, checked against the guest's
+ * protections. Return 0 or -EFAULT; nothing is copied past the first bad byte
+ * (copy_out may have written a prefix, as Linux's copy_to_user may). */
+int mm_copy_in(struct mm *mm, void *dst, uint64_t addr, size_t len);
+int mm_copy_out(struct mm *mm, uint64_t addr, const void *src, size_t len);
+int mm_zero_out(struct mm *mm, uint64_t addr, size_t len);
+/* Copy a NUL-terminated string of at most max bytes (NUL included) into dst.
+ * Returns its length, -EFAULT, or -ENAMETOOLONG when no NUL came within max. */
+long mm_strncpy_in(struct mm *mm, char *dst, uint64_t addr, size_t max);
+/* Like mm_copy_in but returns how many bytes could be copied before a fault. */
+size_t mm_copy_in_partial(struct mm *mm, void *dst, uint64_t addr, size_t len);
+size_t mm_copy_out_partial(struct mm *mm, uint64_t addr, const void *src, size_t len);
+/* Could the whole of [addr, addr+len) be written (want_write) or read? */
+bool mm_access_ok(struct mm *mm, uint64_t addr, size_t len, bool want_write);
+/* Read guest memory regardless of its protection (instruction bytes for reports). */
+int mm_peek(struct mm *mm, void *dst, uint64_t addr, size_t len);
+
+/* Lookup (caller holds mm->lock): the VMA containing addr, or NULL. */
+struct vma *mm_find_vma(struct mm *mm, uint64_t addr);
+/* The first VMA with end > addr, or NULL. */
+struct vma *mm_find_vma_after(struct mm *mm, uint64_t addr);
+
+/* For tests and /proc: call fn for each VMA in address order under the read lock. */
+void mm_for_each_vma(struct mm *mm, void (*fn)(const struct vma *v, void *arg), void *arg);
+
+#endif

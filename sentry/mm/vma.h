@@ -1,0 +1,31 @@
+/* VMA tree primitives of an mm (internal to sentry/mm; callers hold mm->lock). */
+#ifndef RUNG_VMA_H
+#define RUNG_VMA_H
+
+#include "sentry/mm/mm.h"
+
+struct vma *vma_alloc(uint64_t start, uint64_t end, int prot, unsigned flags);
+/* Insert v (which overlaps nothing) and account for it. */
+void vma_insert(struct mm *mm, struct vma *v);
+/* Remove v from the tree and the accounting; v stays allocated. */
+void vma_unlink(struct mm *mm, struct vma *v);
+/* Free an unlinked v; release_pages drops the pages of a private mobj part. */
+void vma_destroy(struct vma *v, bool release_pages);
+/* Split v at at (start < at < end): v keeps [start, at), the new VMA [at, end) is returned. */
+struct vma *vma_split(struct mm *mm, struct vma *v, uint64_t at);
+/* Merge v with compatible neighbours; returns the VMA that now covers v. */
+struct vma *vma_merge(struct mm *mm, struct vma *v);
+
+struct vma *vma_first(struct mm *mm);
+struct vma *vma_last(struct mm *mm);
+struct vma *vma_next(struct vma *v);
+struct vma *vma_prev(struct vma *v);
+
+/* The lowest address a new mapping below v may end at (stack guard gap). */
+uint64_t vma_start_gap(const struct vma *v);
+/* Is [start, end) unmapped, honouring the guard gap of a stack above it? */
+bool mm_range_free(struct mm *mm, uint64_t start, uint64_t end);
+/* The highest address a of a free [a, a+len) within [lo, hi), or 0 if none. */
+uint64_t mm_find_gap(struct mm *mm, uint64_t lo, uint64_t hi, uint64_t len);
+
+#endif

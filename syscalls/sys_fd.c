@@ -1,0 +1,234 @@
+/* Descriptor operations: close, dup*, fcntl, ioctl, fstat. */
+#include "config.h"
+#include "syscalls/handlers.h"
+#include "sentry/kernel/task.h"
+#include "sentry/mm/mm.h"
+#include "sentry/fs/file.h"
+#include "lib/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <termios.h>
+
+/* The size of the kernel's struct termios (not glibc's). */
+#define KERNEL_TERMIOS_SIZE 36
+
+static unsigned nofile(struct task *t)
+{
+	rlim_t n = t->rlim[RLIMIT_NOFILE].rlim_cur;
+
+	return n > 1048576 ? 1048576 : (unsigned)n;
+}
+
+SYSCALL(close)
+{
+	return fd_close(t->files, (int)a->a[0]);
+}
+
+static long dup_to(struct task *t, int oldfd, int newfd, bool cloexec)
+{
+	struct file *f = fd_get(t->files, oldfd);
+	long ret;
+
+	if (!f)
+		return -EBADF;
+	if (newfd < 0 || (unsigned)newfd >= nofile(t))
+		ret = -EBADF;
+	else
+		ret = fd_install_at(t->files, f, newfd, cloexec, nofile(t));
+	file_put(f);
+	return ret;
+}
+
+SYSCALL(dup)
+{
+	struct file *f = fd_get(t->files, (int)a->a[0]);
+	long ret;
+
+	if (!f)
+		return -EBADF;
+	ret = fd_install(t->files, f, 0, false, nofile(t));
+	file_put(f);
+	return ret;
+}
+
+SYSCALL(dup2)
+{
+	int oldfd = (int)a->a[0], newfd = (int)a->a[1];
+
+	if (oldfd == newfd) {
+		struct file *f = fd_get(t->files, oldfd);
+		if (!f)
+			return -EBADF;
+		file_put(f);
+		return newfd;
+	}
+	return dup_to(t, oldfd, newfd, false);
+}
+
+SYSCALL(dup3)
+{
+	int oldfd = (int)a->a[0], newfd = (int)a->a[1];
+	uint64_t flags = a->a[2];
+
+	if (flags & ~(uint64_t)O_CLOEXEC)
+		return -EINVAL;
+	if (oldfd == newfd)
+		return -EINVAL;
+	return dup_to(t, oldfd, newfd, flags & O_CLOEXEC);
+}
+
+/* The status flags fcntl(F_SETFL) may change, as on Linux. */
+#define SETFL_MASK (O_APPEND | O_NONBLOCK | O_ASYNC | O_DIRECT | O_NOATIME)
+
+SYSCALL(fcntl)
+{
+	int fd = (int)a->a[0], cmd = (int)a->a[1];
+	uint64_t arg = a->a[2];
+	struct file *f = fd_get(t->files, fd);
+	long ret;
+
+	if (!f)
+		return -EBADF;
+	switch (cmd) {
+	case F_DUPFD:
+	case F_DUPFD_CLOEXEC:
+		if (arg >= nofile(t))
+			ret = -EINVAL;
+		else
+			ret = fd_install(t->files, f, (int)arg, cmd == F_DUPFD_CLOEXEC, nofile(t));
+		break;
+	case F_GETFD:
+		ret = fd_get_cloexec(t->files, fd);
+		if (ret > 0)
+			ret = FD_CLOEXEC;
+		break;
+	case F_SETFD:
+		ret = fd_set_cloexec(t->files, fd, arg & FD_CLOEXEC);
+		break;
+	case F_GETFL:
+		ret = file_getfl(f);
+		break;
+	case F_SETFL: {
+		int old = file_getfl(f);
+		if (old < 0) {
+			ret = old;
+			break;
+		}
+		if (!f->ops->setfl) {
+			f->flags = (old & ~SETFL_MASK) | ((int)arg & SETFL_MASK);
+			ret = 0;
+			break;
+		}
+		ret = f->ops->setfl(f, (old & ~SETFL_MASK) | ((int)arg & SETFL_MASK));
+		break;
+	}
+	default:
+		ret = -EINVAL;
+		break;
+	}
+	file_put(f);
+	return ret;
+}
+
+/* Fixed-size ioctls: how many bytes go in and come out. */
+static bool ioctl_shape(unsigned long cmd, size_t *in, size_t *out)
+{
+	*in = *out = 0;
+	switch (cmd) {
+	case TCGETS:
+		*out = KERNEL_TERMIOS_SIZE;
+		return true;
+	case TCSETS:
+	case TCSETSW:
+	case TCSETSF:
+		*in = KERNEL_TERMIOS_SIZE;
+		return true;
+	case TIOCGWINSZ:
+		*out = sizeof(struct winsize);
+		return true;
+	case TIOCSWINSZ:
+		*in = sizeof(struct winsize);
+		return true;
+	case FIONREAD:
+		*out = sizeof(int);
+		return true;
+	default:
+		return false;
+	}
+}
+
+SYSCALL(ioctl)
+{
+	int fd = (int)a->a[0];
+	unsigned long cmd = (unsigned)a->a[1];
+	uint64_t arg = a->a[2];
+	char buf[64] = {0};
+	size_t in, out;
+	struct file *f = fd_get(t->files, fd);
+	long ret;
+
+	if (!f)
+		return -EBADF;
+	switch (cmd) {
+	case FIOCLEX:
+	case FIONCLEX:
+		ret = fd_set_cloexec(t->files, fd, cmd == FIOCLEX);
+		goto out;
+	case FIONBIO: {
+		int on, old = file_getfl(f);
+		ret = mm_copy_in(t->mm, &on, arg, sizeof(on));
+		if (ret < 0)
+			goto out;
+		if (old < 0) {
+			ret = old;
+			goto out;
+		}
+		old = on ? old | O_NONBLOCK : old & ~O_NONBLOCK;
+		if (f->ops->setfl) {
+			ret = f->ops->setfl(f, old);
+		} else {
+			f->flags = old;
+			ret = 0;
+		}
+		goto out;
+	}
+	default:
+		break;
+	}
+	if (!f->ops->ioctl || !ioctl_shape(cmd, &in, &out)) {
+		ret = -ENOTTY;
+		goto out;
+	}
+	if (in && mm_copy_in(t->mm, buf, arg, in) < 0) {
+		ret = -EFAULT;
+		goto out;
+	}
+	if (out && !mm_access_ok(t->mm, arg, out, true)) {
+		ret = -EFAULT;
+		goto out;
+	}
+	ret = f->ops->ioctl(f, cmd, buf);
+	if (ret >= 0 && out && mm_copy_out(t->mm, arg, buf, out) < 0)
+		ret = -EFAULT;
+out:
+	file_put(f);
+	return ret;
+}
+
+SYSCALL(fstat)
+{
+	struct file *f = fd_get(t->files, (int)a->a[0]);
+	struct stat st;
+	long ret;
+
+	if (!f)
+		return -EBADF;
+	ret = f->ops->fstat ? f->ops->fstat(f, &st) : -EINVAL;
+	file_put(f);
+	if (ret < 0)
+		return ret;
+	return mm_copy_out(t->mm, a->a[1], &st, sizeof(st));
+}

@@ -1,0 +1,262 @@
+/* Process identity, limits and the machine: ids, rlimits, uname, TLS, exit. */
+#include "config.h"
+#include "syscalls/handlers.h"
+#include "sentry/kernel/task.h"
+#include "sentry/kernel/kernel.h"
+#include "sentry/mm/mm.h"
+#include "lib/util.h"
+
+#include <asm/prctl.h>
+#include <errno.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+
+/* What uname(2) reports: a fixed, documented identity (docs/syscalls.md). */
+#define UTS_SYSNAME  "Linux"
+#define UTS_NODENAME "rung"
+#define UTS_RELEASE  "6.1.0-rung"
+#define UTS_VERSION  "#1 SMP PREEMPT_DYNAMIC rung"
+#define UTS_MACHINE  "x86_64"
+#define UTS_DOMAIN   "(none)"
+
+/* Linux's fs.nr_open default: the ceiling for RLIMIT_NOFILE. */
+#define NR_OPEN 1048576
+#define ARCH_GET_CPUID 0x1011
+#define ARCH_SET_CPUID 0x1012
+
+SYSCALL(exit)
+{
+	/* One thread per process for now: the thread's exit is the group's. */
+	task_exit_group(t, (int)(a->a[0] & 0xff));
+	return 0;
+}
+
+SYSCALL(exit_group)
+{
+	task_exit_group(t, (int)(a->a[0] & 0xff));
+	return 0;
+}
+
+SYSCALL(getpid)
+{
+	return t->tgid;
+}
+
+SYSCALL(gettid)
+{
+	return t->tid;
+}
+
+SYSCALL(getppid)
+{
+	return t->ppid;
+}
+
+SYSCALL(getuid)
+{
+	return t->creds.uid;
+}
+
+SYSCALL(geteuid)
+{
+	return t->creds.euid;
+}
+
+SYSCALL(getgid)
+{
+	return t->creds.gid;
+}
+
+SYSCALL(getegid)
+{
+	return t->creds.egid;
+}
+
+SYSCALL(set_tid_address)
+{
+	t->clear_child_tid = a->a[0];
+	return t->tid;
+}
+
+SYSCALL(set_robust_list)
+{
+	/* sizeof(struct robust_list_head) on x86-64. */
+	if (a->a[1] != 24)
+		return -EINVAL;
+	t->robust_list = a->a[0];
+	t->robust_list_len = a->a[1];
+	return 0;
+}
+
+SYSCALL(arch_prctl)
+{
+	uint64_t code = a->a[0], addr = a->a[1];
+	struct user_regs_struct *r;
+
+	switch (code) {
+	case ARCH_SET_FS:
+		if (addr >= HOST_TASK_SIZE)
+			return -EPERM;
+		t->cpu.regs.fs_base = addr;
+		task_regs_dirty(t, CPU_DIRTY_FS);
+		return 0;
+	case ARCH_GET_FS:
+		r = task_regs(t);
+		return mm_copy_out(t->mm, addr, &r->fs_base, sizeof(r->fs_base));
+	case ARCH_SET_GS:
+		if (addr >= HOST_TASK_SIZE)
+			return -EPERM;
+		r = task_regs(t);
+		r->gs_base = addr;
+		task_regs_dirty(t, CPU_DIRTY_ALL);
+		return 0;
+	case ARCH_GET_GS:
+		r = task_regs(t);
+		return mm_copy_out(t->mm, addr, &r->gs_base, sizeof(r->gs_base));
+	case ARCH_GET_CPUID:
+		return 1; /* CPUID executes normally */
+	case ARCH_SET_CPUID:
+		return -ENODEV; /* no CPUID faulting offered to guests */
+	default:
+		return -EINVAL;
+	}
+}
+
+/* Has the task CAP_SYS_RESOURCE? Root in the sandbox has every capability. */
+static bool capable_sys_resource(struct task *t)
+{
+	return t->creds.euid == 0;
+}
+
+/* Read and (when nl is given) replace one resource limit. */
+static long do_prlimit(struct task *t, unsigned res, const struct rlimit *nl, struct rlimit *old)
+{
+	if (res >= RLIM_NLIMITS)
+		return -EINVAL;
+	if (nl) {
+		if (nl->rlim_cur > nl->rlim_max)
+			return -EINVAL;
+		if (nl->rlim_max > t->rlim[res].rlim_max && !capable_sys_resource(t))
+			return -EPERM;
+		if (res == RLIMIT_NOFILE && nl->rlim_max > NR_OPEN)
+			return -EPERM;
+	}
+	if (old)
+		*old = t->rlim[res];
+	if (nl)
+		t->rlim[res] = *nl;
+	return 0;
+}
+
+SYSCALL(prlimit64)
+{
+	int pid = (int)a->a[0];
+	struct rlimit nl, old;
+	long ret;
+
+	if (pid != 0 && pid != t->tgid)
+		return -ESRCH;
+	if (a->a[2] && mm_copy_in(t->mm, &nl, a->a[2], sizeof(nl)) < 0)
+		return -EFAULT;
+	ret = do_prlimit(t, (unsigned)a->a[1], a->a[2] ? &nl : NULL, &old);
+	if (ret == 0 && a->a[3] && mm_copy_out(t->mm, a->a[3], &old, sizeof(old)) < 0)
+		return -EFAULT;
+	return ret;
+}
+
+SYSCALL(getrlimit)
+{
+	struct rlimit old;
+	long ret = do_prlimit(t, (unsigned)a->a[0], NULL, &old);
+
+	if (ret == 0 && mm_copy_out(t->mm, a->a[1], &old, sizeof(old)) < 0)
+		return -EFAULT;
+	return ret;
+}
+
+SYSCALL(setrlimit)
+{
+	struct rlimit nl;
+
+	if (mm_copy_in(t->mm, &nl, a->a[1], sizeof(nl)) < 0)
+		return -EFAULT;
+	return do_prlimit(t, (unsigned)a->a[0], &nl, NULL);
+}
+
+SYSCALL(uname)
+{
+	struct utsname u;
+
+	memset(&u, 0, sizeof(u));
+	strcpy(u.sysname, UTS_SYSNAME);
+	strcpy(u.nodename, UTS_NODENAME);
+	strcpy(u.release, UTS_RELEASE);
+	strcpy(u.version, UTS_VERSION);
+	strcpy(u.machine, UTS_MACHINE);
+	strcpy(u.domainname, UTS_DOMAIN);
+	return mm_copy_out(t->mm, a->a[0], &u, sizeof(u));
+}
+
+SYSCALL(getcwd)
+{
+	size_t len = strlen(t->cwd) + 1;
+
+	if (a->a[1] < len)
+		return -ERANGE;
+	if (mm_copy_out(t->mm, a->a[0], t->cwd, len) < 0)
+		return -EFAULT;
+	return (long)len;
+}
+
+SYSCALL(sched_getaffinity)
+{
+	int pid = (int)a->a[0];
+	uint64_t len = a->a[1], mask[16] = {0};
+	unsigned ncpus = MIN(t->k->ncpus, 64u * 16);
+	size_t size = ALIGN_UP((ncpus + 7) / 8, sizeof(uint64_t));
+
+	if (pid != 0 && pid != t->tid)
+		return -ESRCH;
+	if (len * 8 < ncpus || (len & (sizeof(uint64_t) - 1)))
+		return -EINVAL;
+	for (unsigned i = 0; i < ncpus; i++)
+		mask[i / 64] |= 1ull << (i % 64);
+	if (mm_copy_out(t->mm, a->a[2], mask, size) < 0)
+		return -EFAULT;
+	return (long)size;
+}
+
+SYSCALL(sched_yield)
+{
+	sched_yield();
+	return 0;
+}
+
+SYSCALL(getrandom)
+{
+	uint64_t buf = a->a[0];
+	size_t len = a->a[1], done = 0;
+	unsigned flags = (unsigned)a->a[2];
+	char tmp[4096];
+
+	if (flags & ~(GRND_NONBLOCK | GRND_RANDOM | GRND_INSECURE))
+		return -EINVAL;
+	if ((flags & GRND_INSECURE) && (flags & GRND_RANDOM))
+		return -EINVAL;
+	len = MIN(len, (size_t)0x1ffffff);
+	while (done < len) {
+		size_t chunk = MIN(len - done, sizeof(tmp));
+		ssize_t n = getrandom(tmp, chunk, GRND_NONBLOCK);
+		size_t c;
+		if (n <= 0)
+			return done ? (long)done : -EAGAIN;
+		c = mm_copy_out_partial(t->mm, buf + done, tmp, (size_t)n);
+		done += c;
+		if (c < (size_t)n)
+			return done ? (long)done : -EFAULT;
+	}
+	return (long)done;
+}

@@ -1,0 +1,222 @@
+/*
+ * Clocks and sleeping. The guest sees the host's clocks (a sandbox clock
+ * offset comes with checkpointing); CPU clocks are the stub thread's.
+ */
+#include "config.h"
+#include "syscalls/handlers.h"
+#include "sentry/kernel/task.h"
+#include "sentry/kernel/kernel.h"
+#include "sentry/mm/mm.h"
+#include "lib/util.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <sys/time.h>
+#include <time.h>
+
+#define NSEC_PER_SEC 1000000000ull
+#ifndef CLOCK_TAI
+#define CLOCK_TAI 11
+#endif
+
+/* The tick length behind the coarse clocks (Debian's HZ=250). */
+#define COARSE_RES_NS 4000000
+
+struct ktimespec {
+	int64_t tv_sec;
+	int64_t tv_nsec;
+};
+
+static uint64_t ts_to_ns(const struct timespec *ts)
+{
+	return (uint64_t)ts->tv_sec * NSEC_PER_SEC + (uint64_t)ts->tv_nsec;
+}
+
+static uint64_t host_now(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return ts_to_ns(&ts);
+}
+
+/* Linux encodes another process's CPU clock as a negative id. */
+static bool cpu_clock_self(struct task *t, clockid_t clk, bool *thread)
+{
+	int pid = (int)~(clk >> 3); /* CPUCLOCK_PID */
+
+	*thread = clk & 4;	 /* CPUCLOCK_PERTHREAD_MASK */
+	if ((clk & 3) == 3)	 /* CPUCLOCK_WHICH: 3 is not a clock */
+		return false;
+	return pid == 0 || pid == (*thread ? t->tid : t->tgid);
+}
+
+/* The value of guest clock clk in ns, or -EINVAL. */
+static int64_t clock_read(struct task *t, clockid_t clk)
+{
+	bool thread;
+
+	switch (clk) {
+	case CLOCK_REALTIME:
+	case CLOCK_REALTIME_COARSE:
+	case CLOCK_REALTIME_ALARM:
+		return (int64_t)host_now(CLOCK_REALTIME);
+	case CLOCK_MONOTONIC:
+	case CLOCK_MONOTONIC_COARSE:
+	case CLOCK_MONOTONIC_RAW:
+		return (int64_t)host_now(CLOCK_MONOTONIC);
+	case CLOCK_BOOTTIME:
+	case CLOCK_BOOTTIME_ALARM:
+		return (int64_t)host_now(CLOCK_BOOTTIME);
+	case CLOCK_TAI:
+		return (int64_t)host_now(CLOCK_TAI);
+	case CLOCK_PROCESS_CPUTIME_ID:
+	case CLOCK_THREAD_CPUTIME_ID:
+		return (int64_t)t->ctx->ops->cpu_time_ns(t->ctx);
+	default:
+		if (clk < 0 && cpu_clock_self(t, clk, &thread))
+			return (int64_t)t->ctx->ops->cpu_time_ns(t->ctx);
+		return -EINVAL;
+	}
+}
+
+static struct ktimespec ns_to_kts(uint64_t ns)
+{
+	return (struct ktimespec){.tv_sec = (int64_t)(ns / NSEC_PER_SEC),
+				  .tv_nsec = (int64_t)(ns % NSEC_PER_SEC)};
+}
+
+SYSCALL(clock_gettime)
+{
+	int64_t ns = clock_read(t, (clockid_t)a->a[0]);
+	struct ktimespec ts;
+
+	if (ns < 0)
+		return ns;
+	ts = ns_to_kts((uint64_t)ns);
+	return mm_copy_out(t->mm, a->a[1], &ts, sizeof(ts));
+}
+
+SYSCALL(clock_getres)
+{
+	clockid_t clk = (clockid_t)a->a[0];
+	struct ktimespec ts = {0, 1};
+
+	if (clock_read(t, clk) < 0)
+		return -EINVAL;
+	if (clk == CLOCK_REALTIME_COARSE || clk == CLOCK_MONOTONIC_COARSE)
+		ts.tv_nsec = COARSE_RES_NS;
+	if (!a->a[1])
+		return 0;
+	return mm_copy_out(t->mm, a->a[1], &ts, sizeof(ts));
+}
+
+SYSCALL(gettimeofday)
+{
+	uint64_t ns = host_now(CLOCK_REALTIME);
+	struct {
+		int64_t sec, usec;
+	} tv = {(int64_t)(ns / NSEC_PER_SEC), (int64_t)(ns % NSEC_PER_SEC / 1000)};
+	struct {
+		int32_t minuteswest, dsttime;
+	} tz = {0, 0};
+
+	if (a->a[0] && mm_copy_out(t->mm, a->a[0], &tv, sizeof(tv)) < 0)
+		return -EFAULT;
+	if (a->a[1] && mm_copy_out(t->mm, a->a[1], &tz, sizeof(tz)) < 0)
+		return -EFAULT;
+	return 0;
+}
+
+SYSCALL(time)
+{
+	int64_t now = (int64_t)(host_now(CLOCK_REALTIME) / NSEC_PER_SEC);
+
+	if (a->a[0] && mm_copy_out(t->mm, a->a[0], &now, sizeof(now)) < 0)
+		return -EFAULT;
+	return now;
+}
+
+/* Copy in and validate a sleep request. */
+static long timespec_in(struct task *t, uint64_t addr, uint64_t *ns)
+{
+	struct ktimespec ts;
+
+	if (mm_copy_in(t->mm, &ts, addr, sizeof(ts)) < 0)
+		return -EFAULT;
+	if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= (int64_t)NSEC_PER_SEC)
+		return -EINVAL;
+	if ((uint64_t)ts.tv_sec > (UINT64_MAX / 2) / NSEC_PER_SEC)
+		*ns = UINT64_MAX / 2; /* "forever" */
+	else
+		*ns = (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+	return 0;
+}
+
+/* Sleep for rel ns on the monotonic clock; on interruption store the rest in rem. */
+static long sleep_relative(struct task *t, uint64_t rel, uint64_t rem_addr)
+{
+	uint64_t start = host_now(CLOCK_MONOTONIC), deadline = start + rel;
+	long ret = task_sleep_until(t, CLOCK_MONOTONIC, deadline);
+
+	if (ret == -EINTR && rem_addr) {
+		uint64_t now = host_now(CLOCK_MONOTONIC);
+		struct ktimespec left = ns_to_kts(now < deadline ? deadline - now : 0);
+		if (mm_copy_out(t->mm, rem_addr, &left, sizeof(left)) < 0)
+			return -EFAULT;
+	}
+	return ret;
+}
+
+SYSCALL(nanosleep)
+{
+	uint64_t rel;
+	long ret = timespec_in(t, a->a[0], &rel);
+
+	if (ret < 0)
+		return ret;
+	return sleep_relative(t, rel, a->a[1]);
+}
+
+SYSCALL(clock_nanosleep)
+{
+	clockid_t clk = (clockid_t)a->a[0];
+	bool abs = a->a[1] & TIMER_ABSTIME;
+	uint64_t req, now, mono;
+	long ret;
+
+	switch (clk) {
+	case CLOCK_REALTIME:
+	case CLOCK_MONOTONIC:
+	case CLOCK_BOOTTIME:
+	case CLOCK_TAI:
+		break;
+	default:
+		return -EINVAL; /* CPU-time and alarm clocks: not supported */
+	}
+	ret = timespec_in(t, a->a[2], &req);
+	if (ret < 0)
+		return ret;
+	if (!abs)
+		return sleep_relative(t, req, a->a[3]);
+	if (clk == CLOCK_REALTIME)
+		return task_sleep_until(t, CLOCK_REALTIME, req);
+	/* Other absolute clocks: translate the deadline to CLOCK_MONOTONIC. */
+	now = (uint64_t)clock_read(t, clk);
+	mono = host_now(CLOCK_MONOTONIC);
+	if (req <= now)
+		return 0;
+	return task_sleep_until(t, CLOCK_MONOTONIC, mono + (req - now));
+}
+
+SYSCALL(getcpu)
+{
+	int cpu = sched_getcpu();
+	unsigned c = cpu < 0 ? 0 : (unsigned)cpu % t->k->ncpus, node = 0;
+
+	if (a->a[0] && mm_copy_out(t->mm, a->a[0], &c, sizeof(c)) < 0)
+		return -EFAULT;
+	if (a->a[1] && mm_copy_out(t->mm, a->a[1], &node, sizeof(node)) < 0)
+		return -EFAULT;
+	return 0;
+}

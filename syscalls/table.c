@@ -1,0 +1,149 @@
+/*
+ * The system call table and the dispatcher. Every number has a name (from
+ * syscalls/names.h); implemented ones have a handler, a status and the
+ * argument formats --strace uses. `rung help syscalls` prints this table,
+ * and docs/syscalls.md is generated from it.
+ */
+#include "config.h"
+#include "syscalls/syscall.h"
+#include "syscalls/handlers.h"
+#include "sentry/kernel/task.h"
+#include "sentry/kernel/kernel.h"
+#include "lib/log.h"
+#include "lib/util.h"
+
+#include <errno.h>
+#include <sys/syscall.h>
+
+#define FULL(name, n, ...) \
+	[SYS_##name] = {.fn = sys_##name, .status = SYS_FULL, .nargs = n, .fmt = {__VA_ARGS__}}
+#define PART(name, note_, n, ...) \
+	[SYS_##name] = {.fn = sys_##name, .status = SYS_PARTIAL, .nargs = n, \
+			.fmt = {__VA_ARGS__}, .note = note_}
+#define NOSYS(name, note_) [SYS_##name] = {.status = SYS_UNSUPPORTED, .note = note_}
+
+static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
+	/* files and descriptors */
+	PART(read, "host-backed stdio only until the filesystem exists", 3, A_FD, A_BUF_OUT, A_UINT),
+	PART(write, "host-backed stdio only until the filesystem exists", 3, A_FD, A_BUF_IN, A_UINT),
+	PART(readv, "host-backed stdio only", 3, A_FD, A_PTR, A_INT),
+	PART(writev, "host-backed stdio only", 3, A_FD, A_PTR, A_INT),
+	PART(pread64, "host-backed stdio only", 4, A_FD, A_BUF_OUT, A_UINT, A_INT),
+	PART(pwrite64, "host-backed stdio only", 4, A_FD, A_BUF_IN, A_UINT, A_INT),
+	FULL(lseek, 3, A_FD, A_INT, A_INT),
+	FULL(close, 1, A_FD),
+	FULL(dup, 1, A_FD),
+	FULL(dup2, 2, A_FD, A_FD),
+	FULL(dup3, 3, A_FD, A_FD, A_OPEN_FLAGS),
+	PART(fcntl, "F_DUPFD, F_DUPFD_CLOEXEC, F_GETFD, F_SETFD, F_GETFL, F_SETFL; others EINVAL", 3,
+	     A_FD, A_FCNTL_CMD, A_HEX),
+	PART(ioctl, "TCGETS, TCSETS*, TIOCGWINSZ, TIOCSWINSZ, FIONREAD, FIONBIO, FIOCLEX; others ENOTTY", 3,
+	     A_FD, A_IOCTL_REQ, A_HEX),
+	FULL(fstat, 2, A_FD, A_PTR),
+	/* memory */
+	[SYS_brk] = {.fn = sys_brk, .status = SYS_FULL, .nargs = 1, .fmt = {A_HEX}, .ret = A_HEX},
+	[SYS_mmap] = {.fn = sys_mmap, .status = SYS_PARTIAL, .nargs = 6, .ret = A_HEX,
+		      .fmt = {A_HEX, A_UINT, A_PROT, A_MMAP_FLAGS, A_FD, A_HEX},
+		      .note = "anonymous memory; file mappings come with the filesystem (ENODEV)"},
+	FULL(munmap, 2, A_HEX, A_UINT),
+	FULL(mprotect, 3, A_HEX, A_UINT, A_PROT),
+	[SYS_mremap] = {.fn = sys_mremap, .status = SYS_FULL, .nargs = 5, .ret = A_HEX,
+			.fmt = {A_HEX, A_UINT, A_UINT, A_HEX, A_HEX}},
+	PART(madvise, "DONTNEED, FREE, REMOVE, fork advice honoured; other advice accepted as hints", 3,
+	     A_HEX, A_UINT, A_MADVICE),
+	/* process */
+	PART(exit, "single-threaded processes: ends the process", 1, A_INT),
+	FULL(exit_group, 1, A_INT),
+	FULL(getpid, 0),
+	FULL(gettid, 0),
+	FULL(getppid, 0),
+	FULL(getuid, 0),
+	FULL(geteuid, 0),
+	FULL(getgid, 0),
+	FULL(getegid, 0),
+	FULL(set_tid_address, 1, A_PTR),
+	PART(set_robust_list, "recorded; the list is walked on exit once threads exist", 2, A_PTR, A_UINT),
+	PART(arch_prctl, "SET/GET_FS, SET/GET_GS, GET_CPUID; SET_CPUID is ENODEV", 2, A_ARCH_PRCTL, A_HEX),
+	PART(prlimit64, "own process only; limits are recorded, NOFILE and STACK enforced", 4, A_INT,
+	     A_RLIMIT_RES, A_PTR, A_PTR),
+	FULL(getrlimit, 2, A_RLIMIT_RES, A_PTR),
+	FULL(setrlimit, 2, A_RLIMIT_RES, A_PTR),
+	PART(uname, "fixed identity: Linux 6.1.0-rung x86_64, nodename rung", 1, A_PTR),
+	PART(getcwd, "the caller's directory until the filesystem exists", 2, A_PTR, A_UINT),
+	PART(sched_getaffinity, "reports every CPU the sandbox may use", 3, A_INT, A_UINT, A_PTR),
+	FULL(sched_yield, 0),
+	FULL(getrandom, 3, A_PTR, A_UINT, A_HEX),
+	/* time */
+	FULL(clock_gettime, 2, A_CLOCK, A_PTR),
+	FULL(clock_getres, 2, A_CLOCK, A_PTR),
+	FULL(gettimeofday, 2, A_PTR, A_PTR),
+	FULL(time, 1, A_PTR),
+	FULL(nanosleep, 2, A_TIMESPEC, A_PTR),
+	PART(clock_nanosleep, "REALTIME, MONOTONIC, BOOTTIME, TAI; CPU and alarm clocks EINVAL", 4,
+	     A_CLOCK, A_HEX, A_TIMESPEC, A_PTR),
+	PART(getcpu, "the host CPU, folded into the sandbox's CPU count", 3, A_PTR, A_PTR, A_PTR),
+	/* signals */
+	PART(rt_sigaction, "recorded; handlers run once signal delivery exists", 4, A_SIGNAL, A_PTR,
+	     A_PTR, A_UINT),
+	PART(rt_sigprocmask, "recorded; signals are not delivered to handlers yet", 4, A_SIGHOW, A_PTR,
+	     A_PTR, A_UINT),
+	/* deliberately absent */
+	NOSYS(rseq, "ENOSYS until rseq is really implemented (glibc copes)"),
+	NOSYS(clone3, "ENOSYS: glibc falls back to clone"),
+};
+
+static const char *const names[SYSCALL_TABLE_SIZE] = {
+#define X(nr, name) [nr] = #name,
+	SYSCALL_NAMES(X)
+#undef X
+};
+
+const struct syscall_desc *syscall_lookup(uint64_t nr)
+{
+	return nr < SYSCALL_TABLE_SIZE ? &table[nr] : NULL;
+}
+
+const char *syscall_name(uint64_t nr)
+{
+	return nr < SYSCALL_TABLE_SIZE ? names[nr] : NULL;
+}
+
+const char *syscall_status_name(enum sys_status s)
+{
+	switch (s) {
+	case SYS_FULL:
+		return "full";
+	case SYS_PARTIAL:
+		return "partial";
+	default:
+		return "unsupported";
+	}
+}
+
+void syscall_dispatch(struct task *t)
+{
+	struct user_regs_struct *r = &t->cpu.regs;
+	struct syscall_args a = {
+		.nr = r->orig_rax,
+		.a = {r->rdi, r->rsi, r->rdx, r->r10, r->r8, r->r9},
+	};
+	const struct syscall_desc *d = syscall_lookup(a.nr);
+	bool trace = t->k->cfg.strace;
+	long ret;
+
+	if (trace)
+		strace_enter(t, d, &a);
+	if (d && d->fn) {
+		ret = d->fn(t, &a);
+	} else {
+		const char *name = syscall_name(a.nr);
+		if (kernel_note_unsupported(t->k, a.nr < 1023 ? (unsigned)a.nr : 1022))
+			log_info("unsupported syscall %llu (%s) by %s", (unsigned long long)a.nr,
+				 name ? name : "unknown", t->comm);
+		ret = -ENOSYS;
+	}
+	if (trace)
+		strace_exit(t, d, &a, ret);
+	r->rax = (uint64_t)ret;
+	task_regs_dirty(t, CPU_DIRTY_RAX);
+}
