@@ -48,11 +48,11 @@ static inline void cleanup_pidp(pid_t *pid)
 	}
 }
 
-#define cleanup_free   __attribute__((cleanup(cleanup_freep)))
-#define cleanup_close  __attribute__((cleanup(cleanup_closep)))
-#define cleanup_file   __attribute__((cleanup(cleanup_fclosep)))
-#define cleanup_dir    __attribute__((cleanup(cleanup_closedirp)))
-#define cleanup_pid    __attribute__((cleanup(cleanup_pidp)))
+#define cleanup_free  __attribute__((cleanup(cleanup_freep)))
+#define cleanup_close __attribute__((cleanup(cleanup_closep)))
+#define cleanup_file  __attribute__((cleanup(cleanup_fclosep)))
+#define cleanup_dir   __attribute__((cleanup(cleanup_closedirp)))
+#define cleanup_pid   __attribute__((cleanup(cleanup_pidp)))
 
 static inline void *(steal_pointer)(void *pp)
 {

@@ -9,8 +9,8 @@ struct list_head {
 	struct list_head *next, *prev;
 };
 
-#define LIST_HEAD_INIT(name) \
-	{                    \
+#define LIST_HEAD_INIT(name)     \
+	{                        \
 		&(name), &(name) \
 	}
 
@@ -50,18 +50,17 @@ static inline void list_del(struct list_head *n)
 	n->next = n->prev = n;
 }
 
-#define list_entry(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
+#define list_entry(ptr, type, member)	     ((type *)((char *)(ptr)-offsetof(type, member)))
 #define list_first_entry(head, type, member) list_entry((head)->next, type, member)
 
-#define list_for_each_entry(pos, head, member)                                \
-	for (pos = list_entry((head)->next, __typeof__(*pos), member);        \
-	     &pos->member != (head);                                          \
+#define list_for_each_entry(pos, head, member)                                                 \
+	for (pos = list_entry((head)->next, __typeof__(*pos), member); &pos->member != (head); \
 	     pos = list_entry(pos->member.next, __typeof__(*pos), member))
 
-#define list_for_each_entry_safe(pos, n, head, member)                        \
-	for (pos = list_entry((head)->next, __typeof__(*pos), member),        \
-	    n = list_entry(pos->member.next, __typeof__(*pos), member);       \
-	     &pos->member != (head);                                          \
+#define list_for_each_entry_safe(pos, n, head, member)                  \
+	for (pos = list_entry((head)->next, __typeof__(*pos), member),  \
+	    n = list_entry(pos->member.next, __typeof__(*pos), member); \
+	     &pos->member != (head);                                    \
 	     pos = n, n = list_entry(n->member.next, __typeof__(*n), member))
 
 #endif

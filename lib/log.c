@@ -31,8 +31,7 @@ int rung_log_parse_format(const char *s, enum rung_log_format *out)
 	return 0;
 }
 
-int rung_log_init(const char *path, enum rung_log_format format, bool debug,
-		  struct rung_error *err)
+int rung_log_init(const char *path, enum rung_log_format format, bool debug, struct rung_error *err)
 {
 	log_format = format;
 	if (path) {
@@ -141,7 +140,8 @@ void rung_vlog(enum rung_log_level level, const char *fmt, va_list ap)
 	if (!rung_log_enabled(level))
 		return;
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	len = rung_log_format_line(line, sizeof(line), log_format, level, (long long)time(NULL), msg);
+	len = rung_log_format_line(line, sizeof(line), log_format, level, (long long)time(NULL),
+				   msg);
 	/* One write per line, so lines from several sentry threads never interleave. */
 	while (off < len) {
 		ssize_t w = write(log_fd, line + off, len - off);

@@ -35,7 +35,8 @@ bool rung_log_enabled(enum rung_log_level level);
 /* True when log lines go to stderr (no --log file). */
 bool rung_log_to_stderr(void);
 
-void rung_log(enum rung_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void rung_log(enum rung_log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 void rung_vlog(enum rung_log_level level, const char *fmt, va_list ap);
 
 /* Format one log line into buf (exposed for the unit tests). Returns its length. */
@@ -44,15 +45,15 @@ size_t rung_log_format_line(char *buf, size_t size, enum rung_log_format format,
 
 #define log_error(...)	 rung_log(LOG_LEVEL_ERROR, __VA_ARGS__)
 #define log_warning(...) rung_log(LOG_LEVEL_WARNING, __VA_ARGS__)
-#define log_info(...)                                                                              \
-	do {                                                                                       \
-		if (rung_log_enabled(LOG_LEVEL_INFO))                                              \
-			rung_log(LOG_LEVEL_INFO, __VA_ARGS__);                                     \
+#define log_info(...)                                          \
+	do {                                                   \
+		if (rung_log_enabled(LOG_LEVEL_INFO))          \
+			rung_log(LOG_LEVEL_INFO, __VA_ARGS__); \
 	} while (0)
-#define log_debug(...)                                                                             \
-	do {                                                                                       \
-		if (rung_log_enabled(LOG_LEVEL_DEBUG))                                             \
-			rung_log(LOG_LEVEL_DEBUG, __VA_ARGS__);                                    \
+#define log_debug(...)                                          \
+	do {                                                    \
+		if (rung_log_enabled(LOG_LEVEL_DEBUG))          \
+			rung_log(LOG_LEVEL_DEBUG, __VA_ARGS__); \
 	} while (0)
 
 #endif

@@ -24,10 +24,10 @@ struct rb_root {
 	}
 
 #define rb_entry(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
-#define rb_entry_safe(ptr, type, member)                    \
-	({                                                  \
-		struct rb_node *__n = (ptr);                \
-		__n ? rb_entry(__n, type, member) : NULL;   \
+#define rb_entry_safe(ptr, type, member)                  \
+	({                                                \
+		struct rb_node *__n = (ptr);              \
+		__n ? rb_entry(__n, type, member) : NULL; \
 	})
 
 /* Attach node as the child *link of parent (link points into parent or root). */

@@ -118,7 +118,8 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 			rung_log_set_level(LOG_LEVEL_DEBUG);
 			break;
 		case OPT_MEMORY:
-			if (parse_size(optarg, &cfg.memory_limit) < 0 || cfg.memory_limit < (1u << 20))
+			if (parse_size(optarg, &cfg.memory_limit) < 0 ||
+			    cfg.memory_limit < (1u << 20))
 				return rung_error_make(err, 0, "bad --memory-limit `%s`", optarg);
 			break;
 		case OPT_HELP:

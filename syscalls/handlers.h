@@ -23,6 +23,7 @@ SYSCALL(dup3);
 SYSCALL(fcntl);
 SYSCALL(ioctl);
 SYSCALL(fstat);
+SYSCALL(newfstatat);
 
 /* sys_mm.c */
 SYSCALL(brk);

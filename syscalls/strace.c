@@ -130,13 +130,26 @@ static void put_flags(uint64_t v, const struct flag_name *f, size_t n, const cha
 		put("0x%llx", (unsigned long long)v);
 }
 
-#define F(x) {x, #x}
+#define F(x)          \
+	{             \
+		x, #x \
+	}
 static const struct flag_name prot_names[] = {F(PROT_READ), F(PROT_WRITE), F(PROT_EXEC),
-					       F(PROT_GROWSDOWN)};
+					      F(PROT_GROWSDOWN)};
 static const struct flag_name map_names[] = {
-	F(MAP_SHARED),	  F(MAP_PRIVATE),   F(MAP_FIXED),    F(MAP_ANONYMOUS), F(MAP_GROWSDOWN),
-	F(MAP_NORESERVE), F(MAP_POPULATE),  F(MAP_STACK),    F(MAP_32BIT),     F(MAP_HUGETLB),
-	F(MAP_LOCKED),	  F(MAP_NONBLOCK),  {0x100000, "MAP_FIXED_NOREPLACE"},
+	F(MAP_SHARED),
+	F(MAP_PRIVATE),
+	F(MAP_FIXED),
+	F(MAP_ANONYMOUS),
+	F(MAP_GROWSDOWN),
+	F(MAP_NORESERVE),
+	F(MAP_POPULATE),
+	F(MAP_STACK),
+	F(MAP_32BIT),
+	F(MAP_HUGETLB),
+	F(MAP_LOCKED),
+	F(MAP_NONBLOCK),
+	{0x100000, "MAP_FIXED_NOREPLACE"},
 };
 static const struct flag_name open_names[] = {F(O_CLOEXEC), F(O_NONBLOCK), F(O_APPEND)};
 
@@ -149,29 +162,34 @@ static const char *symbol(uint64_t v, const struct flag_name *f, size_t n)
 }
 
 static const struct flag_name clock_names[] = {
-	F(CLOCK_REALTIME),	  F(CLOCK_MONOTONIC),	     F(CLOCK_PROCESS_CPUTIME_ID),
-	F(CLOCK_THREAD_CPUTIME_ID), F(CLOCK_MONOTONIC_RAW),  F(CLOCK_REALTIME_COARSE),
+	F(CLOCK_REALTIME),	    F(CLOCK_MONOTONIC),	    F(CLOCK_PROCESS_CPUTIME_ID),
+	F(CLOCK_THREAD_CPUTIME_ID), F(CLOCK_MONOTONIC_RAW), F(CLOCK_REALTIME_COARSE),
 	F(CLOCK_MONOTONIC_COARSE),  F(CLOCK_BOOTTIME),
 };
 static const struct flag_name fcntl_names[] = {
 	F(F_DUPFD), F(F_GETFD), F(F_SETFD), F(F_GETFL), F(F_SETFL), F(F_DUPFD_CLOEXEC),
 };
 static const struct flag_name ioctl_names[] = {
-	F(TCGETS), F(TCSETS), F(TCSETSW), F(TCSETSF), F(TIOCGWINSZ), F(TIOCSWINSZ), F(FIONREAD),
-	F(FIONBIO), F(FIOCLEX), F(FIONCLEX),
+	F(TCGETS),     F(TCSETS),   F(TCSETSW), F(TCSETSF), F(TIOCGWINSZ),
+	F(TIOCSWINSZ), F(FIONREAD), F(FIONBIO), F(FIOCLEX), F(FIONCLEX),
 };
 static const struct flag_name arch_prctl_names[] = {
-	F(ARCH_SET_GS), F(ARCH_SET_FS), F(ARCH_GET_FS), F(ARCH_GET_GS),
+	F(ARCH_SET_GS),
+	F(ARCH_SET_FS),
+	F(ARCH_GET_FS),
+	F(ARCH_GET_GS),
 };
 static const struct flag_name rlimit_names[] = {
-	F(RLIMIT_CPU),	 F(RLIMIT_FSIZE),   F(RLIMIT_DATA),    F(RLIMIT_STACK),   F(RLIMIT_CORE),
-	F(RLIMIT_NPROC), F(RLIMIT_NOFILE),  F(RLIMIT_MEMLOCK), F(RLIMIT_AS),	  F(RLIMIT_LOCKS),
-	F(RLIMIT_SIGPENDING), F(RLIMIT_MSGQUEUE), F(RLIMIT_NICE), F(RLIMIT_RTPRIO), F(RLIMIT_RTTIME),
+	F(RLIMIT_CPU),	F(RLIMIT_FSIZE),  F(RLIMIT_DATA),	F(RLIMIT_STACK),
+	F(RLIMIT_CORE), F(RLIMIT_NPROC),  F(RLIMIT_NOFILE),	F(RLIMIT_MEMLOCK),
+	F(RLIMIT_AS),	F(RLIMIT_LOCKS),  F(RLIMIT_SIGPENDING), F(RLIMIT_MSGQUEUE),
+	F(RLIMIT_NICE), F(RLIMIT_RTPRIO), F(RLIMIT_RTTIME),
 };
 static const struct flag_name madv_names[] = {
-	F(MADV_NORMAL), F(MADV_RANDOM),	 F(MADV_SEQUENTIAL), F(MADV_WILLNEED),	F(MADV_DONTNEED),
-	F(MADV_FREE),	F(MADV_REMOVE),	 F(MADV_DONTFORK),   F(MADV_DOFORK),	F(MADV_HUGEPAGE),
-	F(MADV_NOHUGEPAGE), F(MADV_DONTDUMP), F(MADV_DODUMP), F(MADV_WIPEONFORK), F(MADV_KEEPONFORK),
+	F(MADV_NORMAL),	  F(MADV_RANDOM),     F(MADV_SEQUENTIAL), F(MADV_WILLNEED),
+	F(MADV_DONTNEED), F(MADV_FREE),	      F(MADV_REMOVE),	  F(MADV_DONTFORK),
+	F(MADV_DOFORK),	  F(MADV_HUGEPAGE),   F(MADV_NOHUGEPAGE), F(MADV_DONTDUMP),
+	F(MADV_DODUMP),	  F(MADV_WIPEONFORK), F(MADV_KEEPONFORK),
 };
 static const struct flag_name sighow_names[] = {F(SIG_BLOCK), F(SIG_UNBLOCK), F(SIG_SETMASK)};
 #undef F

@@ -232,3 +232,26 @@ SYSCALL(fstat)
 		return ret;
 	return mm_copy_out(t->mm, a->a[1], &st, sizeof(st));
 }
+
+/* Without a filesystem only the descriptor form (AT_EMPTY_PATH, "") exists. */
+SYSCALL(newfstatat)
+{
+	int dirfd = (int)a->a[0];
+	uint64_t flags = a->a[3];
+	char path[2];
+	long n;
+	struct syscall_args fa = {.a = {(uint64_t)dirfd, a->a[2]}};
+
+	if (flags & ~(uint64_t)(AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_EMPTY_PATH))
+		return -EINVAL;
+	n = mm_strncpy_in(t->mm, path, a->a[1], sizeof(path));
+	if (n == -EFAULT)
+		return -EFAULT;
+	if (n != 0)
+		return -ENOSYS; /* a path: comes with the filesystem */
+	if (!(flags & AT_EMPTY_PATH))
+		return -ENOENT;
+	if (dirfd == AT_FDCWD)
+		return -ENOSYS;
+	return sys_fstat(t, &fa);
+}

@@ -23,7 +23,7 @@
 #define UTS_DOMAIN   "(none)"
 
 /* Linux's fs.nr_open default: the ceiling for RLIMIT_NOFILE. */
-#define NR_OPEN 1048576
+#define NR_OPEN	       1048576
 #define ARCH_GET_CPUID 0x1011
 #define ARCH_SET_CPUID 0x1012
 

@@ -16,8 +16,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#define BOUNCE_SIZE  65536
-#define MAX_RW_COUNT (INT_MAX & ~(PAGE_SIZE - 1))
+#define BOUNCE_SIZE   65536
+#define MAX_RW_COUNT  (INT_MAX & ~(PAGE_SIZE - 1))
 #define GUEST_IOV_MAX 1024
 
 static __thread char bounce[BOUNCE_SIZE];

@@ -10,8 +10,8 @@
 #include <errno.h>
 #include <signal.h>
 
-#define SIGBIT(s)     (1ull << ((s)-1))
-#define UNBLOCKABLE   (SIGBIT(SIGKILL) | SIGBIT(SIGSTOP))
+#define SIGBIT(s)   (1ull << ((s)-1))
+#define UNBLOCKABLE (SIGBIT(SIGKILL) | SIGBIT(SIGSTOP))
 
 SYSCALL(rt_sigaction)
 {

@@ -45,8 +45,8 @@ static bool cpu_clock_self(struct task *t, clockid_t clk, bool *thread)
 {
 	int pid = (int)~(clk >> 3); /* CPUCLOCK_PID */
 
-	*thread = clk & 4;	 /* CPUCLOCK_PERTHREAD_MASK */
-	if ((clk & 3) == 3)	 /* CPUCLOCK_WHICH: 3 is not a clock */
+	*thread = clk & 4;  /* CPUCLOCK_PERTHREAD_MASK */
+	if ((clk & 3) == 3) /* CPUCLOCK_WHICH: 3 is not a clock */
 		return false;
 	return pid == 0 || pid == (*thread ? t->tid : t->tgid);
 }

@@ -28,38 +28,38 @@ enum sys_status {
 /* How --strace shows an argument or a result. */
 enum arg_fmt {
 	A_NONE = 0,
-	A_INT,	       /* signed decimal */
-	A_UINT,	       /* unsigned decimal */
-	A_HEX,	       /* 0x... */
-	A_PTR,	       /* pointer, NULL when 0 */
-	A_FD,	       /* file descriptor */
-	A_STR,	       /* NUL-terminated guest string */
-	A_BUF_IN,      /* buffer the guest passes in; its length is the next argument */
-	A_BUF_OUT,     /* buffer the kernel fills; shown after the call, length = result */
-	A_OCT,	       /* mode bits */
-	A_PROT,	       /* PROT_* */
-	A_MMAP_FLAGS,  /* MAP_* */
-	A_SIGNAL,      /* signal number */
-	A_SIGHOW,      /* SIG_BLOCK/UNBLOCK/SETMASK */
-	A_CLOCK,       /* clock id */
-	A_TIMESPEC,    /* struct timespec * (shown when readable) */
+	A_INT,	      /* signed decimal */
+	A_UINT,	      /* unsigned decimal */
+	A_HEX,	      /* 0x... */
+	A_PTR,	      /* pointer, NULL when 0 */
+	A_FD,	      /* file descriptor */
+	A_STR,	      /* NUL-terminated guest string */
+	A_BUF_IN,     /* buffer the guest passes in; its length is the next argument */
+	A_BUF_OUT,    /* buffer the kernel fills; shown after the call, length = result */
+	A_OCT,	      /* mode bits */
+	A_PROT,	      /* PROT_* */
+	A_MMAP_FLAGS, /* MAP_* */
+	A_SIGNAL,     /* signal number */
+	A_SIGHOW,     /* SIG_BLOCK/UNBLOCK/SETMASK */
+	A_CLOCK,      /* clock id */
+	A_TIMESPEC,   /* struct timespec * (shown when readable) */
 	A_FCNTL_CMD,
 	A_IOCTL_REQ,
 	A_ARCH_PRCTL,
 	A_RLIMIT_RES,
 	A_MADVICE,
 	A_OPEN_FLAGS,
-	A_DIRFD,       /* AT_FDCWD or an fd */
-	A_STRV,	       /* NULL-terminated array of strings (argv) */
+	A_DIRFD, /* AT_FDCWD or an fd */
+	A_STRV,	 /* NULL-terminated array of strings (argv) */
 };
 
 struct syscall_desc {
-	syscall_fn fn;		/* NULL: unsupported */
+	syscall_fn fn; /* NULL: unsupported */
 	enum sys_status status;
 	uint8_t nargs;
 	uint8_t fmt[6];
-	uint8_t ret;		/* A_INT (default) or A_HEX for addresses */
-	const char *note;	/* what is partial, or why unsupported */
+	uint8_t ret;	  /* A_INT (default) or A_HEX for addresses */
+	const char *note; /* what is partial, or why unsupported */
 };
 
 #define SYSCALL_TABLE_SIZE (SYSCALL_MAX_NR + 1)

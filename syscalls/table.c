@@ -17,15 +17,20 @@
 
 #define FULL(name, n, ...) \
 	[SYS_##name] = {.fn = sys_##name, .status = SYS_FULL, .nargs = n, .fmt = {__VA_ARGS__}}
-#define PART(name, note_, n, ...) \
-	[SYS_##name] = {.fn = sys_##name, .status = SYS_PARTIAL, .nargs = n, \
-			.fmt = {__VA_ARGS__}, .note = note_}
+#define PART(name, note_, n, ...)              \
+	[SYS_##name] = {.fn = sys_##name,      \
+			.status = SYS_PARTIAL, \
+			.nargs = n,            \
+			.fmt = {__VA_ARGS__},  \
+			.note = note_}
 #define NOSYS(name, note_) [SYS_##name] = {.status = SYS_UNSUPPORTED, .note = note_}
 
 static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	/* files and descriptors */
-	PART(read, "host-backed stdio only until the filesystem exists", 3, A_FD, A_BUF_OUT, A_UINT),
-	PART(write, "host-backed stdio only until the filesystem exists", 3, A_FD, A_BUF_IN, A_UINT),
+	PART(read, "host-backed stdio only until the filesystem exists", 3, A_FD, A_BUF_OUT,
+	     A_UINT),
+	PART(write, "host-backed stdio only until the filesystem exists", 3, A_FD, A_BUF_IN,
+	     A_UINT),
 	PART(readv, "host-backed stdio only", 3, A_FD, A_PTR, A_INT),
 	PART(writev, "host-backed stdio only", 3, A_FD, A_PTR, A_INT),
 	PART(pread64, "host-backed stdio only", 4, A_FD, A_BUF_OUT, A_UINT, A_INT),
@@ -35,21 +40,31 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	FULL(dup, 1, A_FD),
 	FULL(dup2, 2, A_FD, A_FD),
 	FULL(dup3, 3, A_FD, A_FD, A_OPEN_FLAGS),
-	PART(fcntl, "F_DUPFD, F_DUPFD_CLOEXEC, F_GETFD, F_SETFD, F_GETFL, F_SETFL; others EINVAL", 3,
-	     A_FD, A_FCNTL_CMD, A_HEX),
-	PART(ioctl, "TCGETS, TCSETS*, TIOCGWINSZ, TIOCSWINSZ, FIONREAD, FIONBIO, FIOCLEX; others ENOTTY", 3,
-	     A_FD, A_IOCTL_REQ, A_HEX),
+	PART(fcntl, "F_DUPFD, F_DUPFD_CLOEXEC, F_GETFD, F_SETFD, F_GETFL, F_SETFL; others EINVAL",
+	     3, A_FD, A_FCNTL_CMD, A_HEX),
+	PART(ioctl,
+	     "TCGETS, TCSETS*, TIOCGWINSZ, TIOCSWINSZ, FIONREAD, FIONBIO, FIOCLEX; others ENOTTY",
+	     3, A_FD, A_IOCTL_REQ, A_HEX),
 	FULL(fstat, 2, A_FD, A_PTR),
+	PART(newfstatat, "descriptors only (AT_EMPTY_PATH); paths come with the filesystem", 4,
+	     A_DIRFD, A_STR, A_PTR, A_HEX),
 	/* memory */
 	[SYS_brk] = {.fn = sys_brk, .status = SYS_FULL, .nargs = 1, .fmt = {A_HEX}, .ret = A_HEX},
-	[SYS_mmap] = {.fn = sys_mmap, .status = SYS_PARTIAL, .nargs = 6, .ret = A_HEX,
+	[SYS_mmap] = {.fn = sys_mmap,
+		      .status = SYS_PARTIAL,
+		      .nargs = 6,
+		      .ret = A_HEX,
 		      .fmt = {A_HEX, A_UINT, A_PROT, A_MMAP_FLAGS, A_FD, A_HEX},
 		      .note = "anonymous memory; file mappings come with the filesystem (ENODEV)"},
 	FULL(munmap, 2, A_HEX, A_UINT),
 	FULL(mprotect, 3, A_HEX, A_UINT, A_PROT),
-	[SYS_mremap] = {.fn = sys_mremap, .status = SYS_FULL, .nargs = 5, .ret = A_HEX,
+	[SYS_mremap] = {.fn = sys_mremap,
+			.status = SYS_FULL,
+			.nargs = 5,
+			.ret = A_HEX,
 			.fmt = {A_HEX, A_UINT, A_UINT, A_HEX, A_HEX}},
-	PART(madvise, "DONTNEED, FREE, REMOVE, fork advice honoured; other advice accepted as hints", 3,
+	PART(madvise,
+	     "DONTNEED, FREE, REMOVE, fork advice honoured; other advice accepted as hints", 3,
 	     A_HEX, A_UINT, A_MADVICE),
 	/* process */
 	PART(exit, "single-threaded processes: ends the process", 1, A_INT),
@@ -62,10 +77,12 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	FULL(getgid, 0),
 	FULL(getegid, 0),
 	FULL(set_tid_address, 1, A_PTR),
-	PART(set_robust_list, "recorded; the list is walked on exit once threads exist", 2, A_PTR, A_UINT),
-	PART(arch_prctl, "SET/GET_FS, SET/GET_GS, GET_CPUID; SET_CPUID is ENODEV", 2, A_ARCH_PRCTL, A_HEX),
-	PART(prlimit64, "own process only; limits are recorded, NOFILE and STACK enforced", 4, A_INT,
-	     A_RLIMIT_RES, A_PTR, A_PTR),
+	PART(set_robust_list, "recorded; the list is walked on exit once threads exist", 2, A_PTR,
+	     A_UINT),
+	PART(arch_prctl, "SET/GET_FS, SET/GET_GS, GET_CPUID; SET_CPUID is ENODEV", 2, A_ARCH_PRCTL,
+	     A_HEX),
+	PART(prlimit64, "own process only; limits are recorded, NOFILE and STACK enforced", 4,
+	     A_INT, A_RLIMIT_RES, A_PTR, A_PTR),
 	FULL(getrlimit, 2, A_RLIMIT_RES, A_PTR),
 	FULL(setrlimit, 2, A_RLIMIT_RES, A_PTR),
 	PART(uname, "fixed identity: Linux 6.1.0-rung x86_64, nodename rung", 1, A_PTR),
@@ -85,8 +102,8 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	/* signals */
 	PART(rt_sigaction, "recorded; handlers run once signal delivery exists", 4, A_SIGNAL, A_PTR,
 	     A_PTR, A_UINT),
-	PART(rt_sigprocmask, "recorded; signals are not delivered to handlers yet", 4, A_SIGHOW, A_PTR,
-	     A_PTR, A_UINT),
+	PART(rt_sigprocmask, "recorded; signals are not delivered to handlers yet", 4, A_SIGHOW,
+	     A_PTR, A_PTR, A_UINT),
 	/* deliberately absent */
 	NOSYS(rseq, "ENOSYS until rseq is really implemented (glibc copes)"),
 	NOSYS(clone3, "ENOSYS: glibc falls back to clone"),

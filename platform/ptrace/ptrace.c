@@ -49,9 +49,9 @@ struct ptrace_as {
 
 struct ptrace_ctx {
 	struct pcontext base;
-	pid_t tid;	/* stub thread this context runs in, 0 before the first switch */
-	int running;	/* inside switch_to (atomic) */
-	int interrupt;	/* interrupt requested (atomic) */
+	pid_t tid;     /* stub thread this context runs in, 0 before the first switch */
+	int running;   /* inside switch_to (atomic) */
+	int interrupt; /* interrupt requested (atomic) */
 };
 
 #define to_pas(a)  container_of(a, struct ptrace_as, base)
@@ -77,8 +77,7 @@ static long as_inject(struct ptrace_as *as, long nr, uint64_t a0, uint64_t a1, u
 	return stub_inject(as->pid, nr, a0, a1, a2, a3, a4, a5);
 }
 
-static int pas_map(struct address_space *a, uint64_t addr, uint64_t len, int prot,
-		   uint64_t off)
+static int pas_map(struct address_space *a, uint64_t addr, uint64_t len, int prot, uint64_t off)
 {
 	struct ptrace_as *as = to_pas(a);
 	long r = as_inject(as, SYS_mmap, addr, len, (uint64_t)prot, MAP_SHARED | MAP_FIXED,
@@ -369,7 +368,8 @@ static int ptrace_probe(struct rung_error *err)
 	}
 	if (waitpid(pid, &status, __WALL) < 0 || !WIFSTOPPED(status)) {
 		waitpid(pid, &status, 0);
-		return rung_error_make(err, EPERM, "ptrace: this host does not let rung trace its children");
+		return rung_error_make(err, EPERM,
+				       "ptrace: this host does not let rung trace its children");
 	}
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, __WALL);

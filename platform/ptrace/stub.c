@@ -79,8 +79,8 @@ uint64_t stub_code_base(void)
 }
 
 /* The child side of stub_spawn(): raw system calls only, never returns. */
-static void __attribute__((noreturn)) stub_child(int memfd, pid_t parent,
-						 const struct sock_fprog *prog)
+static void __attribute__((noreturn))
+stub_child(int memfd, pid_t parent, const struct sock_fprog *prog)
 {
 	uint64_t empty = 0;
 
@@ -88,9 +88,8 @@ static void __attribute__((noreturn)) stub_child(int memfd, pid_t parent,
 	/* The thread we were forked from registered an rseq area in its TLS; the
 	 * registration is inherited, and once the TLS is unmapped the kernel's
 	 * rseq updates would fault (SIGSEGV on return to user). Drop it. */
-	if (__rseq_size > 0 &&
-	    syscall(SYS_rseq, (char *)__builtin_thread_pointer() + __rseq_offset,
-		    sizeof(struct rseq), RSEQ_FLAG_UNREGISTER, RSEQ_SIG) < 0)
+	if (__rseq_size > 0 && syscall(SYS_rseq, (char *)__builtin_thread_pointer() + __rseq_offset,
+				       sizeof(struct rseq), RSEQ_FLAG_UNREGISTER, RSEQ_SIG) < 0)
 		syscall(SYS_exit_group, 4);
 	syscall(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 	if (syscall(SYS_getppid) != parent)

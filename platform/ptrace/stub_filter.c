@@ -23,16 +23,16 @@
 
 #define VSYSCALL_ADDR 0xffffffffff600000ull
 
-#define LD(off)		     BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (off))
-#define JEQ(k, t, f)	     BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (k), (t), (f))
-#define JGE(k, t, f)	     BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, (k), (t), (f))
-#define JSET(k, t, f)	     BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, (k), (t), (f))
-#define RET(k)		     BPF_STMT(BPF_RET | BPF_K, (k))
-#define OFF_NR		     offsetof(struct seccomp_data, nr)
-#define OFF_ARCH	     offsetof(struct seccomp_data, arch)
-#define OFF_IP_LO	     offsetof(struct seccomp_data, instruction_pointer)
-#define OFF_IP_HI	     (offsetof(struct seccomp_data, instruction_pointer) + 4)
-#define OFF_ARG_LO(n)	     (offsetof(struct seccomp_data, args) + 8 * (n))
+#define LD(off)	      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (off))
+#define JEQ(k, t, f)  BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (k), (t), (f))
+#define JGE(k, t, f)  BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, (k), (t), (f))
+#define JSET(k, t, f) BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, (k), (t), (f))
+#define RET(k)	      BPF_STMT(BPF_RET | BPF_K, (k))
+#define OFF_NR	      offsetof(struct seccomp_data, nr)
+#define OFF_ARCH      offsetof(struct seccomp_data, arch)
+#define OFF_IP_LO     offsetof(struct seccomp_data, instruction_pointer)
+#define OFF_IP_HI     (offsetof(struct seccomp_data, instruction_pointer) + 4)
+#define OFF_ARG_LO(n) (offsetof(struct seccomp_data, args) + 8 * (n))
 
 unsigned short stub_filter(uint64_t base, int memfd, struct sock_filter *out)
 {

@@ -21,16 +21,16 @@
 #include <unistd.h>
 
 /* Linux's ELF_ET_DYN_BASE for x86-64 (2/3 of the address space), scaled to the guest's. */
-#define ET_DYN_BASE	 ALIGN_DOWN(GUEST_MAX_ADDR / 3 * 2, PAGE_SIZE)
+#define ET_DYN_BASE ALIGN_DOWN(GUEST_MAX_ADDR / 3 * 2, PAGE_SIZE)
 /* Randomisation ranges, as Linux's defaults: 28 bits of pages for mmap and
  * PIE bases, 22 bits for the stack, 32 MiB for brk. */
-#define MMAP_RND_PAGES	 (1ul << 28)
-#define STACK_RND_PAGES	 (1ul << 22)
-#define BRK_RND_BYTES	 (32ul << 20)
+#define MMAP_RND_PAGES	(1ul << 28)
+#define STACK_RND_PAGES (1ul << 22)
+#define BRK_RND_BYTES	(32ul << 20)
 /* Linux's mmap_base gap between stack and mmap area: at least 128 MiB. */
-#define MIN_STACK_GAP	 (128ul << 20)
+#define MIN_STACK_GAP (128ul << 20)
 /* The minimum signal stack size the kernel reports (AT_MINSIGSTKSZ) on XSAVE hosts. */
-#define MINSIGSTKSZ_AVX	 3376
+#define MINSIGSTKSZ_AVX 3376
 
 static long hostfile_pread(void *opaque, void *buf, size_t len, uint64_t off)
 {
@@ -76,7 +76,8 @@ int task_exec(struct task *t, const char *path, char *const argv[], char *const 
 		return -errno;
 	if (!S_ISREG(st.st_mode) || access(path, X_OK) < 0)
 		return -EACCES;
-	file = (struct elf_file){.pread = hostfile_pread, .opaque = (void *)(intptr_t)fd,
+	file = (struct elf_file){.pread = hostfile_pread,
+				 .opaque = (void *)(intptr_t)fd,
 				 .size = (uint64_t)st.st_size};
 	ret = elf_parse(&file, &info, why);
 	if (ret < 0)
@@ -99,8 +100,8 @@ int task_exec(struct task *t, const char *path, char *const argv[], char *const 
 	stack_limit = MAX(stack_limit, 128ul * 1024);
 	stack_top = GUEST_MAX_ADDR - random_below(STACK_RND_PAGES) * PAGE_SIZE;
 	gap = MAX(stack_limit, MIN_STACK_GAP) + STACK_GUARD_GAP;
-	mm->mmap_base = ALIGN_DOWN(stack_top - gap - random_below(MMAP_RND_PAGES) * PAGE_SIZE,
-				   PAGE_SIZE);
+	mm->mmap_base =
+		ALIGN_DOWN(stack_top - gap - random_below(MMAP_RND_PAGES) * PAGE_SIZE, PAGE_SIZE);
 	if (info.pie)
 		bias = ET_DYN_BASE - info.lo + random_below(MMAP_RND_PAGES) * PAGE_SIZE;
 
@@ -146,8 +147,8 @@ int task_exec(struct task *t, const char *path, char *const argv[], char *const 
 	memset(&t->cpu, 0, sizeof(t->cpu));
 	t->cpu.regs.rip = res.entry;
 	t->cpu.regs.rsp = rsp;
-	t->cpu.regs.cs = 0x33;	   /* __USER_CS */
-	t->cpu.regs.ss = 0x2b;	   /* __USER_DS */
+	t->cpu.regs.cs = 0x33;	    /* __USER_CS */
+	t->cpu.regs.ss = 0x2b;	    /* __USER_DS */
 	t->cpu.regs.eflags = 0x202; /* IF */
 	t->cpu.valid = CPU_REGS_ALL;
 	t->cpu.dirty = CPU_DIRTY_ALL;

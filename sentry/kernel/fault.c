@@ -41,8 +41,8 @@ static unsigned decode_insn(struct task *t, uint64_t rip, char *text, int size)
 		return 0;
 	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
 	if (cs_disasm(cs, code, n, rip, 1, &insn) == 1) {
-		snprintf(text, (size_t)size, "%.31s%s%.*s", insn->mnemonic, insn->op_str[0] ? " " : "",
-			 size - 33, insn->op_str);
+		snprintf(text, (size_t)size, "%.31s%s%.*s", insn->mnemonic,
+			 insn->op_str[0] ? " " : "", size - 33, insn->op_str);
 		for (uint8_t i = 0; insn->detail && i < insn->detail->x86.op_count; i++) {
 			const cs_x86_op *op = &insn->detail->x86.operands[i];
 			if (op->type != X86_OP_MEM)

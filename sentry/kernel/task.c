@@ -47,7 +47,8 @@ int task_sleep_until(struct task *t, int clock, uint64_t deadline_ns)
 	for (;;) {
 		uint32_t seq = __atomic_load_n(&t->wake_seq, __ATOMIC_SEQ_CST);
 		long r;
-		if (__atomic_exchange_n(&t->interrupted, 0, __ATOMIC_SEQ_CST) || task_should_stop(t))
+		if (__atomic_exchange_n(&t->interrupted, 0, __ATOMIC_SEQ_CST) ||
+		    task_should_stop(t))
 			return -EINTR;
 		r = syscall(SYS_futex, &t->wake_seq, op, seq, &ts, NULL, FUTEX_BITSET_MATCH_ANY);
 		if (r < 0 && errno == ETIMEDOUT)
@@ -164,7 +165,8 @@ void *task_main(void *arg)
 		case PEVENT_SYSCALL32:
 			/* The 32-bit entry points are never 64-bit calls in disguise. */
 			if (kernel_note_unsupported(t->k, 1023))
-				log_info("unsupported syscall ABI (int 0x80/sysenter/x32, nr %llu) by %s",
+				log_info("unsupported syscall ABI (int 0x80/sysenter/x32, nr %llu) "
+					 "by %s",
 					 (unsigned long long)t->cpu.regs.orig_rax, t->comm);
 			t->cpu.regs.rax = (uint64_t)-ENOSYS;
 			task_regs_dirty(t, CPU_DIRTY_RAX);

@@ -17,11 +17,11 @@
 #define MAP_FIXED_NOREPLACE 0x100000
 #endif
 
-#define BAD(reason)                     \
-	do {                            \
-		*why = (reason);        \
-		ret = -ENOEXEC;         \
-		goto fail;              \
+#define BAD(reason)              \
+	do {                     \
+		*why = (reason); \
+		ret = -ENOEXEC;  \
+		goto fail;       \
 	} while (0)
 
 static int read_exact(const struct elf_file *f, void *buf, size_t len, uint64_t off)
@@ -94,8 +94,10 @@ int elf_parse(const struct elf_file *f, struct elf_info *out, const char **why)
 			if (ph->p_offset > f->size || ph->p_filesz > f->size - ph->p_offset)
 				BAD("segment lies outside the file");
 			if ((ph->p_vaddr - ph->p_offset) % PAGE_SIZE)
-				BAD("segment address and file offset disagree modulo the page size");
-			if (ph->p_vaddr >= GUEST_MAX_ADDR || ph->p_memsz > GUEST_MAX_ADDR - ph->p_vaddr)
+				BAD("segment address and file offset disagree modulo the page "
+				    "size");
+			if (ph->p_vaddr >= GUEST_MAX_ADDR ||
+			    ph->p_memsz > GUEST_MAX_ADDR - ph->p_vaddr)
 				BAD("segment too large or beyond the guest address space");
 			start = ALIGN_DOWN(ph->p_vaddr, PAGE_SIZE);
 			end = ALIGN_UP(ph->p_vaddr + ph->p_memsz, PAGE_SIZE);

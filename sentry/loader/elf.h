@@ -25,16 +25,16 @@ struct elf_file {
 };
 
 /* Limits that keep a hostile header from costing the sentry anything. */
-#define ELF_MAX_PHNUM	  (65536 / sizeof(Elf64_Phdr))
-#define ELF_MAX_INTERP	  4096
+#define ELF_MAX_PHNUM  (65536 / sizeof(Elf64_Phdr))
+#define ELF_MAX_INTERP 4096
 
 struct elf_info {
 	Elf64_Ehdr ehdr;
-	Elf64_Phdr *phdrs; /* ehdr.e_phnum entries */
-	bool pie;	   /* ET_DYN: loaded at a chosen bias */
-	char *interp;	   /* PT_INTERP, or NULL */
-	bool exec_stack;   /* PT_GNU_STACK asked for an executable stack */
-	uint64_t lo, hi;   /* page-aligned span of the PT_LOAD segments (unbiased) */
+	Elf64_Phdr *phdrs;   /* ehdr.e_phnum entries */
+	bool pie;	     /* ET_DYN: loaded at a chosen bias */
+	char *interp;	     /* PT_INTERP, or NULL */
+	bool exec_stack;     /* PT_GNU_STACK asked for an executable stack */
+	uint64_t lo, hi;     /* page-aligned span of the PT_LOAD segments (unbiased) */
 	uint64_t phdr_vaddr; /* where the program headers are in memory (unbiased), 0 if not */
 };
 
@@ -58,12 +58,12 @@ int elf_load(struct mm *mm, const struct elf_file *f, const struct elf_info *inf
 struct stack_params {
 	const char *const *argv;
 	const char *const *envp;
-	const char *execfn;   /* AT_EXECFN string */
+	const char *execfn; /* AT_EXECFN string */
 	uint64_t phdr, phnum, entry, base;
 	uint32_t uid, euid, gid, egid;
 	bool secure;
 	uint64_t hwcap, hwcap2;
-	uint8_t random[16]; /* AT_RANDOM bytes */
+	uint8_t random[16];    /* AT_RANDOM bytes */
 	uint64_t sysinfo_ehdr; /* vDSO, 0 for none */
 	uint64_t minsigstksz;
 };

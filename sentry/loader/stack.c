@@ -79,9 +79,9 @@ int stack_build(struct mm *mm, uint64_t stack_top, uint64_t stack_limit,
 	platform = ALIGN_DOWN(str - sizeof(PLATFORM_STRING), 16);
 	random = platform - 16;
 
-#define AUX(type, val)                      \
-	do {                                \
-		aux[na++] = (type);         \
+#define AUX(type, val)                       \
+	do {                                 \
+		aux[na++] = (type);          \
 		aux[na++] = (uint64_t)(val); \
 	} while (0)
 	if (p->sysinfo_ehdr)
@@ -133,7 +133,8 @@ int stack_build(struct mm *mm, uint64_t stack_top, uint64_t stack_limit,
 		memcpy(&vec[k], aux, na * sizeof(uint64_t));
 	}
 
-	vma_len = MIN(ALIGN_UP(stack_top - sp, PAGE_SIZE) + STACK_EXPAND, ALIGN_DOWN(stack_limit, PAGE_SIZE));
+	vma_len = MIN(ALIGN_UP(stack_top - sp, PAGE_SIZE) + STACK_EXPAND,
+		      ALIGN_DOWN(stack_limit, PAGE_SIZE));
 	ret = mm_map_stack(mm, stack_top, vma_len, stack_limit);
 	if (ret == 0)
 		ret = mm_copy_out(mm, str, blob, strings);

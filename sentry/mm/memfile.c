@@ -81,7 +81,8 @@ void memfile_punch(struct memfile *mf, uint64_t off, uint64_t len)
 		return;
 	/* Cannot fail on a memfd for an in-range, aligned request; if it did, the pages
 	 * would merely stay resident, which is harmless for correctness only if we zero. */
-	if (fallocate(mf->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len) < 0)
+	if (fallocate(mf->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len) <
+	    0)
 		memset(mf->base + off, 0, len);
 }
 

@@ -34,13 +34,13 @@
 #define MREMAP_DONTUNMAP 4
 #endif
 
-#define PROT_ALL    (PROT_READ | PROT_WRITE | PROT_EXEC)
+#define PROT_ALL (PROT_READ | PROT_WRITE | PROT_EXEC)
 /* Linux's LEGACY_MAP_MASK plus the flags that have meaning since: what
  * MAP_SHARED_VALIDATE accepts. */
-#define MAP_KNOWN                                                                                  \
-	(MAP_SHARED | MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS | MAP_DENYWRITE | MAP_EXECUTABLE |   \
-	 MAP_UNINITIALIZED | MAP_GROWSDOWN | MAP_LOCKED | MAP_NORESERVE | MAP_POPULATE |           \
-	 MAP_NONBLOCK | MAP_STACK | MAP_HUGETLB | MAP_32BIT | MAP_FIXED_NOREPLACE | MAP_SYNC |     \
+#define MAP_KNOWN                                                                                \
+	(MAP_SHARED | MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS | MAP_DENYWRITE | MAP_EXECUTABLE | \
+	 MAP_UNINITIALIZED | MAP_GROWSDOWN | MAP_LOCKED | MAP_NORESERVE | MAP_POPULATE |         \
+	 MAP_NONBLOCK | MAP_STACK | MAP_HUGETLB | MAP_32BIT | MAP_FIXED_NOREPLACE | MAP_SYNC |   \
 	 (0x3f << 26) /* MAP_HUGE_SHIFT bits */)
 
 int mm_new(struct memfile *mf, uint64_t limit, struct mm **out)
@@ -85,8 +85,7 @@ static int vma_sync(struct mm *mm, const struct vma *v)
 		return 0;
 	if (!v->mobj)
 		return as_unmap(mm->as, v->start, v->end - v->start);
-	return as_map(mm->as, v->start, v->end - v->start, v->prot,
-		      v->mobj->off + v->mobj_off);
+	return as_map(mm->as, v->start, v->end - v->start, v->prot, v->mobj->off + v->mobj_off);
 }
 
 int mm_attach(struct mm *mm, struct address_space *as)
@@ -144,8 +143,8 @@ static bool too_many_vmas(struct mm *mm, unsigned long more)
 }
 
 /* Create, insert and map a fresh anonymous VMA over [start, end). */
-static int anon_vma_create(struct mm *mm, uint64_t start, uint64_t end, int prot,
-			   unsigned flags, struct vma **out)
+static int anon_vma_create(struct mm *mm, uint64_t start, uint64_t end, int prot, unsigned flags,
+			   struct vma **out)
 {
 	struct vma *v = vma_alloc(start, end, prot, flags);
 	int ret;
@@ -187,7 +186,7 @@ static long mmap_locked(struct mm *mm, const struct mmap_req *req)
 			return -EOPNOTSUPP;
 		if (flags & MAP_SYNC)
 			return -EOPNOTSUPP; /* only for DAX files */
-		/* fall through */
+					    /* fall through */
 	case MAP_SHARED:
 		vflags |= VMA_SHARED;
 		break;
@@ -247,7 +246,8 @@ static long mmap_locked(struct mm *mm, const struct mmap_req *req)
 		uint64_t replaced = 0;
 		struct vma *v;
 		if (fixed)
-			for (v = mm_find_vma_after(mm, addr); v && v->start < addr + len; v = vma_next(v))
+			for (v = mm_find_vma_after(mm, addr); v && v->start < addr + len;
+			     v = vma_next(v))
 				if (v->mobj)
 					replaced += MIN(v->end, addr + len) - MAX(v->start, addr);
 		if (over_limit(mm, len - replaced))
@@ -451,8 +451,8 @@ static int vma_extend_up(struct mm *mm, struct vma *v, uint64_t new_end)
 		mm->committed += add;
 		if (!mm->as)
 			return 0;
-		return as_map(mm->as, old_end, add, v->prot, v->mobj->off + v->mobj_off +
-							       (old_end - v->start));
+		return as_map(mm->as, old_end, add, v->prot,
+			      v->mobj->off + v->mobj_off + (old_end - v->start));
 	}
 	ret = anon_vma_create(mm, old_end, new_end, v->prot, v->flags & ~VMA_GROWSDOWN, &n);
 	return ret;
@@ -486,7 +486,8 @@ uint64_t mm_brk(struct mm *mm, uint64_t brk)
 		if (vma_extend_up(mm, v, newbrk) < 0)
 			goto out;
 	} else if (over_limit(mm, newbrk - oldbrk) ||
-		   anon_vma_create(mm, oldbrk, newbrk, PROT_READ | PROT_WRITE, VMA_HEAP, NULL) < 0) {
+		   anon_vma_create(mm, oldbrk, newbrk, PROT_READ | PROT_WRITE, VMA_HEAP, NULL) <
+			   0) {
 		goto out;
 	}
 	mm->brk = ret = brk;
@@ -538,8 +539,7 @@ static long mremap_locked(struct mm *mm, uint64_t old_addr, uint64_t old_len, ui
 		return -EINVAL;
 	if ((flags & MREMAP_FIXED) && !(flags & MREMAP_MAYMOVE))
 		return -EINVAL;
-	if ((flags & MREMAP_DONTUNMAP) &&
-	    (!(flags & MREMAP_MAYMOVE) || old_len != new_len))
+	if ((flags & MREMAP_DONTUNMAP) && (!(flags & MREMAP_MAYMOVE) || old_len != new_len))
 		return -EINVAL;
 	if (!IS_ALIGNED(old_addr, PAGE_SIZE))
 		return -EINVAL;
@@ -572,7 +572,8 @@ static long mremap_locked(struct mm *mm, uint64_t old_addr, uint64_t old_len, ui
 	}
 	if (too_many_vmas(mm, 4))
 		return -ENOMEM;
-	if ((v->mobj || (v->prot & PROT_ALL)) && new_len > old_len && over_limit(mm, new_len - old_len))
+	if ((v->mobj || (v->prot & PROT_ALL)) && new_len > old_len &&
+	    over_limit(mm, new_len - old_len))
 		return -ENOMEM;
 
 	if (!(flags & MREMAP_FIXED)) {

@@ -42,14 +42,14 @@ struct mobj;
 #define MM_MAX_VMAS 65530
 
 /* vma->flags */
-#define VMA_SHARED    0x01u /* MAP_SHARED */
-#define VMA_GROWSDOWN 0x02u /* expands downward on faults below it */
-#define VMA_STACK     0x04u /* the main thread's stack ("[stack]") */
-#define VMA_HEAP      0x08u /* the brk area ("[heap]") */
-#define VMA_DONTFORK  0x10u
+#define VMA_SHARED     0x01u /* MAP_SHARED */
+#define VMA_GROWSDOWN  0x02u /* expands downward on faults below it */
+#define VMA_STACK      0x04u /* the main thread's stack ("[stack]") */
+#define VMA_HEAP       0x08u /* the brk area ("[heap]") */
+#define VMA_DONTFORK   0x10u
 #define VMA_WIPEONFORK 0x20u
-#define VMA_NORESERVE 0x40u
-#define VMA_LOCKED    0x80u
+#define VMA_NORESERVE  0x40u
+#define VMA_LOCKED     0x80u
 
 struct vma {
 	struct rb_node node;
@@ -68,12 +68,12 @@ struct mm {
 	struct rb_root vmas;
 	unsigned long nr_vmas;
 
-	uint64_t mmap_base;	       /* top-down searches start below here */
-	uint64_t start_brk, brk;       /* heap: [start_brk, brk) */
-	uint64_t stack_top;	       /* end of the main stack */
-	uint64_t start_stack;	       /* initial stack pointer */
-	uint64_t arg_start, arg_end;   /* argv strings */
-	uint64_t env_start, env_end;   /* envp strings */
+	uint64_t mmap_base;	     /* top-down searches start below here */
+	uint64_t start_brk, brk;     /* heap: [start_brk, brk) */
+	uint64_t stack_top;	     /* end of the main stack */
+	uint64_t start_stack;	     /* initial stack pointer */
+	uint64_t arg_start, arg_end; /* argv strings */
+	uint64_t env_start, env_end; /* envp strings */
 
 	uint64_t committed; /* bytes of VMAs that have memory behind them */
 	uint64_t limit;	    /* the sandbox's guest memory limit */
@@ -84,7 +84,7 @@ struct mmap_req {
 	uint64_t addr;
 	uint64_t len;
 	int prot;
-	int flags; /* MAP_* */
+	int flags;	    /* MAP_* */
 	unsigned vma_flags; /* extra VMA_* (VMA_STACK, VMA_HEAP) */
 };
 

@@ -136,8 +136,7 @@ struct vma *vma_split(struct mm *mm, struct vma *v, uint64_t at)
 static bool vma_mergeable(const struct vma *a, const struct vma *b)
 {
 	/* The merged VMA takes a's flags: b may only lack a's GROWSDOWN. */
-	if (a->end != b->start || a->prot != b->prot ||
-	    (a->flags & ~VMA_GROWSDOWN) != b->flags)
+	if (a->end != b->start || a->prot != b->prot || (a->flags & ~VMA_GROWSDOWN) != b->flags)
 		return false;
 	if (!a->mobj && !b->mobj)
 		return true;
