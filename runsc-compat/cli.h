@@ -27,6 +27,7 @@ struct command {
 
 int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err);
 int cmd_help(struct global_args *g, int argc, char **argv, struct rung_error *err);
+int cmd_gofer(struct global_args *g, int argc, char **argv, struct rung_error *err);
 
 /* Print the syscall table, as text or as the Markdown of docs/syscalls.md. */
 void print_syscall_table(bool markdown);

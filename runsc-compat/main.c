@@ -17,6 +17,7 @@
 static const struct command commands[] = {
 	{"do", cmd_do, "run a program in a sandbox: rung do [options] -- PROGRAM [ARGS...]"},
 	{"help", cmd_help, "help on a topic: rung help syscalls | platforms"},
+	{"gofer", cmd_gofer, NULL}, /* internal: started by rung itself */
 	{NULL, NULL, NULL},
 };
 
@@ -26,7 +27,8 @@ static void usage(FILE *out)
 		     "rung runs untrusted programs in a user-space kernel sandbox.\n\n"
 		     "Commands:\n");
 	for (const struct command *c = commands; c->name; c++)
-		fprintf(out, "  %-8s %s\n", c->name, c->summary);
+		if (c->summary)
+			fprintf(out, "  %-8s %s\n", c->name, c->summary);
 	fprintf(out, "\nGlobal options:\n"
 		     "  --root DIR            state directory\n"
 		     "  --log FILE            write log lines to FILE\n"
