@@ -111,16 +111,21 @@ size_t rung_log_format_line(char *buf, size_t size, enum rung_log_format format,
 	if (size < 64)
 		return 0;
 	if (format == LOG_FORMAT_JSON) {
-		char when[32];
-		struct tm tm;
+		char when[32], tail[64];
+		struct tm tm = {0};
 		time_t t = (time_t)epoch_seconds;
+		size_t tn;
 
 		gmtime_r(&t, &tm);
 		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+		/* The tail goes in whole: the message is cut to leave room for it. */
+		tn = (size_t)snprintf(tail, sizeof(tail), "\",\"time\":\"%s\"}\n", when);
 		n = snprintf(buf, size, "{\"level\":\"%s\",\"msg\":\"", level_names[level]);
-		pos = json_escape(buf, size - 32, (size_t)n, msg);
-		n = snprintf(buf + pos, size - pos, "\",\"time\":\"%s\"}\n", when);
-		pos += (size_t)n;
+		if ((size_t)n + tn >= size)
+			return 0;
+		pos = json_escape(buf, size - tn, (size_t)n, msg);
+		memcpy(buf + pos, tail, tn + 1);
+		pos += tn;
 	} else {
 		if (level == LOG_LEVEL_ERROR)
 			n = snprintf(buf, size, "rung: %s", msg);

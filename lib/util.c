@@ -104,7 +104,8 @@ int parse_size(const char *s, uint64_t *out)
 	unsigned long long v;
 	unsigned shift = 0;
 
-	if (!s || !*s || *s == '-')
+	/* strtoull would skip spaces and take a sign (" -1" is UINT64_MAX): digits only. */
+	if (!s || *s < '0' || *s > '9')
 		return -EINVAL;
 	errno = 0;
 	v = strtoull(s, &end, 10);

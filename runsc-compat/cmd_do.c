@@ -147,11 +147,20 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 	sigemptyset(&set);
 	for (size_t i = 0; i < ARRAY_SIZE(forwarded); i++)
 		sigaddset(&set, forwarded[i]);
+	/* Every stub stop sends the sentry SIGCHLD; nobody wants it (tracers use
+	 * waitpid), and a thread that did not block it would be woken for nothing
+	 * on every guest system call. */
+	sigaddset(&set, SIGCHLD);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 
 	ret = kernel_create(&cfg, &k, err);
 	if (ret < 0)
 		return ret;
+	ret = kernel_boot_empty_root(k, err);
+	if (ret < 0) {
+		kernel_destroy(k);
+		return ret;
+	}
 	ret = pthread_create(&sigthr, NULL, signal_thread, k);
 	if (ret != 0) {
 		kernel_destroy(k);

@@ -14,6 +14,10 @@ SYSCALL(writev);
 SYSCALL(pread64);
 SYSCALL(pwrite64);
 SYSCALL(lseek);
+SYSCALL(preadv);
+SYSCALL(pwritev);
+SYSCALL(preadv2);
+SYSCALL(pwritev2);
 
 /* sys_fd.c */
 SYSCALL(close);
@@ -22,8 +26,21 @@ SYSCALL(dup2);
 SYSCALL(dup3);
 SYSCALL(fcntl);
 SYSCALL(ioctl);
+SYSCALL(flock);
+
+/* sys_stat.c */
 SYSCALL(fstat);
+SYSCALL(stat);
+SYSCALL(lstat);
 SYSCALL(newfstatat);
+SYSCALL(statx);
+SYSCALL(statfs);
+SYSCALL(fstatfs);
+SYSCALL(access);
+SYSCALL(faccessat);
+SYSCALL(faccessat2);
+SYSCALL(readlink);
+SYSCALL(readlinkat);
 
 /* sys_mm.c */
 SYSCALL(brk);
@@ -50,10 +67,82 @@ SYSCALL(prlimit64);
 SYSCALL(getrlimit);
 SYSCALL(setrlimit);
 SYSCALL(uname);
-SYSCALL(getcwd);
 SYSCALL(sched_getaffinity);
 SYSCALL(sched_yield);
 SYSCALL(getrandom);
+
+/* sys_open.c */
+SYSCALL(open);
+SYSCALL(openat);
+SYSCALL(openat2);
+SYSCALL(creat);
+SYSCALL(close_range);
+SYSCALL(pipe);
+SYSCALL(pipe2);
+SYSCALL(memfd_create);
+
+/* sys_dir.c */
+SYSCALL(getdents64);
+SYSCALL(getdents);
+SYSCALL(chdir);
+SYSCALL(fchdir);
+SYSCALL(getcwd);
+SYSCALL(chroot);
+SYSCALL(umask);
+
+/* sys_namei.c */
+SYSCALL(mkdir);
+SYSCALL(mkdirat);
+SYSCALL(rmdir);
+SYSCALL(unlink);
+SYSCALL(unlinkat);
+SYSCALL(rename);
+SYSCALL(renameat);
+SYSCALL(renameat2);
+SYSCALL(link);
+SYSCALL(linkat);
+SYSCALL(symlink);
+SYSCALL(symlinkat);
+SYSCALL(mknod);
+SYSCALL(mknodat);
+
+/* sys_attr.c */
+SYSCALL(chmod);
+SYSCALL(fchmod);
+SYSCALL(fchmodat);
+SYSCALL(chown);
+SYSCALL(lchown);
+SYSCALL(fchown);
+SYSCALL(fchownat);
+SYSCALL(utimensat);
+SYSCALL(utimes);
+SYSCALL(futimesat);
+SYSCALL(utime);
+SYSCALL(truncate);
+SYSCALL(ftruncate);
+SYSCALL(fallocate);
+SYSCALL(fsync);
+SYSCALL(fdatasync);
+SYSCALL(sync);
+SYSCALL(syncfs);
+
+/* sys_xattr.c */
+SYSCALL(getxattr);
+SYSCALL(lgetxattr);
+SYSCALL(fgetxattr);
+SYSCALL(setxattr);
+SYSCALL(lsetxattr);
+SYSCALL(fsetxattr);
+SYSCALL(listxattr);
+SYSCALL(llistxattr);
+SYSCALL(flistxattr);
+SYSCALL(removexattr);
+SYSCALL(lremovexattr);
+SYSCALL(fremovexattr);
+
+/* sys_copy.c */
+SYSCALL(sendfile);
+SYSCALL(copy_file_range);
 
 /* sys_time.c */
 SYSCALL(clock_gettime);

@@ -5,6 +5,9 @@
 #include "sentry/mm/mm.h"
 #include "sentry/fs/file.h"
 #include "lib/util.h"
+#include "syscalls/util.h"
+#include "sentry/fs/locks.h"
+#include "sentry/fs/pipe.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,13 +17,6 @@
 
 /* The size of the kernel's struct termios (not glibc's). */
 #define KERNEL_TERMIOS_SIZE 36
-
-static unsigned nofile(struct task *t)
-{
-	rlim_t n = t->rlim[RLIMIT_NOFILE].rlim_cur;
-
-	return n > 1048576 ? 1048576 : (unsigned)n;
-}
 
 SYSCALL(close)
 {
@@ -34,10 +30,10 @@ static long dup_to(struct task *t, int oldfd, int newfd, bool cloexec)
 
 	if (!f)
 		return -EBADF;
-	if (newfd < 0 || (unsigned)newfd >= nofile(t))
+	if (newfd < 0 || (unsigned)newfd >= task_nofile(t))
 		ret = -EBADF;
 	else
-		ret = fd_install_at(t->files, f, newfd, cloexec, nofile(t));
+		ret = fd_install_at(t->files, f, newfd, cloexec, task_nofile(t));
 	file_put(f);
 	return ret;
 }
@@ -49,7 +45,7 @@ SYSCALL(dup)
 
 	if (!f)
 		return -EBADF;
-	ret = fd_install(t->files, f, 0, false, nofile(t));
+	ret = fd_install(t->files, f, 0, false, task_nofile(t));
 	file_put(f);
 	return ret;
 }
@@ -95,10 +91,10 @@ SYSCALL(fcntl)
 	switch (cmd) {
 	case F_DUPFD:
 	case F_DUPFD_CLOEXEC:
-		if (arg >= nofile(t))
+		if (arg >= task_nofile(t))
 			ret = -EINVAL;
 		else
-			ret = fd_install(t->files, f, (int)arg, cmd == F_DUPFD_CLOEXEC, nofile(t));
+			ret = fd_install(t->files, f, (int)arg, cmd == F_DUPFD_CLOEXEC, task_nofile(t));
 		break;
 	case F_GETFD:
 		ret = fd_get_cloexec(t->files, fd);
@@ -125,10 +121,42 @@ SYSCALL(fcntl)
 		ret = f->ops->setfl(f, (old & ~SETFL_MASK) | ((int)arg & SETFL_MASK));
 		break;
 	}
+	case F_GETLK:
+	case F_SETLK:
+	case F_SETLKW:
+	case F_OFD_GETLK:
+	case F_OFD_SETLK:
+	case F_OFD_SETLKW: {
+		struct flock fl;
+		if (mm_copy_in(t->mm, &fl, arg, sizeof(fl)) < 0) {
+			ret = -EFAULT;
+			break;
+		}
+		ret = locks_fcntl(f, cmd, &fl, task_lock_owner(t), t->tgid);
+		if (ret == 0 && (cmd == F_GETLK || cmd == F_OFD_GETLK) &&
+		    mm_copy_out(t->mm, arg, &fl, sizeof(fl)) < 0)
+			ret = -EFAULT;
+		break;
+	}
+	case F_GETPIPE_SZ:
+		ret = (f->inode && S_ISFIFO(f->inode->mode)) ? PIPE_DEFAULT_SIZE : -EBADF;
+		break;
 	default:
 		ret = -EINVAL;
 		break;
 	}
+	file_put(f);
+	return ret;
+}
+
+SYSCALL(flock)
+{
+	struct file *f = fd_get(t->files, (int)a->a[0]);
+	int ret;
+
+	if (!f)
+		return -EBADF;
+	ret = f->path.dentry ? locks_flock(f, (int)a->a[1]) : -EINVAL;
 	file_put(f);
 	return ret;
 }
@@ -216,42 +244,4 @@ SYSCALL(ioctl)
 out:
 	file_put(f);
 	return ret;
-}
-
-SYSCALL(fstat)
-{
-	struct file *f = fd_get(t->files, (int)a->a[0]);
-	struct stat st;
-	long ret;
-
-	if (!f)
-		return -EBADF;
-	ret = f->ops->fstat ? f->ops->fstat(f, &st) : -EINVAL;
-	file_put(f);
-	if (ret < 0)
-		return ret;
-	return mm_copy_out(t->mm, a->a[1], &st, sizeof(st));
-}
-
-/* Without a filesystem only the descriptor form (AT_EMPTY_PATH, "") exists. */
-SYSCALL(newfstatat)
-{
-	int dirfd = (int)a->a[0];
-	uint64_t flags = a->a[3];
-	char path[2];
-	long n;
-	struct syscall_args fa = {.a = {(uint64_t)dirfd, a->a[2]}};
-
-	if (flags & ~(uint64_t)(AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT | AT_EMPTY_PATH))
-		return -EINVAL;
-	n = mm_strncpy_in(t->mm, path, a->a[1], sizeof(path));
-	if (n == -EFAULT)
-		return -EFAULT;
-	if (n != 0)
-		return -ENOSYS; /* a path: comes with the filesystem */
-	if (!(flags & AT_EMPTY_PATH))
-		return -ENOENT;
-	if (dirfd == AT_FDCWD)
-		return -ENOSYS;
-	return sys_fstat(t, &fa);
 }

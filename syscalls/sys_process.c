@@ -200,17 +200,6 @@ SYSCALL(uname)
 	return mm_copy_out(t->mm, a->a[0], &u, sizeof(u));
 }
 
-SYSCALL(getcwd)
-{
-	size_t len = strlen(t->cwd) + 1;
-
-	if (a->a[1] < len)
-		return -ERANGE;
-	if (mm_copy_out(t->mm, a->a[0], t->cwd, len) < 0)
-		return -EFAULT;
-	return (long)len;
-}
-
 SYSCALL(sched_getaffinity)
 {
 	int pid = (int)a->a[0];

@@ -30,6 +30,26 @@ static long write_result(struct task *t, long n)
 	return n;
 }
 
+/*
+ * One read or write on f: at the file position (off < 0, for files that
+ * have one, under the position lock), at off (pread/pwrite), or on a stream.
+ */
+static long file_io(struct file *f, void *buf, size_t len, int64_t off, bool write)
+{
+	long n;
+
+	if (off >= 0) {
+		int64_t pos = off;
+		return write ? f->ops->write(f, buf, len, &pos) : f->ops->read(f, buf, len, &pos);
+	}
+	if (!(f->fmode & FMODE_ATPOS))
+		return write ? f->ops->write(f, buf, len, NULL) : f->ops->read(f, buf, len, NULL);
+	pthread_mutex_lock(&f->pos_lock);
+	n = write ? f->ops->write(f, buf, len, &f->pos) : f->ops->read(f, buf, len, &f->pos);
+	pthread_mutex_unlock(&f->pos_lock);
+	return n;
+}
+
 static long do_read(struct task *t, struct file *f, uint64_t buf, size_t count, int64_t off)
 {
 	int flags = file_getfl(f);
@@ -45,10 +65,9 @@ static long do_read(struct task *t, struct file *f, uint64_t buf, size_t count, 
 	if (count == 0)
 		return 0;
 	chunk = MIN(MIN(count, (size_t)MAX_RW_COUNT), (size_t)BOUNCE_SIZE);
-	/* Check before reading, so a bad buffer does not swallow the data. */
-	if (!mm_access_ok(t->mm, buf, chunk, true))
-		return -EFAULT;
-	n = f->ops->read(f, bounce, chunk, off);
+	/* Like Linux, the buffer is only touched when there is data to copy
+	 * (a read at end of file into a bad pointer returns 0). */
+	n = file_io(f, bounce, chunk, off, false);
 	if (n <= 0)
 		return n;
 	n = (long)mm_copy_out_partial(t->mm, buf, bounce, (size_t)n);
@@ -73,7 +92,7 @@ static long do_write(struct task *t, struct file *f, uint64_t buf, size_t count,
 		long n;
 		if (got == 0)
 			return total ? (long)total : -EFAULT;
-		n = f->ops->write(f, bounce, got, off < 0 ? -1 : off + (int64_t)total);
+		n = file_io(f, bounce, got, off < 0 ? -1 : off + (int64_t)total, true);
 		if (n < 0)
 			return total ? (long)total : write_result(t, n);
 		total += (size_t)n;
@@ -117,7 +136,8 @@ SYSCALL(pread64)
 	f = fd_get(t->files, (int)a->a[0]);
 	if (!f)
 		return -EBADF;
-	ret = do_read(t, f, a->a[1], a->a[2], (int64_t)a->a[3]);
+	ret = (f->fmode & FMODE_PREAD) ? do_read(t, f, a->a[1], a->a[2], (int64_t)a->a[3])
+				       : -ESPIPE;
 	file_put(f);
 	return ret;
 }
@@ -132,7 +152,8 @@ SYSCALL(pwrite64)
 	f = fd_get(t->files, (int)a->a[0]);
 	if (!f)
 		return -EBADF;
-	ret = do_write(t, f, a->a[1], a->a[2], (int64_t)a->a[3]);
+	ret = (f->fmode & FMODE_PREAD) ? do_write(t, f, a->a[1], a->a[2], (int64_t)a->a[3])
+				       : -ESPIPE;
 	file_put(f);
 	return ret;
 }
@@ -156,7 +177,8 @@ static long iov_import(struct task *t, uint64_t uiov, uint64_t cnt, struct iovec
 	return (long)total;
 }
 
-SYSCALL(readv)
+/* readv/preadv: one read into the bounce buffer, scattered to the iovecs. */
+static long do_readv(struct task *t, int fd, uint64_t uiov, uint64_t cnt, int64_t off)
 {
 	struct iovec iov[GUEST_IOV_MAX];
 	size_t want, done = 0, i;
@@ -164,10 +186,10 @@ SYSCALL(readv)
 	long total, n;
 	int flags;
 
-	total = iov_import(t, a->a[1], a->a[2], iov);
+	total = iov_import(t, uiov, cnt, iov);
 	if (total < 0)
 		return total;
-	f = fd_get(t->files, (int)a->a[0]);
+	f = fd_get(t->files, fd);
 	if (!f)
 		return -EBADF;
 	flags = file_getfl(f);
@@ -175,21 +197,16 @@ SYSCALL(readv)
 		file_put(f);
 		return flags < 0 ? flags : -EBADF;
 	}
-	want = MIN((size_t)total, (size_t)BOUNCE_SIZE);
-	/* The first bytes' destinations must be writable before data is consumed. */
-	for (i = 0, n = 0; i < a->a[2] && (size_t)n < want; i++) {
-		size_t part = MIN(iov[i].iov_len, want - (size_t)n);
-		if (!mm_access_ok(t->mm, (uint64_t)(uintptr_t)iov[i].iov_base, part, true)) {
-			file_put(f);
-			return -EFAULT;
-		}
-		n += (long)part;
+	if (off >= 0 && !(f->fmode & FMODE_PREAD)) {
+		file_put(f);
+		return -ESPIPE;
 	}
-	n = want ? f->ops->read(f, bounce, want, -1) : 0;
+	want = MIN((size_t)total, (size_t)BOUNCE_SIZE);
+	n = want ? file_io(f, bounce, want, off, false) : 0;
 	file_put(f);
 	if (n <= 0)
 		return n;
-	for (i = 0; i < a->a[2] && done < (size_t)n; i++) {
+	for (i = 0; i < cnt && done < (size_t)n; i++) {
 		size_t part = MIN(iov[i].iov_len, (size_t)n - done);
 		size_t c = mm_copy_out_partial(t->mm, (uint64_t)(uintptr_t)iov[i].iov_base,
 					       bounce + done, part);
@@ -200,19 +217,21 @@ SYSCALL(readv)
 	return done ? (long)done : -EFAULT;
 }
 
-SYSCALL(writev)
+/* writev/pwritev: gather into the bounce buffer and write in as few host
+ * calls as possible, so that small writev()s stay atomic. */
+static long do_writev(struct task *t, int fd, uint64_t uiov, uint64_t cnt, int64_t off)
 {
 	struct iovec iov[GUEST_IOV_MAX];
-	size_t i, filled = 0, written = 0, off = 0;
+	size_t i, filled = 0, written = 0, at = 0;
 	struct file *f;
 	long total, n;
 	int flags;
 	bool fault = false;
 
-	total = iov_import(t, a->a[1], a->a[2], iov);
+	total = iov_import(t, uiov, cnt, iov);
 	if (total < 0)
 		return total;
-	f = fd_get(t->files, (int)a->a[0]);
+	f = fd_get(t->files, fd);
 	if (!f)
 		return -EBADF;
 	flags = file_getfl(f);
@@ -220,24 +239,26 @@ SYSCALL(writev)
 		file_put(f);
 		return flags < 0 ? flags : -EBADF;
 	}
-	/* Gather into the bounce buffer and write it in as few host calls as
-	 * possible, so that small writev()s stay atomic. */
-	for (i = 0; i < a->a[2] && !fault;) {
-		size_t part = MIN(iov[i].iov_len - off, (size_t)BOUNCE_SIZE - filled);
+	if (off >= 0 && !(f->fmode & FMODE_PREAD)) {
+		file_put(f);
+		return -ESPIPE;
+	}
+	for (i = 0; i < cnt && !fault;) {
+		size_t part = MIN(iov[i].iov_len - at, (size_t)BOUNCE_SIZE - filled);
 		size_t c = mm_copy_in_partial(t->mm, bounce + filled,
-					      (uint64_t)(uintptr_t)iov[i].iov_base + off, part);
+					      (uint64_t)(uintptr_t)iov[i].iov_base + at, part);
 		filled += c;
-		off += c;
+		at += c;
 		if (c < part)
 			fault = true;
-		if (off == iov[i].iov_len) {
+		if (at == iov[i].iov_len) {
 			i++;
-			off = 0;
+			at = 0;
 		}
-		if (filled == BOUNCE_SIZE || fault || i == a->a[2]) {
+		if (filled == BOUNCE_SIZE || fault || i == cnt) {
 			if (!filled)
 				break;
-			n = f->ops->write(f, bounce, filled, -1);
+			n = file_io(f, bounce, filled, off < 0 ? -1 : off + (int64_t)written, true);
 			if (n < 0) {
 				file_put(f);
 				return written ? (long)written : write_result(t, n);
@@ -254,8 +275,64 @@ SYSCALL(writev)
 	return (long)written;
 }
 
+SYSCALL(readv)
+{
+	return do_readv(t, (int)a->a[0], a->a[1], a->a[2], -1);
+}
+
+SYSCALL(writev)
+{
+	return do_writev(t, (int)a->a[0], a->a[1], a->a[2], -1);
+}
+
+/* preadv/pwritev pass the offset as (low, high); on 64-bit the low half is all of it. */
+SYSCALL(preadv)
+{
+	int64_t off = (int64_t)a->a[3];
+
+	return off < 0 ? -EINVAL : do_readv(t, (int)a->a[0], a->a[1], a->a[2], off);
+}
+
+SYSCALL(pwritev)
+{
+	int64_t off = (int64_t)a->a[3];
+
+	return off < 0 ? -EINVAL : do_writev(t, (int)a->a[0], a->a[1], a->a[2], off);
+}
+
+/* RWF_* flags preadv2/pwritev2 accept: hints we honour by doing nothing
+ * (HIPRI, DSYNC, SYNC) and NOWAIT/APPEND which we do not. */
+#define RWF_HINTS (0x01 /* HIPRI */ | 0x02 /* DSYNC */ | 0x04 /* SYNC */)
+
+SYSCALL(preadv2)
+{
+	int64_t off = (int64_t)a->a[3];
+	uint64_t flags = a->a[5];
+
+	if (flags & ~(uint64_t)(RWF_HINTS | 0x08 /* NOWAIT */))
+		return -EOPNOTSUPP;
+	if (flags & 0x08)
+		return -EOPNOTSUPP;
+	if (off < -1)
+		return -EINVAL;
+	return do_readv(t, (int)a->a[0], a->a[1], a->a[2], off);
+}
+
+SYSCALL(pwritev2)
+{
+	int64_t off = (int64_t)a->a[3];
+	uint64_t flags = a->a[5];
+
+	if (flags & ~(uint64_t)RWF_HINTS)
+		return -EOPNOTSUPP;
+	if (off < -1)
+		return -EINVAL;
+	return do_writev(t, (int)a->a[0], a->a[1], a->a[2], off);
+}
+
 SYSCALL(lseek)
 {
+	int whence = (int)a->a[2];
 	struct file *f;
 	int64_t ret;
 
@@ -264,7 +341,22 @@ SYSCALL(lseek)
 	f = fd_get(t->files, (int)a->a[0]);
 	if (!f)
 		return -EBADF;
-	ret = f->ops->llseek ? f->ops->llseek(f, (int64_t)a->a[1], (int)a->a[2]) : -ESPIPE;
+	if (!(f->fmode & FMODE_PREAD)) {
+		ret = -ESPIPE;
+	} else if (!(f->fmode & FMODE_ATPOS)) {
+		/* The position lives on the host. */
+		ret = f->ops->llseek ? f->ops->llseek(f, (int64_t)a->a[1], whence) : -ESPIPE;
+	} else {
+		pthread_mutex_lock(&f->pos_lock);
+		if (f->ops->llseek)
+			ret = f->ops->llseek(f, (int64_t)a->a[1], whence);
+		else
+			ret = generic_llseek(f, (int64_t)a->a[1], whence,
+					     f->inode ? (int64_t)f->inode->size : 0);
+		if (ret >= 0)
+			f->pos = ret;
+		pthread_mutex_unlock(&f->pos_lock);
+	}
 	file_put(f);
 	return ret;
 }

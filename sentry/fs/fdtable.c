@@ -1,11 +1,22 @@
 /* Guest descriptor tables: a growable array of (file, close-on-exec). */
 #include "config.h"
 #include "sentry/fs/file.h"
+#include "sentry/fs/locks.h"
+#include "sentry/kernel/task.h"
 #include "lib/util.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* A process closing any descriptor of a file drops its POSIX locks on it. */
+static void fd_closed(struct file *f)
+{
+	struct task *t = current_task();
+
+	if (t && f->inode && f->inode->locks)
+		locks_remove_posix(f, task_lock_owner(t));
+}
 
 struct fdtable *fdtable_new(void)
 {
@@ -13,6 +24,12 @@ struct fdtable *fdtable_new(void)
 
 	t->refs = 1;
 	pthread_mutex_init(&t->lock, NULL);
+	return t;
+}
+
+struct fdtable *fdtable_get(struct fdtable *t)
+{
+	__atomic_add_fetch(&t->refs, 1, __ATOMIC_RELAXED);
 	return t;
 }
 
@@ -39,6 +56,23 @@ static void grow(struct fdtable *t, unsigned fd)
 	t->fds = xrealloc(t->fds, n * sizeof(*t->fds));
 	memset(t->fds + t->size, 0, (n - t->size) * sizeof(*t->fds));
 	t->size = n;
+}
+
+struct fdtable *fdtable_dup(struct fdtable *t)
+{
+	struct fdtable *n = fdtable_new();
+
+	pthread_mutex_lock(&t->lock);
+	if (t->size) {
+		grow(n, t->size - 1);
+		for (unsigned i = 0; i < t->size; i++) {
+			n->fds[i] = t->fds[i];
+			if (n->fds[i].file)
+				file_get(n->fds[i].file);
+		}
+	}
+	pthread_mutex_unlock(&t->lock);
+	return n;
 }
 
 int fd_install(struct fdtable *t, struct file *f, int minfd, bool cloexec, unsigned limit)
@@ -73,7 +107,10 @@ int fd_install_at(struct fdtable *t, struct file *f, int fd, bool cloexec, unsig
 	t->fds[fd].file = file_get(f);
 	t->fds[fd].cloexec = cloexec;
 	pthread_mutex_unlock(&t->lock);
-	file_put(old);
+	if (old) {
+		fd_closed(old);
+		file_put(old);
+	}
 	return fd;
 }
 
@@ -105,8 +142,56 @@ int fd_close(struct fdtable *t, int fd)
 	pthread_mutex_unlock(&t->lock);
 	if (!f)
 		return -EBADF;
+	fd_closed(f);
 	file_put(f);
 	return 0;
+}
+
+void fd_close_range(struct fdtable *t, unsigned lo, unsigned hi, bool cloexec_only)
+{
+	for (;;) {
+		struct file *f = NULL;
+		pthread_mutex_lock(&t->lock);
+		for (; lo <= hi && lo < t->size; lo++) {
+			if (!t->fds[lo].file)
+				continue;
+			if (cloexec_only) {
+				t->fds[lo].cloexec = true;
+				continue;
+			}
+			f = t->fds[lo].file;
+			t->fds[lo].file = NULL;
+			t->fds[lo].cloexec = false;
+			break;
+		}
+		pthread_mutex_unlock(&t->lock);
+		if (!f)
+			return;
+		/* Release outside the lock: a release may block (gofer, pipes). */
+		fd_closed(f);
+		file_put(f);
+	}
+}
+
+void fd_close_on_exec(struct fdtable *t)
+{
+	for (unsigned fd = 0;; fd++) {
+		struct file *f = NULL;
+		pthread_mutex_lock(&t->lock);
+		for (; fd < t->size; fd++) {
+			if (t->fds[fd].file && t->fds[fd].cloexec) {
+				f = t->fds[fd].file;
+				t->fds[fd].file = NULL;
+				t->fds[fd].cloexec = false;
+				break;
+			}
+		}
+		pthread_mutex_unlock(&t->lock);
+		if (!f)
+			return;
+		fd_closed(f);
+		file_put(f);
+	}
 }
 
 int fd_get_cloexec(struct fdtable *t, int fd)
@@ -135,4 +220,13 @@ int fd_set_cloexec(struct fdtable *t, int fd, bool cloexec)
 	}
 	pthread_mutex_unlock(&t->lock);
 	return ret;
+}
+
+void fd_for_each(struct fdtable *t, void (*fn)(int fd, struct file *f, void *arg), void *arg)
+{
+	pthread_mutex_lock(&t->lock);
+	for (unsigned i = 0; i < t->size; i++)
+		if (t->fds[i].file)
+			fn((int)i, t->fds[i].file, arg);
+	pthread_mutex_unlock(&t->lock);
 }

@@ -1,10 +1,12 @@
 #include "config.h"
 #include "sentry/fs/file.h"
+#include "sentry/fs/locks.h"
 #include "lib/util.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct file *file_alloc(const struct file_ops *ops, int flags, void *priv)
 {
@@ -14,6 +16,7 @@ struct file *file_alloc(const struct file_ops *ops, int flags, void *priv)
 	f->ops = ops;
 	f->flags = flags;
 	f->priv = priv;
+	pthread_mutex_init(&f->pos_lock, NULL);
 	return f;
 }
 
@@ -29,10 +32,54 @@ void file_put(struct file *f)
 		return;
 	if (f->ops->release)
 		f->ops->release(f);
+	if (f->inode && f->inode->locks)
+		locks_remove_file(f);
+	if (f->inode)
+		inode_put(f->inode);
+	path_put(&f->path);
+	pthread_mutex_destroy(&f->pos_lock);
 	free(f);
+}
+
+void file_set_path(struct file *f, const struct path *p)
+{
+	f->path = *p;
+	path_get(&f->path);
+	if (p->dentry && p->dentry->inode && !f->inode)
+		f->inode = inode_get(p->dentry->inode);
 }
 
 int file_getfl(struct file *f)
 {
 	return f->ops->getfl ? f->ops->getfl(f) : f->flags;
+}
+
+int64_t generic_llseek(struct file *f, int64_t off, int whence, int64_t size)
+{
+	int64_t base;
+
+	switch (whence) {
+	case SEEK_SET:
+		base = 0;
+		break;
+	case SEEK_CUR:
+		base = f->pos;
+		break;
+	case SEEK_END:
+		base = size;
+		break;
+	case SEEK_DATA:
+		if (off < 0 || off >= size)
+			return -ENXIO;
+		return off;
+	case SEEK_HOLE:
+		if (off < 0 || off >= size)
+			return -ENXIO;
+		return size;
+	default:
+		return -EINVAL;
+	}
+	if ((off > 0 && base > INT64_MAX - off) || base + off < 0)
+		return -EINVAL;
+	return base + off;
 }

@@ -2,9 +2,9 @@
  * Open file descriptions and descriptor tables.
  *
  * struct file is what a guest fd refers to: reference counted, shared by
- * dup() and fork(), with an ops table per kind (host-backed, pipe, ...).
- * Ops return a result or -errno and never touch guest memory: the syscall
- * layer copies in and out.
+ * dup() and fork(), with an ops table per kind (host-backed, tmpfs, gofer,
+ * proc, device ...). Ops return a result or -errno and never touch guest
+ * memory: the syscall layer copies in and out.
  */
 #ifndef RUNG_FILE_H
 #define RUNG_FILE_H
@@ -15,34 +15,61 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
+#include "sentry/vfs/vfs.h"
+
 struct task;
 struct file;
+struct kstat;
+
+/* What getdents hands each entry to; returns false when the buffer is full. */
+struct dir_emitter {
+	bool (*emit)(struct dir_emitter *e, const char *name, size_t namelen, uint64_t ino,
+		     unsigned type, int64_t next);
+};
 
 struct file_ops {
-	/* off < 0: read at (and advance) the file position; else pread at off. */
-	long (*read)(struct file *f, void *buf, size_t len, int64_t off);
-	long (*write)(struct file *f, const void *buf, size_t len, int64_t off);
+	/*
+	 * Read or write at *pos and advance it; pos is NULL for files without a
+	 * position (pipes, terminals, inherited host streams).
+	 */
+	long (*read)(struct file *f, void *buf, size_t len, int64_t *pos);
+	long (*write)(struct file *f, const void *buf, size_t len, int64_t *pos);
+	/* The new position (the caller stores it) or -errno. NULL: default rules. */
 	int64_t (*llseek)(struct file *f, int64_t off, int whence);
-	int (*fstat)(struct file *f, struct stat *st);
-	/* ioctl with the argument already copied in/out by the caller when it
-	 * is a known fixed-size structure: arg points to a sentry buffer. */
+	int (*fstat)(struct file *f, struct kstat *st);
+	/* Directory entries from f->pos on; updates f->pos. 0 at the end, or -errno. */
+	int (*getdents)(struct file *f, struct dir_emitter *e);
+	/* ioctl with a fixed-size argument already copied to the sentry buffer arg. */
 	long (*ioctl)(struct file *f, unsigned long cmd, void *arg);
 	/* The file status flags (O_APPEND, O_NONBLOCK, access mode ...). */
 	int (*getfl)(struct file *f);
 	int (*setfl)(struct file *f, int flags);
+	int (*fsync)(struct file *f, bool datasync);
+	int (*fallocate)(struct file *f, int mode, int64_t off, int64_t len);
 	void (*release)(struct file *f);
 };
+
+/* f->fmode */
+#define FMODE_ATPOS 0x1 /* reads and writes without an offset use f->pos */
+#define FMODE_PREAD 0x2 /* pread/pwrite/lseek are allowed */
 
 struct file {
 	int refs;
 	const struct file_ops *ops;
-	int flags; /* O_ACCMODE | status flags, for files that keep their own */
+	int flags;	/* O_ACCMODE | status flags, for files that keep their own */
+	unsigned fmode; /* FMODE_* */
 	void *priv;
+	struct path path;     /* where it was opened from (both NULL for anonymous files) */
+	struct inode *inode;  /* referenced when set */
+	pthread_mutex_t pos_lock;
+	int64_t pos;
 };
 
 struct file *file_alloc(const struct file_ops *ops, int flags, void *priv);
 struct file *file_get(struct file *f);
 void file_put(struct file *f);
+/* Attach the path (and its inode) a file was opened from; takes references. */
+void file_set_path(struct file *f, const struct path *p);
 
 /* The file's status flags, from the host for host-backed files. */
 int file_getfl(struct file *f);
@@ -58,8 +85,13 @@ static inline bool flags_writable(int flags)
 	return (flags & 3) == 1 || (flags & 3) == 2;
 }
 
+/* Default lseek for files with a size: SEEK_SET/CUR/END, DATA/HOLE as one extent. */
+int64_t generic_llseek(struct file *f, int64_t off, int whence, int64_t size);
+
 /* A guest file over a host descriptor (the inherited stdio). Takes hostfd. */
 struct file *hostfile_new(int hostfd);
+/* Is f a file over a host stream (for /proc/self/fd links)? Returns the host fd or -1. */
+int hostfile_fd(struct file *f);
 
 /* --- descriptor tables ----------------------------------------------------- */
 
@@ -76,7 +108,10 @@ struct fdtable {
 };
 
 struct fdtable *fdtable_new(void);
+struct fdtable *fdtable_get(struct fdtable *t);
 void fdtable_put(struct fdtable *t);
+/* A copy for fork (every open fd, same files). */
+struct fdtable *fdtable_dup(struct fdtable *t);
 
 /* Install f at the lowest free fd >= minfd below limit; takes a reference.
  * Returns the fd or -EMFILE. */
@@ -86,7 +121,13 @@ int fd_install_at(struct fdtable *t, struct file *f, int fd, bool cloexec, unsig
 /* The file at fd with a new reference, or NULL. */
 struct file *fd_get(struct fdtable *t, int fd);
 int fd_close(struct fdtable *t, int fd);
+/* close_range(2): close (or mark close-on-exec) every fd in [lo, hi]. */
+void fd_close_range(struct fdtable *t, unsigned lo, unsigned hi, bool cloexec_only);
+/* Close every close-on-exec fd (execve). */
+void fd_close_on_exec(struct fdtable *t);
 int fd_get_cloexec(struct fdtable *t, int fd);
 int fd_set_cloexec(struct fdtable *t, int fd, bool cloexec);
+/* Call fn for each open fd (for /proc/pid/fd) under the table lock. */
+void fd_for_each(struct fdtable *t, void (*fn)(int fd, struct file *f, void *arg), void *arg);
 
 #endif

@@ -22,23 +22,29 @@ static long host_result(long r)
 	return r < 0 ? -errno : r;
 }
 
-static long hf_read(struct file *f, void *buf, size_t len, int64_t off)
+/* The host keeps the offset of a stream we share with it: no pos means the
+ * host's own; a pos is an explicit offset (pread/pwrite). */
+static long hf_read(struct file *f, void *buf, size_t len, int64_t *pos)
 {
 	long r;
 
 	do {
-		r = off < 0 ? read(hostfd_of(f), buf, len) : pread(hostfd_of(f), buf, len, off);
+		r = pos ? pread(hostfd_of(f), buf, len, *pos) : read(hostfd_of(f), buf, len);
 	} while (r < 0 && errno == EINTR);
+	if (r > 0 && pos)
+		*pos += r;
 	return host_result(r);
 }
 
-static long hf_write(struct file *f, const void *buf, size_t len, int64_t off)
+static long hf_write(struct file *f, const void *buf, size_t len, int64_t *pos)
 {
 	long r;
 
 	do {
-		r = off < 0 ? write(hostfd_of(f), buf, len) : pwrite(hostfd_of(f), buf, len, off);
+		r = pos ? pwrite(hostfd_of(f), buf, len, *pos) : write(hostfd_of(f), buf, len);
 	} while (r < 0 && errno == EINTR);
+	if (r > 0 && pos)
+		*pos += r;
 	return host_result(r);
 }
 
@@ -47,9 +53,28 @@ static int64_t hf_llseek(struct file *f, int64_t off, int whence)
 	return host_result(lseek(hostfd_of(f), off, whence));
 }
 
-static int hf_fstat(struct file *f, struct stat *st)
+static int hf_fstat(struct file *f, struct kstat *st)
 {
-	return fstat(hostfd_of(f), st) < 0 ? -errno : 0;
+	struct stat hs;
+
+	if (fstat(hostfd_of(f), &hs) < 0)
+		return -errno;
+	*st = (struct kstat){
+		.ino = hs.st_ino,
+		.dev = hs.st_dev,
+		.mode = hs.st_mode,
+		.uid = hs.st_uid,
+		.gid = hs.st_gid,
+		.nlink = hs.st_nlink,
+		.rdev = hs.st_rdev,
+		.size = (uint64_t)hs.st_size,
+		.blocks = (uint64_t)hs.st_blocks,
+		.blksize = (uint32_t)hs.st_blksize,
+		.atime = hs.st_atim,
+		.mtime = hs.st_mtim,
+		.ctime = hs.st_ctim,
+	};
+	return 0;
 }
 
 /* Only requests with a fixed-size argument that cannot reach beyond the
@@ -98,5 +123,13 @@ static const struct file_ops hostfile_ops = {
 
 struct file *hostfile_new(int hostfd)
 {
-	return file_alloc(&hostfile_ops, 0, (void *)(intptr_t)hostfd);
+	struct file *f = file_alloc(&hostfile_ops, 0, (void *)(intptr_t)hostfd);
+
+	f->fmode = FMODE_PREAD;
+	return f;
+}
+
+int hostfile_fd(struct file *f)
+{
+	return f->ops == &hostfile_ops ? hostfd_of(f) : -1;
 }

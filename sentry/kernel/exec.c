@@ -1,19 +1,22 @@
 /*
- * execve's core: build a new address space with the program and its stack,
- * give it a stub, and point the task's registers at the entry point.
- * The old address space is dropped only once the new one is complete.
+ * execve: find the program, follow "#!" interpreters, load the ELF image and
+ * its PT_INTERP (the dynamic loader), build the stack, and swap the task
+ * onto the new address space. Nothing of the old image is touched until the
+ * new one is complete (the point of no return is the mm swap).
  */
 #include "config.h"
 #include "sentry/kernel/task.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/loader/elf.h"
 #include "sentry/mm/mm.h"
+#include "sentry/fs/file.h"
 #include "platform/platform.h"
 #include "lib/cleanup.h"
 #include "lib/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/random.h>
@@ -21,22 +24,47 @@
 #include <unistd.h>
 
 /* Linux's ELF_ET_DYN_BASE for x86-64 (2/3 of the address space), scaled to the guest's. */
-#define ET_DYN_BASE ALIGN_DOWN(GUEST_MAX_ADDR / 3 * 2, PAGE_SIZE)
+#define ET_DYN_BASE	ALIGN_DOWN(GUEST_MAX_ADDR / 3 * 2, PAGE_SIZE)
 /* Randomisation ranges, as Linux's defaults: 28 bits of pages for mmap and
  * PIE bases, 22 bits for the stack, 32 MiB for brk. */
 #define MMAP_RND_PAGES	(1ul << 28)
 #define STACK_RND_PAGES (1ul << 22)
 #define BRK_RND_BYTES	(32ul << 20)
 /* Linux's mmap_base gap between stack and mmap area: at least 128 MiB. */
-#define MIN_STACK_GAP (128ul << 20)
+#define MIN_STACK_GAP	(128ul << 20)
 /* The minimum signal stack size the kernel reports (AT_MINSIGSTKSZ) on XSAVE hosts. */
 #define MINSIGSTKSZ_AVX 3376
+/* Linux's BINPRM_BUF_SIZE: how much of a file exec looks at first. */
+#define BINPRM_BUF	256
+/* How deep "#!" interpreters may nest (Linux allows 4 levels, then ELOOP). */
+#define MAX_SCRIPT_DEPTH 4
 
-static long hostfile_pread(void *opaque, void *buf, size_t len, uint64_t off)
+struct exec_ctx {
+	struct task *t;
+	const char *filename; /* AT_EXECFN: the path as execve got it */
+	char **argv;	      /* owned: rewritten by "#!" */
+	char *const *envp;
+	const char **why;
+};
+
+static long file_pread(void *opaque, void *buf, size_t len, uint64_t off)
 {
-	long n = pread((int)(intptr_t)opaque, buf, len, (off_t)off);
+	struct file *f = opaque;
+	int64_t pos = (int64_t)off;
 
-	return n < 0 ? -errno : n;
+	if (!f->ops->read)
+		return -EACCES;
+	return f->ops->read(f, buf, len, &pos);
+}
+
+static int file_size(struct file *f, uint64_t *size)
+{
+	struct kstat st;
+	int ret = f->ops->fstat ? f->ops->fstat(f, &st) : -EACCES;
+
+	if (ret == 0)
+		*size = st.size;
+	return ret;
 }
 
 static uint64_t random_below(uint64_t n)
@@ -48,75 +76,144 @@ static uint64_t random_below(uint64_t n)
 	return r % n;
 }
 
-static uint64_t rlim_cur(const struct task *t, int res)
+static char **strv_copy(char *const *v)
 {
-	return t->rlim[res].rlim_cur;
+	size_t n = 0;
+	char **c;
+
+	while (v && v[n])
+		n++;
+	c = xzalloc((n + 1) * sizeof(*c));
+	for (size_t i = 0; i < n; i++)
+		c[i] = xstrdup(v[i]);
+	return c;
 }
 
-int task_exec(struct task *t, const char *path, char *const argv[], char *const envp[],
-	      const char **why)
+static void strv_free(char **v)
 {
-	cleanup_close int fd = -1;
-	struct elf_file file;
-	struct elf_info info;
-	struct elf_load_result res;
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* Open a program for execution: a regular file the task may execute, on a
+ * mount that allows it. */
+static int open_exec(struct task *t, int dirfd, const char *path, unsigned lookup,
+		     struct file **out)
+{
+	struct file *f;
+	struct inode *inode;
+	int ret = vfs_open(t, dirfd, path, O_RDONLY, 0, lookup, &f);
+
+	if (ret == -EISDIR)
+		return -EACCES;
+	if (ret)
+		return ret;
+	inode = f->inode;
+	if (!inode || !S_ISREG(inode->mode) || (f->path.mnt && (f->path.mnt->flags & MNT_NOEXEC)))
+		ret = -EACCES;
+	else
+		ret = inode_permission(&t->creds, inode, MAY_EXEC);
+	if (ret) {
+		file_put(f);
+		return ret;
+	}
+	*out = f;
+	return 0;
+}
+
+/* Parse the ELF in f (everything checked). */
+static int parse_image(struct file *f, struct elf_file *ef, struct elf_info *info,
+		       const char **why)
+{
+	int ret;
+
+	*ef = (struct elf_file){.pread = file_pread, .opaque = f};
+	ret = file_size(f, &ef->size);
+	return ret ? ret : elf_parse(ef, info, why);
+}
+
+/* Build the new image from the ELF file f; on success the task runs it. */
+static int exec_elf(struct exec_ctx *x, struct file *f)
+{
+	struct task *t = x->t;
+	struct elf_info info = {0}, iinfo = {0};
+	struct elf_load_result res, ires = {0};
+	struct elf_file ef, ief;
+	uint64_t ibias = 0;
 	struct stack_params sp = {0};
 	struct address_space *as = NULL;
+	struct file *interp = NULL;
 	struct mm *mm = NULL;
-	struct stat st;
 	uint64_t stack_limit, stack_top, gap, bias = 0, rsp;
 	const char *base;
 	int ret;
 
-	*why = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if (!S_ISREG(st.st_mode) || access(path, X_OK) < 0)
-		return -EACCES;
-	file = (struct elf_file){.pread = hostfile_pread,
-				 .opaque = (void *)(intptr_t)fd,
-				 .size = (uint64_t)st.st_size};
-	ret = elf_parse(&file, &info, why);
-	if (ret < 0)
-		return ret;
-	if (info.interp) {
-		*why = "dynamically linked programs need a root filesystem, which rung does not "
-		       "have yet: use a static build";
-		ret = -ENOEXEC;
-		goto out;
-	}
-
 	ret = mm_new(t->k->mf, t->k->cfg.memory_limit, &mm);
 	if (ret < 0)
-		goto out;
+		return ret;
 	/* Layout, as Linux: stack at the top (randomised), the mmap area below
 	 * it with a gap for the stack limit, PIE images at ET_DYN_BASE. */
-	stack_limit = rlim_cur(t, RLIMIT_STACK);
+	stack_limit = t->rlim[RLIMIT_STACK].rlim_cur;
 	if (stack_limit == RLIM_INFINITY || stack_limit > MM_STACK_RESERVE_MAX)
 		stack_limit = MM_STACK_RESERVE_MAX;
 	stack_limit = MAX(stack_limit, 128ul * 1024);
 	stack_top = GUEST_MAX_ADDR - random_below(STACK_RND_PAGES) * PAGE_SIZE;
 	gap = MAX(stack_limit, MIN_STACK_GAP) + STACK_GUARD_GAP;
-	mm->mmap_base =
-		ALIGN_DOWN(stack_top - gap - random_below(MMAP_RND_PAGES) * PAGE_SIZE, PAGE_SIZE);
+	mm->mmap_base = ALIGN_DOWN(stack_top - gap - random_below(MMAP_RND_PAGES) * PAGE_SIZE,
+				   PAGE_SIZE);
+
+	ret = parse_image(f, &ef, &info, x->why);
+	if (ret)
+		goto out;
 	if (info.pie)
 		bias = ET_DYN_BASE - info.lo + random_below(MMAP_RND_PAGES) * PAGE_SIZE;
-
-	ret = elf_load(mm, &file, &info, bias, &res);
-	if (ret < 0)
+	ret = elf_load(mm, &ef, &info, bias, &res);
+	if (ret)
 		goto out;
 	mm_set_brk(mm, res.end + ALIGN_DOWN(random_below(BRK_RND_BYTES), PAGE_SIZE));
 
-	sp.argv = (const char *const *)argv;
-	sp.envp = (const char *const *)envp;
-	sp.execfn = path;
+	if (info.interp) {
+		if (t->k->host_exec) {
+			*x->why = "dynamically linked programs need a root filesystem "
+				  "(rung do --rootfs), or use a static build";
+			ret = -ENOEXEC;
+			goto out;
+		}
+		ret = open_exec(t, AT_FDCWD, info.interp, LOOKUP_FOLLOW, &interp);
+		if (ret) {
+			*x->why = "cannot open its program interpreter (PT_INTERP)";
+			goto out;
+		}
+		ret = parse_image(interp, &ief, &iinfo, x->why);
+		if (ret)
+			goto out;
+		if (iinfo.interp) {
+			*x->why = "the program interpreter has an interpreter itself";
+			ret = -ELIBBAD;
+			goto out;
+		}
+		/* The interpreter goes wherever mmap would put an image of its size. */
+		if (iinfo.pie) {
+			uint64_t at = mm_unmapped_area(mm, iinfo.hi - iinfo.lo);
+			if (!at) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			ibias = at - iinfo.lo;
+		}
+		ret = elf_load(mm, &ief, &iinfo, ibias, &ires);
+		if (ret)
+			goto out;
+	}
+
+	sp.argv = (const char *const *)x->argv;
+	sp.envp = (const char *const *)x->envp;
+	sp.execfn = x->filename;
 	sp.phdr = res.phdr;
 	sp.phnum = info.ehdr.e_phnum;
 	sp.entry = res.entry;
-	sp.base = 0;
+	sp.base = info.interp ? ires.bias : 0;
 	sp.uid = t->creds.uid;
 	sp.euid = t->creds.euid;
 	sp.gid = t->creds.gid;
@@ -133,7 +230,7 @@ int task_exec(struct task *t, const char *path, char *const argv[], char *const 
 	if (ret < 0)
 		goto out;
 
-	/* The point of no return: a stub for the new image. */
+	/* A stub for the new image. */
 	ret = t->k->plat->ops->as_new(t->k->plat, &as);
 	if (ret < 0)
 		goto out;
@@ -141,11 +238,12 @@ int task_exec(struct task *t, const char *path, char *const argv[], char *const 
 	if (ret < 0)
 		goto out;
 
+	/* The point of no return. */
 	mm_put(t->mm);
 	t->mm = mm;
 	mm = NULL;
 	memset(&t->cpu, 0, sizeof(t->cpu));
-	t->cpu.regs.rip = res.entry;
+	t->cpu.regs.rip = info.interp ? ires.entry : res.entry;
 	t->cpu.regs.rsp = rsp;
 	t->cpu.regs.cs = 0x33;	    /* __USER_CS */
 	t->cpu.regs.ss = 0x2b;	    /* __USER_DS */
@@ -153,12 +251,152 @@ int task_exec(struct task *t, const char *path, char *const argv[], char *const 
 	t->cpu.valid = CPU_REGS_ALL;
 	t->cpu.dirty = CPU_DIRTY_ALL;
 	t->cpu.fpu_reset = true;
-	base = strrchr(path, '/');
-	base = base ? base + 1 : path;
+	base = strrchr(x->filename, '/');
+	base = base ? base + 1 : x->filename;
 	memset(t->comm, 0, sizeof(t->comm));
 	strncpy(t->comm, base, sizeof(t->comm) - 1);
+	fd_close_on_exec(t->files);
+	/* Handlers do not survive an exec; ignored signals stay ignored. */
+	for (int i = 0; i < GUEST_NSIG; i++) {
+		struct k_sigaction *sa = &t->sigactions[i];
+		if (sa->handler != (uint64_t)(uintptr_t)SIG_IGN)
+			sa->handler = (uint64_t)(uintptr_t)SIG_DFL;
+		sa->flags = 0;
+		sa->mask = 0;
+		sa->restorer = 0;
+	}
+	t->robust_list = 0;
+	t->robust_list_len = 0;
 out:
 	mm_put(mm); /* on failure: the half-built image, with its stub if it got one */
+	if (interp)
+		file_put(interp);
 	elf_info_release(&info);
+	elf_info_release(&iinfo);
+	return ret;
+}
+
+/*
+ * A "#!" script: argv becomes interpreter [optional-arg] filename argv[1...],
+ * and the interpreter is executed in its place (Linux's binfmt_script).
+ */
+static int exec_file(struct exec_ctx *x, struct file *f, int depth);
+
+static int exec_script(struct exec_ctx *x, char *buf, size_t n, int depth)
+{
+	char *line = buf + 2, *end, *interp, *arg = NULL, **argv;
+	struct file *f;
+	size_t argc = 0, i, k = 0;
+	int ret;
+
+	if (depth >= MAX_SCRIPT_DEPTH)
+		return -ELOOP;
+	end = memchr(buf, '\n', n);
+	if (!end) {
+		/* The whole first line must fit (Linux: else ENOEXEC). */
+		if (n >= BINPRM_BUF)
+			return -ENOEXEC;
+		end = buf + n;
+	}
+	*end = '\0';
+	while (*line == ' ' || *line == '\t')
+		line++;
+	if (!*line)
+		return -ENOEXEC;
+	interp = line;
+	while (*line && *line != ' ' && *line != '\t')
+		line++;
+	if (*line) {
+		*line++ = '\0';
+		while (*line == ' ' || *line == '\t')
+			line++;
+		/* The rest of the line, trailing blanks removed, is one argument. */
+		end = line + strlen(line);
+		while (end > line && (end[-1] == ' ' || end[-1] == '\t'))
+			*--end = '\0';
+		if (*line)
+			arg = line;
+	}
+	while (x->argv[argc])
+		argc++;
+	argv = xzalloc((argc + 3) * sizeof(*argv));
+	argv[k++] = xstrdup(interp);
+	if (arg)
+		argv[k++] = xstrdup(arg);
+	argv[k++] = xstrdup(x->filename);
+	for (i = 1; i < argc; i++)
+		argv[k++] = xstrdup(x->argv[i]);
+	ret = open_exec(x->t, AT_FDCWD, interp, LOOKUP_FOLLOW, &f);
+	if (ret) {
+		strv_free(argv);
+		return ret;
+	}
+	strv_free(x->argv);
+	x->argv = argv;
+	ret = exec_file(x, f, depth + 1);
+	file_put(f);
+	return ret;
+}
+
+static int exec_file(struct exec_ctx *x, struct file *f, int depth)
+{
+	char buf[BINPRM_BUF];
+	long n = file_pread(f, buf, sizeof(buf), 0);
+
+	if (n < 0)
+		return (int)n;
+	if (n >= 2 && buf[0] == '#' && buf[1] == '!') {
+		if (x->t->k->host_exec) {
+			*x->why = "scripts need a root filesystem (rung do --rootfs)";
+			return -ENOEXEC;
+		}
+		return exec_script(x, buf, (size_t)n, depth);
+	}
+	return exec_elf(x, f);
+}
+
+int task_exec(struct task *t, int dirfd, const char *path, char *const argv[],
+	      char *const envp[], int flags, const char **why)
+{
+	struct exec_ctx x = {.t = t, .filename = path, .envp = envp, .why = why};
+	struct file *f;
+	unsigned lookup = ((flags & AT_SYMLINK_NOFOLLOW) ? 0 : LOOKUP_FOLLOW) |
+			  ((flags & AT_EMPTY_PATH) ? LOOKUP_EMPTY : 0);
+	int ret;
+
+	*why = NULL;
+	ret = open_exec(t, dirfd, path, lookup, &f);
+	if (ret)
+		return ret;
+	x.argv = strv_copy(argv);
+	ret = exec_file(&x, f, 0);
+	file_put(f);
+	strv_free(x.argv);
+	return ret;
+}
+
+int task_exec_init(struct task *t, const char **why)
+{
+	struct exec_ctx x = {.t = t, .filename = t->init_path, .envp = t->init_envp, .why = why};
+	struct file *f;
+	struct stat st;
+	int fd, ret;
+
+	*why = NULL;
+	if (!t->k->host_exec)
+		return task_exec(t, AT_FDCWD, t->init_path, t->init_argv, t->init_envp, 0, why);
+	/* No root filesystem: the program is a host file the sentry reads itself. */
+	fd = open(t->init_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || access(t->init_path, X_OK) < 0) {
+		close(fd);
+		return -EACCES;
+	}
+	f = hostfile_new(fd);
+	x.argv = strv_copy(t->init_argv);
+	ret = exec_file(&x, f, 0);
+	file_put(f);
+	strv_free(x.argv);
 	return ret;
 }

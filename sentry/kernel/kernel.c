@@ -4,6 +4,8 @@
 #include "sentry/kernel/task.h"
 #include "sentry/mm/memfile.h"
 #include "sentry/fs/file.h"
+#include "sentry/fs/tmpfs.h"
+#include "sentry/fs/devfs.h"
 #include "platform/platform.h"
 #include "lib/error.h"
 #include "lib/log.h"
@@ -48,10 +50,77 @@ fail:
 	return ret;
 }
 
+void kernel_set_root(struct kernel *k, struct super_block *sb, unsigned flags, const char *source)
+{
+	k->mntns = mntns_new(sb, flags, source);
+	k->root.mnt = mount_get(k->mntns->root);
+	k->root.dentry = dentry_get(k->mntns->root->root);
+}
+
+/* Find or create (as root) the directory name under p; *out is referenced. */
+static int mkdir_one(struct path *p, const char *name, struct dentry **out)
+{
+	struct inode *dir = p->dentry->inode, *inode = NULL;
+	struct dentry *d;
+	struct creds root;
+	int ret;
+
+	creds_init(&root, 0, 0);
+	pthread_mutex_lock(&dir->dir_lock);
+	ret = vfs_lookup_child_locked(p, name, &d);
+	if (ret == 0 && !d->inode) {
+		ret = dir->ops->mkdir ? dir->ops->mkdir(dir, name, S_IFDIR | 0755, &root, &inode)
+				      : -EROFS;
+		dentry_put(d);
+		d = NULL;
+		if (ret == 0) {
+			d = dentry_add(p->dentry, name, inode);
+			inode_put(inode);
+		}
+	}
+	pthread_mutex_unlock(&dir->dir_lock);
+	if (ret == 0)
+		*out = d;
+	return ret;
+}
+
+int kernel_mount(struct kernel *k, const char *path, struct super_block *sb, unsigned flags,
+		 const char *source, struct rung_error *err)
+{
+	struct path p = k->root;
+	char *copy = xstrdup(path), *save = NULL, *name;
+	int ret = 0;
+
+	path_get(&p);
+	for (name = strtok_r(copy, "/", &save); name && ret == 0; name = strtok_r(NULL, "/", &save)) {
+		struct dentry *d;
+		struct mount *m;
+		ret = mkdir_one(&p, name, &d);
+		if (ret)
+			break;
+		dentry_put(p.dentry);
+		p.dentry = d;
+		/* Step onto whatever is already mounted there. */
+		while (p.dentry->nmounts && (m = mount_lookup(p.mnt, p.dentry))) {
+			path_put(&p);
+			p.mnt = m;
+			p.dentry = dentry_get(m->root);
+		}
+	}
+	if (ret == 0)
+		ret = mount_attach(k->mntns, &p, sb, flags, source);
+	path_put(&p);
+	free(copy);
+	if (ret < 0)
+		return rung_error_make(err, -ret, "mount %s on `%s`", sb->fstype, path);
+	return 0;
+}
+
 void kernel_destroy(struct kernel *k)
 {
 	if (!k)
 		return;
+	path_put(&k->root);
 	if (k->plat)
 		k->plat->ops->destroy(k->plat);
 	memfile_destroy(k->mf);
@@ -96,19 +165,24 @@ int kernel_start_init(struct kernel *k, const char *path, char *const argv[], ch
 {
 	struct task *t = xzalloc(sizeof(*t));
 	pthread_attr_t attr;
-	char cwd[4096];
 	int ret;
 
 	t->k = k;
 	t->tid = t->tgid = k->next_tid++;
 	t->ppid = 0;
-	t->creds.uid = t->creds.euid = t->creds.suid = t->creds.fsuid = (uint32_t)getuid();
-	t->creds.gid = t->creds.egid = t->creds.sgid = t->creds.fsgid = (uint32_t)getgid();
+	creds_init(&t->creds, (uint32_t)getuid(), (uint32_t)getgid());
 	for (int r = 0; r < RLIM_NLIMITS; r++)
 		getrlimit(r, &t->rlim[r]);
-	t->umask = 022;
-	t->cwd = xstrdup(getcwd(cwd, sizeof(cwd)) ? cwd : "/");
+	t->fs = fs_struct_new(&k->root, &k->root);
 	t->files = fdtable_new();
+	/* The working directory the caller asked for, when the guest has it. */
+	if (k->cfg.cwd) {
+		struct path p;
+		if (vfs_lookup(t, AT_FDCWD, k->cfg.cwd, LOOKUP_FOLLOW | LOOKUP_DIRECTORY, &p) == 0) {
+			fs_set_cwd(t->fs, &p);
+			path_put(&p);
+		}
+	}
 	ret = import_stdio(t->files, err);
 	if (ret < 0)
 		goto fail;
@@ -144,7 +218,7 @@ fail:
 	if (t->ctx)
 		t->ctx->ops->release(t->ctx);
 	fdtable_put(t->files);
-	free(t->cwd);
+	fs_struct_put(t->fs);
 	free(t);
 	return -1;
 }

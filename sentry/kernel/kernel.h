@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "sentry/vfs/vfs.h"
+
 struct rung_error;
 struct memfile;
 struct platform;
@@ -20,6 +22,7 @@ struct kernel_config {
 	const struct platform_ops *platform;
 	bool strace;
 	uint64_t memory_limit; /* guest memory, bytes */
+	const char *cwd;       /* the init task's working directory (guest path) */
 };
 
 struct kernel {
@@ -31,6 +34,11 @@ struct kernel {
 
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
+	struct mnt_namespace *mntns;
+	struct path root; /* the guest's "/" */
+	/* The init program is a host path read by the sentry itself (no rootfs
+	 * configured: the issue-2 mode, for static test programs). */
+	bool host_exec;
 	struct task *init;
 	int next_tid;
 	unsigned live_tasks;
@@ -44,6 +52,16 @@ struct kernel {
 
 int kernel_create(const struct kernel_config *cfg, struct kernel **out, struct rung_error *err);
 void kernel_destroy(struct kernel *k);
+
+/* No root filesystem to serve: an empty tmpfs root with /dev and /tmp, and
+ * the init program read from a host path (sentry/kernel/boot.c). */
+int kernel_boot_empty_root(struct kernel *k, struct rung_error *err);
+
+/* Make sb (with flags MNT_*) the guest's root filesystem. */
+void kernel_set_root(struct kernel *k, struct super_block *sb, unsigned flags, const char *source);
+/* Mount sb at the guest directory path (created if missing). */
+int kernel_mount(struct kernel *k, const char *path, struct super_block *sb, unsigned flags,
+		 const char *source, struct rung_error *err);
 
 /*
  * Start the init task running path (a host path for now) with argv and envp,

@@ -5,6 +5,8 @@
 #include "sentry/mm/mm.h"
 #include "sentry/fs/file.h"
 #include "syscalls/syscall.h"
+#include "sentry/kernel/wait.h"
+#include "sentry/vfs/vfs.h"
 #include "lib/log.h"
 #include "lib/util.h"
 
@@ -17,11 +19,16 @@
 #include <time.h>
 #include <unistd.h>
 
+static __thread struct task *current;
+
+struct task *current_task(void)
+{
+	return current;
+}
+
 void task_interrupt(struct task *t)
 {
-	__atomic_store_n(&t->interrupted, 1, __ATOMIC_SEQ_CST);
-	__atomic_add_fetch(&t->wake_seq, 1, __ATOMIC_SEQ_CST);
-	syscall(SYS_futex, &t->wake_seq, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	task_wake(t);
 	t->ctx->ops->interrupt(t->ctx);
 }
 
@@ -36,6 +43,11 @@ static bool task_should_stop(struct task *t)
 	return stop || t->exiting;
 }
 
+bool task_interrupted(struct task *t)
+{
+	return task_should_stop(t);
+}
+
 int task_sleep_until(struct task *t, int clock, uint64_t deadline_ns)
 {
 	struct timespec ts = {
@@ -47,8 +59,7 @@ int task_sleep_until(struct task *t, int clock, uint64_t deadline_ns)
 	for (;;) {
 		uint32_t seq = __atomic_load_n(&t->wake_seq, __ATOMIC_SEQ_CST);
 		long r;
-		if (__atomic_exchange_n(&t->interrupted, 0, __ATOMIC_SEQ_CST) ||
-		    task_should_stop(t))
+		if (task_interrupted(t))
 			return -EINTR;
 		r = syscall(SYS_futex, &t->wake_seq, op, seq, &ts, NULL, FUTEX_BITSET_MATCH_ANY);
 		if (r < 0 && errno == ETIMEDOUT)
@@ -106,6 +117,7 @@ static void task_release(struct task *t)
 	mm_put(t->mm);
 	t->mm = NULL;
 	fdtable_put(t->files);
+	fs_struct_put(t->fs);
 	t->ctx->ops->release(t->ctx);
 	pthread_mutex_lock(&k->lock);
 	if (k->init == t)
@@ -115,7 +127,6 @@ static void task_release(struct task *t)
 		pthread_cond_broadcast(&k->cond);
 	}
 	pthread_mutex_unlock(&k->lock);
-	free(t->cwd);
 	free(t->init_path);
 	for (char **p = t->init_argv; p && *p; p++)
 		free(*p);
@@ -143,8 +154,9 @@ void *task_main(void *arg)
 	/* Host signals are the main thread's business. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	current = t;
 
-	ret = task_exec(t, t->init_path, t->init_argv, t->init_envp, &why);
+	ret = task_exec_init(t, &why);
 	if (ret < 0) {
 		log_error("cannot run `%s`: %s", t->init_path, why ? why : strerror(-ret));
 		task_exit_group(t, exec_failure_status(ret));
@@ -175,7 +187,6 @@ void *task_main(void *arg)
 			task_handle_fault(t, &ev);
 			break;
 		case PEVENT_INTERRUPT:
-			__atomic_store_n(&t->interrupted, 0, __ATOMIC_SEQ_CST);
 			break;
 		}
 	}

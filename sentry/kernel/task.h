@@ -13,10 +13,12 @@
 #include <sys/types.h>
 
 #include "platform/platform.h"
+#include "sentry/kernel/creds.h"
 
 struct kernel;
 struct mm;
 struct fdtable;
+struct fs_struct;
 
 #define TASK_COMM_LEN 16
 #define GUEST_NSIG    64
@@ -29,10 +31,6 @@ struct k_sigaction {
 	uint64_t mask;
 };
 
-struct creds {
-	uint32_t uid, euid, suid, fsuid;
-	uint32_t gid, egid, sgid, fsgid;
-};
 
 struct task {
 	struct kernel *k;
@@ -46,10 +44,9 @@ struct task {
 	struct cpu_state cpu;
 	struct mm *mm;
 	struct fdtable *files;
+	struct fs_struct *fs; /* root, cwd, umask */
 	struct creds creds;
 	struct rlimit rlim[RLIM_NLIMITS];
-	uint32_t umask;
-	char *cwd; /* until the VFS exists: a host-style path */
 
 	/* Signals: dispositions and mask are recorded; delivery comes with processes. */
 	struct k_sigaction sigactions[GUEST_NSIG];
@@ -58,18 +55,28 @@ struct task {
 	uint64_t clear_child_tid;
 	uint64_t robust_list, robust_list_len;
 
-	/* Blocking: a futex word bumped by task_interrupt(). */
+	/* Blocking: a futex word bumped by every wake-up (sentry/kernel/wait.h). */
 	uint32_t wake_seq;
-	int interrupted; /* atomic: an interruption is pending */
-	bool exiting;	 /* the run loop stops after this syscall */
+	bool exiting; /* the run loop stops after this syscall */
 
 	/* What the task execs first (kernel_start_init). */
 	char *init_path;
 	char **init_argv, **init_envp;
 };
 
+/* What identifies the task's process as the owner of POSIX locks. */
+static inline const void *task_lock_owner(struct task *t)
+{
+	return (const void *)(uintptr_t)t->tgid;
+}
+
+/* The task the calling sentry thread runs (NULL on other threads). */
+struct task *current_task(void);
+
 /* Make the task's current or next blocking wait, or guest run, return soon. */
 void task_interrupt(struct task *t);
+/* Must the task stop waiting (it is exiting; later: a signal is pending)? */
+bool task_interrupted(struct task *t);
 
 /*
  * Sleep until the absolute time deadline (ns on clock, CLOCK_MONOTONIC or
@@ -85,10 +92,16 @@ static inline void task_regs_dirty(struct task *t, unsigned what)
 	t->cpu.dirty |= what;
 }
 
-/* Replace the task's program: load path, build its stack, new address space.
- * Returns 0 or -errno (and *why for ENOEXEC). */
-int task_exec(struct task *t, const char *path, char *const argv[], char *const envp[],
-	      const char **why);
+/*
+ * Replace the task's program with the executable path (a guest path, resolved
+ * in the task's filesystem): load it (following #! and PT_INTERP), build its
+ * stack, give it a new address space. Returns 0 or -errno (and *why, a
+ * static reason, for ENOEXEC and friends).
+ */
+int task_exec(struct task *t, int dirfd, const char *path, char *const argv[],
+	      char *const envp[], int flags, const char **why);
+/* The init task's first exec (kernel_start_init's program). */
+int task_exec_init(struct task *t, const char **why);
 
 /* The task's thread group exits with status (exit_group, fatal signal). */
 void task_exit_group(struct task *t, int status);

@@ -11,6 +11,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#define MEMFILE_MAP_HINT 0x100000000000ul
+
 #ifndef MFD_EXEC
 #define MFD_EXEC 0x0010u
 #endif
@@ -44,7 +46,10 @@ int memfile_create(uint64_t capacity, struct memfile **out, struct rung_error *e
 		return rung_error_make(err, e, "size the memory file to %llu bytes",
 				       (unsigned long long)capacity);
 	}
-	base = mmap(NULL, capacity, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+	/* Low in the address space, away from the top where libraries, stacks and
+	 * the platform's stub page live (a hint: the kernel may choose elsewhere). */
+	base = mmap((void *)MEMFILE_MAP_HINT, capacity, PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_NORESERVE, fd, 0);
 	if (base == MAP_FAILED) {
 		int e = errno;
 		close(fd);

@@ -19,7 +19,8 @@
 
 struct rung_error;
 
-#define MEMFILE_DEFAULT_CAPACITY (1ull << 40)
+/* 16 TiB of (sparse) file: guest memory, tmpfs data and page caches. */
+#define MEMFILE_DEFAULT_CAPACITY (1ull << 44)
 
 struct memfile {
 	int fd;

@@ -41,7 +41,7 @@
 	(MAP_SHARED | MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS | MAP_DENYWRITE | MAP_EXECUTABLE | \
 	 MAP_UNINITIALIZED | MAP_GROWSDOWN | MAP_LOCKED | MAP_NORESERVE | MAP_POPULATE |         \
 	 MAP_NONBLOCK | MAP_STACK | MAP_HUGETLB | MAP_32BIT | MAP_FIXED_NOREPLACE | MAP_SYNC |   \
-	 (0x3f << 26) /* MAP_HUGE_SHIFT bits */)
+	 (0x3fu << 26) /* MAP_HUGE_SHIFT bits */)
 
 int mm_new(struct memfile *mf, uint64_t limit, struct mm **out)
 {
@@ -214,8 +214,8 @@ static long mmap_locked(struct mm *mm, const struct mmap_req *req)
 			return -EPERM; /* below vm.mmap_min_addr */
 		if (addr > GUEST_MAX_ADDR - len)
 			return -ENOMEM;
-		if ((flags & MAP_FIXED_NOREPLACE) && !(flags & MAP_FIXED) &&
-		    !mm_range_free(mm, addr, addr + len)) {
+		/* Linux: NOREPLACE never replaces, even when MAP_FIXED comes with it. */
+		if ((flags & MAP_FIXED_NOREPLACE) && !mm_range_free(mm, addr, addr + len)) {
 			struct vma *v = mm_find_vma_after(mm, addr);
 			/* Only a real overlap is EEXIST; a guard gap alone is not. */
 			if (v && v->start < addr + len)
@@ -302,6 +302,19 @@ int mm_map_stack(struct mm *mm, uint64_t top, uint64_t len, uint64_t reserve)
 out:
 	pthread_rwlock_unlock(&mm->lock);
 	return ret;
+}
+
+uint64_t mm_unmapped_area(struct mm *mm, uint64_t len)
+{
+	uint64_t addr;
+
+	len = ALIGN_UP(len, PAGE_SIZE);
+	pthread_rwlock_rdlock(&mm->lock);
+	addr = mm_find_gap(mm, GUEST_MIN_ADDR, mm->mmap_base, len);
+	if (!addr)
+		addr = mm_find_gap(mm, mm->mmap_base, GUEST_MAX_ADDR, len);
+	pthread_rwlock_unlock(&mm->lock);
+	return addr;
 }
 
 long mm_mmap(struct mm *mm, const struct mmap_req *req)
@@ -407,7 +420,6 @@ int mm_mprotect(struct mm *mm, uint64_t addr, uint64_t len, int prot)
 	/* Linux changes the VMAs up to the first hole, then reports ENOMEM. */
 	while (v && v->start < end) {
 		struct vma *next;
-		uint64_t reach = v->end;
 		if (v->start < addr) {
 			v = vma_split(mm, v, addr);
 			continue;
@@ -417,11 +429,12 @@ int mm_mprotect(struct mm *mm, uint64_t addr, uint64_t len, int prot)
 		ret = vma_set_prot(mm, v, prot);
 		if (ret < 0)
 			goto out;
-		next = vma_next(v);
-		vma_merge(mm, v);
-		if (reach >= end)
+		/* The merge may free v's neighbours: look for the next VMA after it. */
+		v = vma_merge(mm, v);
+		if (v->end >= end)
 			break;
-		if (!next || next->start != reach) {
+		next = vma_next(v);
+		if (!next || next->start != v->end) {
 			ret = -ENOMEM;
 			goto out;
 		}
@@ -577,12 +590,13 @@ static long mremap_locked(struct mm *mm, uint64_t old_addr, uint64_t old_len, ui
 		return -ENOMEM;
 
 	if (!(flags & MREMAP_FIXED)) {
-		if (old_len && new_len <= old_len) {
+		/* DONTUNMAP always moves (Linux treats it like MREMAP_FIXED). */
+		if (old_len && new_len <= old_len && !(flags & MREMAP_DONTUNMAP)) {
 			ret = range_unmap(mm, old_addr + new_len, old_end, true);
 			return ret < 0 ? ret : (long)old_addr;
 		}
 		/* Grow in place when the space after the VMA is free. */
-		if (old_len && old_end == v->end &&
+		if (old_len && new_len > old_len && old_end == v->end &&
 		    mm_range_free(mm, old_end, old_addr + new_len) &&
 		    old_addr + new_len <= GUEST_MAX_ADDR) {
 			ret = vma_extend_up(mm, v, old_addr + new_len);
@@ -741,6 +755,8 @@ int mm_madvise(struct mm *mm, uint64_t addr, uint64_t len, int advice)
 
 	if (!IS_ALIGNED(addr, PAGE_SIZE) || !advice_known(advice))
 		return -EINVAL;
+	if (len > UINT64_MAX - (PAGE_SIZE - 1))
+		return -EINVAL; /* Linux: a length that rounds up to zero */
 	len = ALIGN_UP(len, PAGE_SIZE);
 	if (addr > UINT64_MAX - len)
 		return -EINVAL;

@@ -134,6 +134,10 @@ bool mm_access_ok(struct mm *mm, uint64_t addr, size_t len, bool want_write);
 /* Read guest memory regardless of its protection (instruction bytes for reports). */
 int mm_peek(struct mm *mm, void *dst, uint64_t addr, size_t len);
 
+/* A free range of len bytes, top-down from the mmap base (as mmap with no
+ * hint would choose), or 0 when there is none. */
+uint64_t mm_unmapped_area(struct mm *mm, uint64_t len);
+
 /* Lookup (caller holds mm->lock): the VMA containing addr, or NULL. */
 struct vma *mm_find_vma(struct mm *mm, uint64_t addr);
 /* The first VMA with end > addr, or NULL. */

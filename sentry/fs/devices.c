@@ -1,0 +1,127 @@
+/* /dev/null, zero, full, random, urandom and tty. */
+#include "config.h"
+#include "sentry/fs/devices.h"
+#include "sentry/fs/file.h"
+#include "lib/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+static int host_tty = -1;
+
+void chrdev_set_tty(int hostfd)
+{
+	host_tty = hostfd;
+}
+
+static long null_read(struct file *f, void *buf, size_t len, int64_t *pos)
+{
+	return 0;
+}
+
+static long sink_write(struct file *f, const void *buf, size_t len, int64_t *pos)
+{
+	return (long)len;
+}
+
+static long zero_read(struct file *f, void *buf, size_t len, int64_t *pos)
+{
+	memset(buf, 0, len);
+	return (long)len;
+}
+
+static long full_write(struct file *f, const void *buf, size_t len, int64_t *pos)
+{
+	return -ENOSPC;
+}
+
+static long random_read(struct file *f, void *buf, size_t len, int64_t *pos)
+{
+	ssize_t n = getrandom(buf, len, 0);
+
+	return n < 0 ? -errno : n;
+}
+
+static int64_t dev_llseek(struct file *f, int64_t off, int whence)
+{
+	return 0; /* Linux: seeking a memory device succeeds and means nothing */
+}
+
+static int dev_fstat(struct file *f, struct kstat *st)
+{
+	inode_stat(f->inode, st);
+	return 0;
+}
+
+static int dev_setfl(struct file *f, int flags)
+{
+	f->flags = flags;
+	return 0;
+}
+
+static const struct file_ops null_ops = {
+	.read = null_read, .write = sink_write, .llseek = dev_llseek,
+	.fstat = dev_fstat, .setfl = dev_setfl,
+};
+static const struct file_ops zero_ops = {
+	.read = zero_read, .write = sink_write, .llseek = dev_llseek,
+	.fstat = dev_fstat, .setfl = dev_setfl,
+};
+static const struct file_ops full_ops = {
+	.read = zero_read, .write = full_write, .llseek = dev_llseek,
+	.fstat = dev_fstat, .setfl = dev_setfl,
+};
+static const struct file_ops random_ops = {
+	.read = random_read, .write = sink_write, .llseek = dev_llseek,
+	.fstat = dev_fstat, .setfl = dev_setfl,
+};
+
+bool file_is_dev_zero(struct file *f)
+{
+	return f->ops == &zero_ops;
+}
+
+int chrdev_open(struct inode *inode, int flags, struct file **out)
+{
+	const struct file_ops *ops;
+	struct file *f;
+
+	switch (inode->rdev) {
+	case DEV_MEM_NULL:
+		ops = &null_ops;
+		break;
+	case DEV_MEM_ZERO:
+		ops = &zero_ops;
+		break;
+	case DEV_MEM_FULL:
+		ops = &full_ops;
+		break;
+	case DEV_MEM_RANDOM:
+	case DEV_MEM_URANDOM:
+		ops = &random_ops;
+		break;
+	case DEV_TTY: {
+		/* The caller's terminal, when rung was started from one. */
+		int fd;
+		if (host_tty < 0)
+			return -ENXIO;
+		fd = fcntl(host_tty, F_DUPFD_CLOEXEC, 3);
+		if (fd < 0)
+			return -errno;
+		f = hostfile_new(fd);
+		f->inode = inode_get(inode);
+		*out = f;
+		return 0;
+	}
+	default:
+		return -ENXIO;
+	}
+	f = file_alloc(ops, flags, NULL);
+	f->inode = inode_get(inode);
+	f->fmode = FMODE_PREAD;
+	*out = f;
+	return 0;
+}

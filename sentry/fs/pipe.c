@@ -1,0 +1,326 @@
+/*
+ * Pipes: a ring buffer, reader and writer counts, and two wait queues.
+ * Anonymous pipes get an inode on an internal "pipefs" so fstat and
+ * /proc/pid/fd see them as Linux shows them (pipe:[ino]); fifos keep their
+ * pipe on their own inode.
+ */
+#include "config.h"
+#include "sentry/fs/pipe.h"
+#include "sentry/fs/file.h"
+#include "sentry/kernel/task.h"
+#include "sentry/kernel/wait.h"
+#include "lib/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/ioctl.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PIPEFS_MAGIC 0x50495045
+
+struct pipe {
+	int refs;
+	pthread_mutex_t lock;
+	char *buf;
+	size_t cap, head, len; /* ring: data at [head, head+len) mod cap */
+	unsigned readers, writers;
+	unsigned r_opens, w_opens; /* counters that fifo opens wait on */
+	struct waitq rq, wq;	   /* waiting to read, to write (or open) */
+};
+
+static struct pipe *pipe_new(void)
+{
+	struct pipe *p = xzalloc(sizeof(*p));
+
+	p->refs = 1;
+	p->cap = PIPE_DEFAULT_SIZE;
+	p->buf = xmalloc(p->cap);
+	pthread_mutex_init(&p->lock, NULL);
+	waitq_init(&p->rq);
+	waitq_init(&p->wq);
+	return p;
+}
+
+static void pipe_put(struct pipe *p)
+{
+	if (!p || __atomic_sub_fetch(&p->refs, 1, __ATOMIC_ACQ_REL) != 0)
+		return;
+	free(p->buf);
+	pthread_mutex_destroy(&p->lock);
+	free(p);
+}
+
+/* Sleep on wq with p->lock held; returns with it held. 0, or -EINTR. */
+static int pipe_wait(struct pipe *p, struct waitq *wq)
+{
+	struct task *t = current_task();
+	struct waiter w = {0};
+	uint32_t snap;
+	int ret;
+
+	if (!t)
+		return -EINTR;
+	snap = waiter_prepare(wq, &w, t);
+	pthread_mutex_unlock(&p->lock);
+	ret = task_block(t, snap, 0);
+	waiter_finish(wq, &w);
+	pthread_mutex_lock(&p->lock);
+	return ret;
+}
+
+static long pipe_read(struct file *f, void *buf, size_t len, int64_t *pos)
+{
+	struct pipe *p = f->priv;
+	size_t done = 0;
+	int ret;
+
+	if (len == 0)
+		return 0;
+	pthread_mutex_lock(&p->lock);
+	while (p->len == 0) {
+		if (p->writers == 0) {
+			pthread_mutex_unlock(&p->lock);
+			return 0;
+		}
+		if (f->flags & O_NONBLOCK) {
+			pthread_mutex_unlock(&p->lock);
+			return -EAGAIN;
+		}
+		ret = pipe_wait(p, &p->rq);
+		if (ret < 0) {
+			pthread_mutex_unlock(&p->lock);
+			return -EINTR;
+		}
+	}
+	while (done < len && p->len) {
+		size_t n = MIN(MIN(len - done, p->len), p->cap - p->head);
+		memcpy((char *)buf + done, p->buf + p->head, n);
+		p->head = (p->head + n) % p->cap;
+		p->len -= n;
+		done += n;
+	}
+	if (p->len == 0)
+		p->head = 0;
+	pthread_mutex_unlock(&p->lock);
+	waitq_wake_all(&p->wq);
+	return (long)done;
+}
+
+static long pipe_write(struct file *f, const void *buf, size_t len, int64_t *pos)
+{
+	struct pipe *p = f->priv;
+	size_t done = 0;
+	int ret;
+
+	if (len == 0)
+		return 0;
+	pthread_mutex_lock(&p->lock);
+	for (;;) {
+		size_t space;
+		if (p->readers == 0) {
+			pthread_mutex_unlock(&p->lock);
+			return done ? (long)done : -EPIPE;
+		}
+		space = p->cap - p->len;
+		/* Up to PIPE_BUF bytes go in at once or not at all. */
+		if (space && (len - done > PIPE_BUF_ATOMIC || space >= len - done)) {
+			while (space && done < len) {
+				size_t tail = (p->head + p->len) % p->cap;
+				size_t n = MIN(MIN(len - done, space), p->cap - tail);
+				memcpy(p->buf + tail, (const char *)buf + done, n);
+				p->len += n;
+				done += n;
+				space -= n;
+			}
+			waitq_wake_all(&p->rq);
+			if (done == len)
+				break;
+		}
+		if (f->flags & O_NONBLOCK) {
+			pthread_mutex_unlock(&p->lock);
+			return done ? (long)done : -EAGAIN;
+		}
+		ret = pipe_wait(p, &p->wq);
+		if (ret < 0) {
+			pthread_mutex_unlock(&p->lock);
+			return done ? (long)done : -EINTR;
+		}
+	}
+	pthread_mutex_unlock(&p->lock);
+	return (long)done;
+}
+
+static long pipe_ioctl(struct file *f, unsigned long cmd, void *arg)
+{
+	struct pipe *p = f->priv;
+
+	if (cmd != FIONREAD)
+		return -ENOTTY;
+	pthread_mutex_lock(&p->lock);
+	*(int *)arg = (int)p->len;
+	pthread_mutex_unlock(&p->lock);
+	return 0;
+}
+
+static int pipe_fstat(struct file *f, struct kstat *st)
+{
+	if (!f->inode)
+		return -EBADF;
+	inode_stat(f->inode, st);
+	st->size = 0;
+	return 0;
+}
+
+static int pipe_setfl(struct file *f, int flags)
+{
+	f->flags = flags;
+	return 0;
+}
+
+static void pipe_release(struct file *f)
+{
+	struct pipe *p = f->priv;
+
+	pthread_mutex_lock(&p->lock);
+	if (flags_readable(f->flags))
+		p->readers--;
+	if (flags_writable(f->flags))
+		p->writers--;
+	pthread_mutex_unlock(&p->lock);
+	waitq_wake_all(&p->rq);
+	waitq_wake_all(&p->wq);
+	pipe_put(p);
+}
+
+static int64_t pipe_llseek(struct file *f, int64_t off, int whence)
+{
+	return -ESPIPE;
+}
+
+static const struct file_ops pipe_ops = {
+	.read = pipe_read,
+	.write = pipe_write,
+	.llseek = pipe_llseek,
+	.fstat = pipe_fstat,
+	.ioctl = pipe_ioctl,
+	.setfl = pipe_setfl,
+	.release = pipe_release,
+};
+
+static struct file *pipe_file(struct pipe *p, struct inode *inode, int flags)
+{
+	struct file *f = file_alloc(&pipe_ops, flags, p);
+
+	__atomic_add_fetch(&p->refs, 1, __ATOMIC_RELAXED);
+	f->inode = inode_get(inode);
+	if (flags_readable(flags))
+		p->readers++;
+	if (flags_writable(flags))
+		p->writers++;
+	return f;
+}
+
+/* --- anonymous pipes ------------------------------------------------------- */
+
+static struct super_block *pipefs;
+static pthread_once_t pipefs_once = PTHREAD_ONCE_INIT;
+
+static void pipefs_init(void)
+{
+	pipefs = sb_new(NULL, "pipefs", PIPEFS_MAGIC);
+}
+
+static struct super_block *pipefs_sb(void)
+{
+	pthread_once(&pipefs_once, pipefs_init);
+	return pipefs;
+}
+
+/* Anonymous pipe inodes need no operations: the pipe goes with the inode. */
+static const struct inode_ops pipefs_inode_ops = {0};
+
+int pipe_create(int flags, struct file **rd, struct file **wr)
+{
+	struct inode *inode = inode_new(pipefs_sb(), &pipefs_inode_ops, S_IFIFO | 0600);
+	struct pipe *p = pipe_new();
+	struct task *t = current_task();
+
+	if (t) {
+		inode->uid = t->creds.fsuid;
+		inode->gid = t->creds.fsgid;
+	}
+	inode->pipe = p;
+	pthread_mutex_lock(&p->lock);
+	*rd = pipe_file(p, inode, O_RDONLY | (flags & O_NONBLOCK));
+	*wr = pipe_file(p, inode, O_WRONLY | (flags & (O_NONBLOCK | O_DIRECT)));
+	pthread_mutex_unlock(&p->lock);
+	inode_put(inode);
+	return 0;
+}
+
+/* --- fifos ------------------------------------------------------------------ */
+
+static pthread_mutex_t fifo_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int fifo_open(struct inode *inode, int flags, struct file **out)
+{
+	struct pipe *p;
+	struct file *f;
+	unsigned seen;
+	int ret = 0;
+
+	pthread_mutex_lock(&fifo_lock);
+	if (!inode->pipe)
+		inode->pipe = pipe_new();
+	p = inode->pipe;
+	__atomic_add_fetch(&p->refs, 1, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&fifo_lock);
+
+	pthread_mutex_lock(&p->lock);
+	switch (flags & O_ACCMODE) {
+	case O_RDONLY:
+		f = pipe_file(p, inode, flags);
+		p->r_opens++;
+		waitq_wake_all(&p->wq);
+		/* Wait for a writer, unless non-blocking. */
+		seen = p->w_opens;
+		while (!(flags & O_NONBLOCK) && !p->writers && p->w_opens == seen && ret == 0)
+			ret = pipe_wait(p, &p->rq);
+		break;
+	case O_WRONLY:
+		if (!p->readers && (flags & O_NONBLOCK)) {
+			pthread_mutex_unlock(&p->lock);
+			pipe_put(p);
+			return -ENXIO;
+		}
+		f = pipe_file(p, inode, flags);
+		p->w_opens++;
+		waitq_wake_all(&p->rq);
+		seen = p->r_opens;
+		while (!p->readers && p->r_opens == seen && ret == 0)
+			ret = pipe_wait(p, &p->wq);
+		break;
+	default:
+		f = pipe_file(p, inode, flags);
+		p->r_opens++;
+		p->w_opens++;
+		waitq_wake_all(&p->rq);
+		waitq_wake_all(&p->wq);
+		break;
+	}
+	pthread_mutex_unlock(&p->lock);
+	pipe_put(p);
+	if (ret < 0) {
+		file_put(f);
+		return -EINTR;
+	}
+	*out = f;
+	return 0;
+}
+
+void pipe_inode_release(struct inode *inode)
+{
+	pipe_put(inode->pipe);
+	inode->pipe = NULL;
+}

@@ -1,0 +1,21 @@
+/* tmpfs: an in-sandbox filesystem whose file data lives in the memory file. */
+#ifndef RUNG_TMPFS_H
+#define RUNG_TMPFS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sentry/vfs/vfs.h"
+
+struct memfile;
+struct file;
+
+/* A new, empty tmpfs (one reference on the superblock). */
+struct super_block *tmpfs_new(struct memfile *mf, uint32_t root_mode, uint32_t uid, uint32_t gid);
+bool inode_is_tmpfs(const struct inode *i);
+
+/* Opening an inode that is not a regular file or directory: devices by
+ * number, fifos, sockets (sentry/fs/special.c). */
+int special_open(struct inode *inode, struct dentry *dentry, int flags, struct file **out);
+
+#endif

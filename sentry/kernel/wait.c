@@ -1,0 +1,84 @@
+#include "config.h"
+#include "sentry/kernel/wait.h"
+#include "sentry/kernel/task.h"
+#include "sentry/kernel/kernel.h"
+
+#include <errno.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+void waitq_init(struct waitq *wq)
+{
+	pthread_mutex_init(&wq->lock, NULL);
+	list_init(&wq->waiters);
+}
+
+uint32_t waiter_prepare(struct waitq *wq, struct waiter *w, struct task *t)
+{
+	uint32_t snap = __atomic_load_n(&t->wake_seq, __ATOMIC_SEQ_CST);
+
+	w->t = t;
+	pthread_mutex_lock(&wq->lock);
+	if (!w->queued) {
+		list_add_tail(&w->link, &wq->waiters);
+		w->queued = true;
+	}
+	pthread_mutex_unlock(&wq->lock);
+	return snap;
+}
+
+void waiter_finish(struct waitq *wq, struct waiter *w)
+{
+	pthread_mutex_lock(&wq->lock);
+	if (w->queued) {
+		list_del(&w->link);
+		w->queued = false;
+	}
+	pthread_mutex_unlock(&wq->lock);
+}
+
+void task_wake(struct task *t)
+{
+	__atomic_add_fetch(&t->wake_seq, 1, __ATOMIC_SEQ_CST);
+	syscall(SYS_futex, &t->wake_seq, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+void waitq_wake_all(struct waitq *wq)
+{
+	struct waiter *w;
+
+	pthread_mutex_lock(&wq->lock);
+	list_for_each_entry(w, &wq->waiters, link)
+		task_wake(w->t);
+	pthread_mutex_unlock(&wq->lock);
+}
+
+void waitq_wake_one(struct waitq *wq)
+{
+	pthread_mutex_lock(&wq->lock);
+	if (!list_empty(&wq->waiters))
+		task_wake(list_first_entry(&wq->waiters, struct waiter, link)->t);
+	pthread_mutex_unlock(&wq->lock);
+}
+
+int task_block(struct task *t, uint32_t snapshot, uint64_t deadline_ns)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(deadline_ns / 1000000000ull),
+		.tv_nsec = (long)(deadline_ns % 1000000000ull),
+	};
+
+	for (;;) {
+		long r;
+		if (task_interrupted(t))
+			return -EINTR;
+		if (__atomic_load_n(&t->wake_seq, __ATOMIC_SEQ_CST) != snapshot)
+			return 0;
+		r = syscall(SYS_futex, &t->wake_seq, FUTEX_WAIT_BITSET_PRIVATE, snapshot,
+			    deadline_ns ? &ts : NULL, NULL, FUTEX_BITSET_MATCH_ANY);
+		if (r < 0 && errno == ETIMEDOUT)
+			return -ETIMEDOUT;
+	}
+}

@@ -1,0 +1,52 @@
+/*
+ * Wait queues: how a task sleeps until something happens (data in a pipe,
+ * a child's exit, a futex wake) or it is interrupted.
+ *
+ * A task sleeps on its own futex word (task->wake_seq). To wait for a
+ * condition: take a snapshot with waiter_prepare() (which queues the
+ * waiter), test the condition, and if it does not hold call task_block()
+ * with the snapshot. Anyone who makes the condition true calls
+ * waitq_wake_*(), which bumps the waiters' words, so a wake between the
+ * test and the sleep is never lost.
+ */
+#ifndef RUNG_WAIT_H
+#define RUNG_WAIT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lib/list.h"
+
+struct task;
+
+struct waitq {
+	pthread_mutex_t lock;
+	struct list_head waiters;
+};
+
+struct waiter {
+	struct list_head link;
+	struct task *t;
+	bool queued;
+};
+
+#define WAITQ_INIT(name) {PTHREAD_MUTEX_INITIALIZER, LIST_HEAD_INIT((name).waiters)}
+
+void waitq_init(struct waitq *wq);
+/* Queue w for t on wq and return t's wake snapshot. */
+uint32_t waiter_prepare(struct waitq *wq, struct waiter *w, struct task *t);
+void waiter_finish(struct waitq *wq, struct waiter *w);
+void waitq_wake_all(struct waitq *wq);
+void waitq_wake_one(struct waitq *wq);
+
+/*
+ * Sleep until t's wake word moves past snapshot, the absolute CLOCK_MONOTONIC
+ * deadline (ns; 0 for none) passes, or t is interrupted. Returns 0 (woken:
+ * re-test the condition), -ETIMEDOUT, or -EINTR.
+ */
+int task_block(struct task *t, uint32_t snapshot, uint64_t deadline_ns);
+/* Wake t's sleep (any thread). */
+void task_wake(struct task *t);
+
+#endif

@@ -1,0 +1,139 @@
+#include "config.h"
+#include "sentry/mm/pagestore.h"
+#include "sentry/mm/memfile.h"
+#include "sentry/mm/mobj.h"
+#include "lib/util.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Files bigger than this are refused (EFBIG): 1 TiB of chunks. */
+#define PS_MAX_CHUNKS (1ul << 19)
+
+void ps_init(struct pagestore *ps, struct memfile *mf)
+{
+	ps->mf = mf;
+	ps->nchunks = 0;
+	ps->chunks = NULL;
+}
+
+void ps_release(struct pagestore *ps)
+{
+	for (uint64_t i = 0; i < ps->nchunks; i++)
+		mobj_put(ps->chunks[i]);
+	free(ps->chunks);
+	ps->chunks = NULL;
+	ps->nchunks = 0;
+}
+
+static struct mobj *chunk(struct pagestore *ps, uint64_t idx, bool alloc, int *err)
+{
+	if (idx >= ps->nchunks) {
+		uint64_t n;
+		if (!alloc)
+			return NULL;
+		if (idx >= PS_MAX_CHUNKS) {
+			*err = -EFBIG;
+			return NULL;
+		}
+		n = MAX(idx + 1, ps->nchunks * 2);
+		n = MIN(n, (uint64_t)PS_MAX_CHUNKS);
+		ps->chunks = xrealloc(ps->chunks, n * sizeof(*ps->chunks));
+		memset(ps->chunks + ps->nchunks, 0, (n - ps->nchunks) * sizeof(*ps->chunks));
+		ps->nchunks = n;
+	}
+	if (!ps->chunks[idx] && alloc) {
+		int ret = mobj_new(ps->mf, PS_CHUNK_SIZE, true, &ps->chunks[idx]);
+		if (ret < 0) {
+			*err = ret;
+			return NULL;
+		}
+	}
+	return ps->chunks[idx];
+}
+
+void ps_read(struct pagestore *ps, void *buf, size_t len, uint64_t off)
+{
+	char *out = buf;
+	int err = 0;
+
+	while (len) {
+		uint64_t in = off & (PS_CHUNK_SIZE - 1);
+		size_t n = MIN(len, PS_CHUNK_SIZE - in);
+		struct mobj *m = chunk(ps, off >> PS_CHUNK_SHIFT, false, &err);
+		if (m)
+			memcpy(out, memfile_ptr(ps->mf, m->off + in), n);
+		else
+			memset(out, 0, n);
+		out += n;
+		off += n;
+		len -= n;
+	}
+}
+
+long ps_write(struct pagestore *ps, const void *buf, size_t len, uint64_t off)
+{
+	const char *in = buf;
+	size_t done = 0;
+	int err = 0;
+
+	while (done < len) {
+		uint64_t o = (off + done) & (PS_CHUNK_SIZE - 1);
+		size_t n = MIN(len - done, PS_CHUNK_SIZE - o);
+		struct mobj *m = chunk(ps, (off + done) >> PS_CHUNK_SHIFT, true, &err);
+		if (!m)
+			return done ? (long)done : err;
+		memcpy(memfile_ptr(ps->mf, m->off + o), in + done, n);
+		done += n;
+	}
+	return (long)done;
+}
+
+long ps_map(struct pagestore *ps, uint64_t off, uint64_t *file_off, uint64_t *avail)
+{
+	int err = 0;
+	struct mobj *m = chunk(ps, off >> PS_CHUNK_SHIFT, true, &err);
+
+	if (!m)
+		return err;
+	*file_off = m->off + (off & (PS_CHUNK_SIZE - 1));
+	*avail = PS_CHUNK_SIZE - (off & (PS_CHUNK_SIZE - 1));
+	return 0;
+}
+
+void ps_zero_range(struct pagestore *ps, uint64_t off, uint64_t end)
+{
+	int err = 0;
+
+	while (off < end) {
+		uint64_t idx = off >> PS_CHUNK_SHIFT, in = off & (PS_CHUNK_SIZE - 1);
+		uint64_t n = MIN(end - off, PS_CHUNK_SIZE - in);
+		struct mobj *m = chunk(ps, idx, false, &err);
+		if (m) {
+			/* Whole pages go back to the host; partial ones are cleared. */
+			uint64_t a = ALIGN_UP(in, 4096), b = ALIGN_DOWN(in + n, 4096);
+			if (a < b) {
+				memset(memfile_ptr(ps->mf, m->off + in), 0, a - in);
+				memfile_punch(ps->mf, m->off + a, b - a);
+				memset(memfile_ptr(ps->mf, m->off + b), 0, in + n - b);
+			} else {
+				memset(memfile_ptr(ps->mf, m->off + in), 0, n);
+			}
+		}
+		off += n;
+	}
+}
+
+void ps_truncate(struct pagestore *ps, uint64_t size)
+{
+	uint64_t keep = (size + PS_CHUNK_SIZE - 1) >> PS_CHUNK_SHIFT;
+
+	/* The tail of the last kept chunk reads as zero if the file grows again. */
+	if (size & (PS_CHUNK_SIZE - 1))
+		ps_zero_range(ps, size, ALIGN_UP(size, PS_CHUNK_SIZE));
+	for (uint64_t i = keep; i < ps->nchunks; i++) {
+		mobj_put(ps->chunks[i]);
+		ps->chunks[i] = NULL;
+	}
+}

@@ -1,0 +1,282 @@
+/*
+ * open(2) and its relatives: resolve, create when asked, check the access
+ * the flags ask for (Linux's may_open), truncate, and let the filesystem
+ * make the file description.
+ */
+#include "config.h"
+#include "sentry/vfs/vfs.h"
+#include "sentry/fs/file.h"
+#include "sentry/kernel/task.h"
+#include "lib/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Flags a file description keeps (Linux drops these at open). */
+#define OPEN_TRANSIENT (O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | O_CLOEXEC)
+
+/* An O_PATH file: a position in the tree, nothing else. */
+static const struct file_ops path_file_ops = {0};
+
+static int acc_mask(int flags)
+{
+	switch (flags & O_ACCMODE) {
+	case O_RDONLY:
+		return MAY_READ;
+	case O_WRONLY:
+		return MAY_WRITE;
+	case O_RDWR:
+		return MAY_READ | MAY_WRITE;
+	default:
+		return 0; /* 3: neither (ioctl-only opens) */
+	}
+}
+
+/* Linux's may_open: what the file's type and the mount allow. */
+static int may_open(struct task *t, const struct path *p, int flags)
+{
+	struct inode *inode = p->dentry->inode;
+	int acc = acc_mask(flags), ret;
+
+	switch (inode->mode & S_IFMT) {
+	case S_IFLNK:
+		return -ELOOP;
+	case S_IFDIR:
+		if (acc & MAY_WRITE)
+			return -EISDIR;
+		break;
+	case S_IFBLK:
+	case S_IFCHR:
+		if (p->mnt->flags & MNT_NODEV)
+			return -EACCES;
+		break;
+	default:
+		break;
+	}
+	if ((acc & MAY_WRITE) && (p->mnt->flags & MNT_RDONLY) &&
+	    (S_ISREG(inode->mode) || S_ISDIR(inode->mode) || S_ISLNK(inode->mode)))
+		return -EROFS;
+	ret = inode_permission(&t->creds, inode, acc);
+	if (ret)
+		return ret;
+	if ((flags & O_NOATIME) && !inode_owner_or_capable(&t->creds, inode))
+		return -EPERM;
+	return 0;
+}
+
+static int truncate_on_open(struct task *t, const struct path *p)
+{
+	struct inode *inode = p->dentry->inode;
+	struct iattr attr = {.valid = ATTR_SIZE | ATTR_MTIME | ATTR_CTIME, .size = 0};
+
+	if (!inode->ops->setattr)
+		return -EPERM;
+	attr.valid |= ATTR_MTIME_NOW;
+	return inode->ops->setattr(inode, &attr);
+}
+
+int vfs_open_path(struct task *t, const struct path *p, int flags, struct file **out)
+{
+	struct inode *inode = p->dentry->inode;
+	struct file *f;
+	int ret;
+
+	if (flags & O_PATH) {
+		f = file_alloc(&path_file_ops, O_PATH | (flags & O_DIRECTORY), NULL);
+		file_set_path(f, p);
+		*out = f;
+		return 0;
+	}
+	ret = may_open(t, p, flags);
+	if (ret)
+		return ret;
+	if ((flags & O_TRUNC) && S_ISREG(inode->mode) && (acc_mask(flags) & MAY_WRITE)) {
+		ret = truncate_on_open(t, p);
+		if (ret)
+			return ret;
+	}
+	if (!inode->ops->open)
+		return -ENXIO;
+	ret = inode->ops->open(inode, p->dentry, flags & ~OPEN_TRANSIENT, &f);
+	if (ret)
+		return ret;
+	if (!f->path.dentry)
+		file_set_path(f, p);
+	*out = f;
+	return 0;
+}
+
+/* Create name in the locked directory dir (a negative dentry d there). */
+static int create_locked(struct task *t, const struct path *dir, struct dentry *d, int flags,
+			 uint32_t mode, struct file **out)
+{
+	struct inode *dirnode = dir->dentry->inode, *inode = NULL;
+	struct file *f = NULL;
+	struct dentry *nd;
+	struct path p;
+	int ret;
+
+	if (dir->mnt->flags & MNT_RDONLY)
+		return -EROFS;
+	ret = inode_permission(&t->creds, dirnode, MAY_WRITE | MAY_EXEC);
+	if (ret)
+		return ret;
+	if (!dirnode->ops->create)
+		return -EACCES;
+	mode = (mode & ~t->fs->umask & 07777) | S_IFREG;
+	ret = dirnode->ops->create(dirnode, d->name, mode, &t->creds, flags & ~OPEN_TRANSIENT,
+				   &inode, &f);
+	if (ret)
+		return ret;
+	nd = dentry_add(dir->dentry, d->name, inode);
+	inode_put(inode);
+	p.mnt = dir->mnt;
+	p.dentry = nd;
+	if (f) {
+		if (!f->path.dentry)
+			file_set_path(f, &p);
+		ret = 0;
+	} else {
+		/* The filesystem created the file but did not open it. */
+		ret = inode->ops->open ? inode->ops->open(inode, nd, flags & ~OPEN_TRANSIENT, &f)
+				       : -ENXIO;
+		if (ret == 0 && !f->path.dentry)
+			file_set_path(f, &p);
+	}
+	dentry_put(nd);
+	if (ret == 0)
+		*out = f;
+	return ret;
+}
+
+/* What to do with an existing last component d (O_CREAT without O_EXCL). */
+static int open_existing(struct task *t, const struct path *dir, struct dentry *d, int flags,
+			 struct file **out)
+{
+	struct path p = {.mnt = mount_get(dir->mnt), .dentry = dentry_get(d)};
+	struct mount *m;
+	int ret;
+
+	/* Something mounted on it is what we open. */
+	if (d->nmounts && (m = mount_lookup(p.mnt, d))) {
+		path_put(&p);
+		p.mnt = m;
+		p.dentry = dentry_get(m->root);
+	}
+	if (S_ISDIR(p.dentry->inode->mode))
+		ret = -EISDIR; /* O_CREAT on an existing directory */
+	else if (flags & O_DIRECTORY)
+		ret = -ENOTDIR;
+	else
+		ret = vfs_open_path(t, &p, flags, out);
+	path_put(&p);
+	return ret;
+}
+
+int vfs_open(struct task *t, int dirfd, const char *path, int flags, uint32_t mode,
+	     unsigned resolve, struct file **out)
+{
+	unsigned lf = resolve | ((flags & O_NOFOLLOW) ? 0 : LOOKUP_FOLLOW) |
+		      ((flags & O_DIRECTORY) ? LOOKUP_DIRECTORY : 0);
+	struct path from = {0};
+	char *cur;
+	int ret, depth = 0;
+
+	if (flags & O_PATH)
+		flags &= O_PATH | O_CLOEXEC | O_DIRECTORY | O_NOFOLLOW;
+	if ((flags & O_TMPFILE) == O_TMPFILE)
+		return -EOPNOTSUPP;
+	if (!(flags & O_CREAT)) {
+		struct path p;
+		ret = vfs_lookup(t, dirfd, path, lf | ((flags & O_PATH) ? LOOKUP_EMPTY : 0), &p);
+		if (ret)
+			return ret;
+		if (S_ISLNK(p.dentry->inode->mode) && !(flags & O_PATH))
+			ret = -ELOOP; /* O_NOFOLLOW on a symlink */
+		else
+			ret = vfs_open_path(t, &p, flags, out);
+		path_put(&p);
+		return ret;
+	}
+
+	/* O_CREAT: the last component may be created. A symlink there is
+	 * followed, and a dangling one creates its target, unless O_EXCL or
+	 * O_NOFOLLOW say otherwise: resolve the target from the link's
+	 * directory and go round again. */
+	cur = xstrdup(path);
+	for (;;) {
+		struct parent_lookup pl;
+		struct inode *dirnode;
+		struct dentry *d;
+		char *target;
+		long len;
+
+		ret = vfs_lookup_parent_from(t, dirfd, from.dentry ? &from : NULL, cur, resolve,
+					     &pl);
+		if (ret)
+			break;
+		if (pl.type != LAST_NORM || pl.trailing_slash) {
+			path_put(&pl.parent);
+			ret = -EISDIR;
+			break;
+		}
+		dirnode = pl.parent.dentry->inode;
+		pthread_mutex_lock(&dirnode->dir_lock);
+		ret = vfs_lookup_child_locked(&pl.parent, pl.last, &d);
+		if (ret) {
+			pthread_mutex_unlock(&dirnode->dir_lock);
+			path_put(&pl.parent);
+			break;
+		}
+		if (!d->inode) {
+			ret = create_locked(t, &pl.parent, d, flags, mode, out);
+			pthread_mutex_unlock(&dirnode->dir_lock);
+			dentry_put(d);
+			path_put(&pl.parent);
+			break;
+		}
+		pthread_mutex_unlock(&dirnode->dir_lock);
+		if (flags & O_EXCL || !S_ISLNK(d->inode->mode) || (flags & O_NOFOLLOW) ||
+		    d->inode->ops->get_link) {
+			if (flags & O_EXCL)
+				ret = -EEXIST;
+			else if (!S_ISLNK(d->inode->mode))
+				ret = open_existing(t, &pl.parent, d, flags, out);
+			else if (flags & O_NOFOLLOW)
+				ret = -ELOOP;
+			else {
+				/* A magic link (/proc/self/fd/N): open what it points at. */
+				struct path p;
+				ret = d->inode->ops->get_link(d->inode, t, &p);
+				if (ret == 0) {
+					ret = vfs_open_path(t, &p, flags, out);
+					path_put(&p);
+				}
+			}
+			dentry_put(d);
+			path_put(&pl.parent);
+			break;
+		}
+		/* A symlink to follow. */
+		target = xmalloc(VFS_PATH_MAX);
+		len = d->inode->ops->readlink ? d->inode->ops->readlink(d->inode, target, VFS_PATH_MAX)
+					      : -EINVAL;
+		dentry_put(d);
+		if (++depth > VFS_MAXSYMLINKS || len <= 0 || len >= VFS_PATH_MAX) {
+			ret = len < 0 ? (int)len : (len == 0 ? -ENOENT : -ELOOP);
+			free(target);
+			path_put(&pl.parent);
+			break;
+		}
+		target[len] = '\0';
+		free(cur);
+		cur = target;
+		path_put(&from);
+		from = pl.parent;
+	}
+	path_put(&from);
+	free(cur);
+	return ret;
+}

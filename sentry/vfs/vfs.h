@@ -1,0 +1,391 @@
+/*
+ * The sentry's virtual filesystem: inodes, dentries, mounts, path
+ * resolution and the operations every filesystem implements.
+ *
+ * Objects and ownership (all reference counted with _get/_put):
+ *  - struct super_block: one mounted filesystem instance;
+ *  - struct inode: one file; owned by its filesystem, pinned by dentries
+ *    and open files;
+ *  - struct dentry: a name in a directory, positive (an inode) or negative
+ *    (a cached "does not exist"). A dentry holds a reference on its parent;
+ *    a parent's child table holds none, so unused dentries stay cached until
+ *    pruned;
+ *  - struct mount: a filesystem attached at a dentry of its parent mount;
+ *  - struct path: (mount, dentry), the position of a file in the tree.
+ *
+ * Locking: dcache_lock (one mutex) protects every child table, parent
+ * pointer and zero/non-zero reference transition of dentries; a
+ * directory's inode->dir_lock serialises the namespace operations
+ * (lookup-and-fill, create, unlink, rename) in that directory, and is held
+ * across calls into the filesystem, which may block (the gofer); rename
+ * additionally takes the superblock's rename_lock. mount_lock protects the
+ * mount tree. Lock order: rename_lock, dir_lock (parent before child, else
+ * by address), dcache_lock / mount_lock, inode->lock.
+ *
+ * Kernel paths return -errno.
+ */
+#ifndef RUNG_VFS_H
+#define RUNG_VFS_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "lib/list.h"
+#include "lib/rbtree.h"
+
+struct creds;
+struct file;
+struct file_ops;
+struct inode;
+struct dentry;
+struct mount;
+struct super_block;
+struct task;
+struct pipe;
+struct inode_locks;
+struct path;
+
+/* Linux's limits. */
+#define VFS_MAXSYMLINKS 40
+#define VFS_NAME_MAX	255
+#define VFS_PATH_MAX	4096
+
+/* Permission masks (as Linux's MAY_*). */
+#define MAY_EXEC   0x01
+#define MAY_WRITE  0x02
+#define MAY_READ   0x04
+#define MAY_APPEND 0x08
+#define MAY_ACCESS 0x10
+#define MAY_OPEN   0x20
+
+/* The attributes of a file, as stat/statx report them. */
+struct kstat {
+	uint64_t ino;
+	uint64_t dev;
+	uint32_t mode;
+	uint32_t uid, gid;
+	uint64_t nlink;
+	uint64_t rdev;
+	uint64_t size;
+	uint64_t blocks; /* 512-byte units */
+	uint32_t blksize;
+	struct timespec atime, mtime, ctime, btime;
+};
+
+/* A change of attributes (chmod, chown, truncate, utimes): what is in valid. */
+#define ATTR_MODE      0x001
+#define ATTR_UID       0x002
+#define ATTR_GID       0x004
+#define ATTR_SIZE      0x008
+#define ATTR_ATIME     0x010
+#define ATTR_MTIME     0x020
+#define ATTR_CTIME     0x040
+#define ATTR_ATIME_NOW 0x080 /* with ATTR_ATIME: the current time */
+#define ATTR_MTIME_NOW 0x100 /* with ATTR_MTIME: the current time */
+
+struct iattr {
+	unsigned valid;
+	uint32_t mode;
+	uint32_t uid, gid;
+	uint64_t size;
+	struct timespec atime, mtime;
+};
+
+/* What a filesystem does with names in a directory and with its inodes. */
+struct inode_ops {
+	/* Find name in dir: *out gets a new reference, or -ENOENT. */
+	int (*lookup)(struct inode *dir, const char *name, struct inode **out);
+	/* Create a regular file and open it with flags (O_* access mode etc.). */
+	int (*create)(struct inode *dir, const char *name, uint32_t mode, const struct creds *c,
+		      int flags, struct inode **out, struct file **file);
+	int (*mkdir)(struct inode *dir, const char *name, uint32_t mode, const struct creds *c,
+		     struct inode **out);
+	int (*mknod)(struct inode *dir, const char *name, uint32_t mode, uint64_t rdev,
+		     const struct creds *c, struct inode **out);
+	int (*symlink)(struct inode *dir, const char *name, const char *target,
+		       const struct creds *c, struct inode **out);
+	int (*link)(struct inode *dir, const char *name, struct inode *target);
+	int (*unlink)(struct inode *dir, const char *name, struct inode *victim);
+	int (*rmdir)(struct inode *dir, const char *name, struct inode *victim);
+	/* flags: RENAME_NOREPLACE / RENAME_EXCHANGE (the VFS checked the rules). */
+	int (*rename)(struct inode *olddir, const char *oldname, struct inode *newdir,
+		      const char *newname, unsigned flags);
+	/* The target of a symlink: its length, copied into buf (truncated). */
+	long (*readlink)(struct inode *inode, char *buf, size_t size);
+	/* A "magic" link (/proc/pid/fd/N, exe, cwd, root): following it goes to
+	 * the file itself, not to a path string. *out gets references. */
+	int (*get_link)(struct inode *inode, struct task *t, struct path *out);
+	/* Refresh inode's cached attributes (shared filesystems); may be NULL. */
+	int (*getattr)(struct inode *inode);
+	int (*setattr)(struct inode *inode, const struct iattr *attr);
+	/* Open inode with flags: a new file description in *out. */
+	int (*open)(struct inode *inode, struct dentry *dentry, int flags, struct file **out);
+	long (*getxattr)(struct inode *inode, const char *name, void *buf, size_t size);
+	int (*setxattr)(struct inode *inode, const char *name, const void *value, size_t size,
+			int flags);
+	long (*listxattr)(struct inode *inode, char *buf, size_t size);
+	int (*removexattr)(struct inode *inode, const char *name);
+	/* Free the filesystem's part of the inode. */
+	void (*evict)(struct inode *inode);
+};
+
+struct inode {
+	int refs;
+	struct super_block *sb;
+	const struct inode_ops *ops;
+	pthread_mutex_t lock;	  /* attributes */
+	pthread_mutex_t dir_lock; /* namespace operations in this directory */
+	uint64_t ino;
+	uint32_t mode;
+	uint32_t uid, gid;
+	uint64_t nlink;
+	uint64_t rdev;
+	uint64_t size;
+	uint64_t blocks;
+	struct timespec atime, mtime, ctime;
+	void *priv; /* the filesystem's */
+	struct pipe *pipe; /* a fifo's pipe, once opened */
+	struct inode_locks *locks; /* advisory locks, once used */
+	struct rb_node hash_node; /* in sb->inodes, when the fs keys them */
+	uint64_t hash_key;
+};
+
+struct statfs_info {
+	uint64_t type, bsize, blocks, bfree, bavail, files, ffree, namelen, frsize, flags;
+};
+
+struct super_ops {
+	int (*statfs)(struct super_block *sb, struct statfs_info *out);
+	/* Is a cached dentry still right? 0 yes, -ESTALE no (look it up again). */
+	int (*revalidate)(struct dentry *d);
+	void (*release)(struct super_block *sb);
+};
+
+struct super_block {
+	int refs;
+	const struct super_ops *ops;
+	const char *fstype; /* "tmpfs", "proc" ... for /proc/mounts */
+	uint64_t dev;	    /* st_dev of every inode here */
+	uint64_t magic;	    /* statfs f_type */
+	bool cached;	    /* dentries may be cached without revalidation */
+	pthread_mutex_t rename_lock;
+	pthread_mutex_t inodes_lock;
+	struct rb_root inodes; /* by hash_key, for filesystems that dedupe inodes */
+	struct dentry *root;
+	void *priv;
+};
+
+struct dentry {
+	int refs;
+	char *name;
+	struct dentry *parent; /* holds a reference; the root points at itself */
+	struct inode *inode;   /* NULL: negative */
+	struct super_block *sb;
+	struct rb_root children; /* by name, under dcache_lock */
+	struct rb_node node;	 /* in parent->children */
+	struct list_head lru;	 /* unused dentries, oldest first */
+	unsigned nmounts;	 /* mounts on top of this dentry */
+	bool hashed;		 /* in its parent's children */
+	bool deleted;		 /* unlinked: never found by lookup again */
+};
+
+#define MNT_RDONLY  0x01
+#define MNT_NOEXEC  0x02
+#define MNT_NOSUID  0x04
+#define MNT_NODEV   0x08
+
+struct mount {
+	int refs;
+	struct mount *parent; /* NULL for the namespace root */
+	struct dentry *mountpoint;
+	struct dentry *root;
+	struct super_block *sb;
+	unsigned flags;
+	unsigned id;
+	char *source; /* for /proc/mounts */
+	struct list_head children;
+	struct list_head sibling;
+	struct list_head all; /* in the namespace's list */
+};
+
+struct path {
+	struct mount *mnt;
+	struct dentry *dentry;
+};
+
+/* The mount tree of a sandbox. */
+struct mnt_namespace {
+	struct mount *root;
+	struct list_head mounts;
+	unsigned next_id;
+};
+
+/* A task's filesystem context (shared by CLONE_FS). */
+struct fs_struct {
+	int refs;
+	pthread_mutex_t lock;
+	struct path root, cwd;
+	uint32_t umask;
+};
+
+/* --- objects ---------------------------------------------------------------- */
+
+void vfs_init(void);
+struct inode *inode_new(struct super_block *sb, const struct inode_ops *ops, uint32_t mode);
+struct inode *inode_get(struct inode *i);
+void inode_put(struct inode *i);
+void inode_stat(struct inode *i, struct kstat *st);
+/* Touch times with the current time (which: ATTR_ATIME|ATTR_MTIME|ATTR_CTIME). */
+void inode_touch(struct inode *i, unsigned which);
+/* A superblock's inode by key (reference taken), or NULL; insert a new one. */
+struct inode *sb_find_inode(struct super_block *sb, uint64_t key);
+struct inode *sb_insert_inode(struct super_block *sb, struct inode *i, uint64_t key);
+void sb_forget_inode(struct inode *i);
+
+struct super_block *sb_new(const struct super_ops *ops, const char *fstype, uint64_t magic);
+struct super_block *sb_get(struct super_block *sb);
+void sb_put(struct super_block *sb);
+/* A fresh device number for a new superblock (st_dev). */
+uint64_t vfs_new_dev(void);
+
+struct dentry *dentry_get(struct dentry *d);
+void dentry_put(struct dentry *d);
+/* The root dentry of a new superblock, holding root inode (reference taken). */
+struct dentry *dentry_make_root(struct super_block *sb, struct inode *root);
+/* The cached child name of dir (reference taken), or NULL. */
+struct dentry *dentry_lookup_cached(struct dentry *dir, const char *name);
+/* Insert a child of dir with inode (NULL: negative); replaces a cached one. */
+struct dentry *dentry_add(struct dentry *dir, const char *name, struct inode *inode);
+/* Make d negative / deleted (after unlink or rmdir). */
+void dentry_delete(struct dentry *d);
+/* Move d under newdir as newname (after rename); drops a dentry it replaces. */
+void dentry_move(struct dentry *d, struct dentry *newdir, const char *newname);
+/* d's parent with a reference (d itself for a root). */
+struct dentry *dentry_get_parent(struct dentry *d);
+/* Drop unused cached dentries beyond the cache's size. */
+void dcache_prune(void);
+/* The path of d from the root of its filesystem, into buf; returns its length. */
+long dentry_path(struct dentry *d, char *buf, size_t size);
+/* Prepend "/name" components of d and its ancestors to buf (ending at *pos)
+ * until stop or a filesystem root. Returns 1 if it reached stop, 0 if a root,
+ * or -ENAMETOOLONG. */
+int dentry_prepend_path(struct dentry *d, struct dentry *stop, char *buf, size_t *pos);
+
+static inline void path_get(const struct path *p)
+{
+	extern struct mount *mount_get(struct mount * m);
+	if (p->mnt)
+		mount_get(p->mnt);
+	if (p->dentry)
+		dentry_get(p->dentry);
+}
+void path_put(struct path *p);
+static inline bool path_equal(const struct path *a, const struct path *b)
+{
+	return a->mnt == b->mnt && a->dentry == b->dentry;
+}
+
+/* --- mounts ----------------------------------------------------------------- */
+
+struct mount *mount_get(struct mount *m);
+void mount_put(struct mount *m);
+/* A namespace whose root is sb's root. */
+struct mnt_namespace *mntns_new(struct super_block *sb, unsigned flags, const char *source);
+/* Attach sb at path (a directory) with flags. */
+int mount_attach(struct mnt_namespace *ns, const struct path *at, struct super_block *sb,
+		 unsigned flags, const char *source);
+/* The mount on top of (mnt, dentry), with a reference, or NULL. */
+struct mount *mount_lookup(struct mount *mnt, struct dentry *dentry);
+/* Write the full path of p as seen from root into buf; returns the length or -errno. */
+long path_to_string(const struct path *p, const struct path *root, char *buf, size_t size);
+/* Call fn for each mount (for /proc/mounts), under the mount lock. */
+void mntns_for_each(struct mnt_namespace *ns, void (*fn)(struct mount *m, void *arg), void *arg);
+
+/* --- path resolution --------------------------------------------------------- */
+
+/* Lookup flags. */
+#define LOOKUP_FOLLOW	   0x0001 /* follow a symlink in the last component */
+#define LOOKUP_DIRECTORY   0x0002 /* the result must be a directory */
+#define LOOKUP_EMPTY	   0x0004 /* "" means the dirfd itself (AT_EMPTY_PATH) */
+#define LOOKUP_NO_SYMLINKS 0x0008 /* no symlink anywhere (openat2 RESOLVE_NO_SYMLINKS) */
+#define LOOKUP_BENEATH	   0x0010 /* never leave the starting directory (RESOLVE_BENEATH) */
+#define LOOKUP_IN_ROOT	   0x0020 /* treat the start as the root (RESOLVE_IN_ROOT) */
+#define LOOKUP_NO_XDEV	   0x0040 /* never cross a mount (RESOLVE_NO_XDEV) */
+#define LOOKUP_NO_MAGICLINKS 0x0080
+
+/*
+ * Resolve path relative to dirfd (AT_FDCWD: the cwd) for task t. *out is a
+ * positive path with references. Errors as Linux: ENOENT, ENOTDIR, ELOOP,
+ * EACCES (search permission), ENAMETOOLONG, EFAULT is the caller's.
+ */
+int vfs_lookup(struct task *t, int dirfd, const char *path, unsigned flags, struct path *out);
+
+/*
+ * Resolve everything but the last component: *parent is the directory
+ * (referenced) and *last points into a buffer owned by the caller's nd (the
+ * last name, "" when path ends in "/" or is "/", "." or ".."). last_type says
+ * which. Trailing slashes are reported in *trailing_slash.
+ */
+enum last_type { LAST_NORM, LAST_ROOT, LAST_DOT, LAST_DOTDOT };
+struct parent_lookup {
+	struct path parent;
+	char last[VFS_NAME_MAX + 1];
+	enum last_type type;
+	bool trailing_slash;
+};
+int vfs_lookup_parent(struct task *t, int dirfd, const char *path, unsigned flags,
+		      struct parent_lookup *out);
+/* The same, starting from the directory from (when not NULL) instead of dirfd. */
+int vfs_lookup_parent_from(struct task *t, int dirfd, const struct path *from, const char *path,
+			   unsigned flags, struct parent_lookup *out);
+/* Find (or cache as negative) name in the directory path dir; reference taken. */
+int vfs_lookup_child(struct task *t, const struct path *dir, const char *name,
+		     struct dentry **out);
+/* The same with dir's inode->dir_lock already held. */
+int vfs_lookup_child_locked(const struct path *dir, const char *name, struct dentry **out);
+
+/* --- permission -------------------------------------------------------------- */
+
+int inode_permission(const struct creds *c, struct inode *inode, int mask);
+bool inode_owner_or_capable(const struct creds *c, struct inode *inode);
+/* May c delete (unlink/rmdir/rename away) victim from dir (sticky bit rules)? */
+int may_delete(const struct creds *c, struct inode *dir, struct inode *victim, bool isdir);
+
+/* --- operations used by the syscalls (sentry/vfs/ops.c) ----------------------- */
+
+/* Open with the semantics of openat2 (flags O_*, mode for O_CREAT, resolve LOOKUP_*). */
+int vfs_open(struct task *t, int dirfd, const char *path, int flags, uint32_t mode,
+	     unsigned resolve, struct file **out);
+/* Open an already resolved path (exec, /proc/self/fd reopen). */
+int vfs_open_path(struct task *t, const struct path *p, int flags, struct file **out);
+int vfs_mkdir(struct task *t, int dirfd, const char *path, uint32_t mode);
+int vfs_mknod(struct task *t, int dirfd, const char *path, uint32_t mode, uint64_t dev);
+int vfs_symlink(struct task *t, const char *target, int dirfd, const char *path);
+int vfs_link(struct task *t, int olddirfd, const char *oldpath, int newdirfd,
+	     const char *newpath, int flags);
+int vfs_unlink(struct task *t, int dirfd, const char *path, bool rmdir);
+int vfs_rename(struct task *t, int olddirfd, const char *oldpath, int newdirfd,
+	       const char *newpath, unsigned flags);
+long vfs_readlink(struct task *t, int dirfd, const char *path, char *buf, size_t size);
+int vfs_stat(struct task *t, int dirfd, const char *path, unsigned flags, struct kstat *st);
+int vfs_setattr(struct task *t, struct path *p, struct iattr *attr);
+int vfs_access(struct task *t, int dirfd, const char *path, int mode, int flags);
+int vfs_statfs(struct path *p, struct statfs_info *out);
+/* chdir/chroot targets: must be searchable directories. */
+int vfs_chdir(struct task *t, const struct path *p);
+
+/* The task's fs_struct helpers. */
+struct fs_struct *fs_struct_new(const struct path *root, const struct path *cwd);
+struct fs_struct *fs_struct_get(struct fs_struct *fs);
+void fs_struct_put(struct fs_struct *fs);
+void fs_get_root(struct fs_struct *fs, struct path *out);
+void fs_get_cwd(struct fs_struct *fs, struct path *out);
+void fs_set_cwd(struct fs_struct *fs, const struct path *p);
+void fs_set_root(struct fs_struct *fs, const struct path *p);
+
+#endif

@@ -1,0 +1,242 @@
+/* Extended attributes: {get,set,list,remove}xattr, l* and f* forms. */
+#include "config.h"
+#include "syscalls/handlers.h"
+#include "syscalls/util.h"
+#include "sentry/kernel/task.h"
+#include "sentry/fs/file.h"
+#include "sentry/vfs/vfs.h"
+#include "lib/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/xattr.h>
+
+#define XATTR_NAME_MAX_LEN 255
+#define XATTR_SIZE_MAX_LEN 65536
+#define XATTR_LIST_MAX_LEN 65536
+
+/* Resolve the inode the call is about: a path (following or not) or an fd. */
+static int xattr_target(struct task *t, uint64_t upath, int fd, bool follow, struct path *p,
+			bool *rdonly)
+{
+	if (!upath) {
+		struct file *f = fd_get(t->files, fd);
+		if (!f)
+			return -EBADF;
+		if (!f->path.dentry || !f->path.dentry->inode) {
+			file_put(f);
+			return -EOPNOTSUPP;
+		}
+		*p = f->path;
+		path_get(p);
+		file_put(f);
+	} else {
+		char path[VFS_PATH_MAX];
+		int ret = path_in(t, upath, path);
+		if (ret)
+			return ret;
+		ret = vfs_lookup(t, AT_FDCWD, path, follow ? LOOKUP_FOLLOW : 0, p);
+		if (ret)
+			return ret;
+	}
+	*rdonly = p->mnt && (p->mnt->flags & MNT_RDONLY);
+	return 0;
+}
+
+static int name_in(struct task *t, uint64_t uname, char *name)
+{
+	long n = mm_strncpy_in(t->mm, name, uname, XATTR_NAME_MAX_LEN + 1);
+
+	if (n == -ENAMETOOLONG)
+		return -ERANGE;
+	if (n < 0)
+		return (int)n;
+	return n == 0 ? -ERANGE : 0;
+}
+
+static long do_getxattr(struct task *t, uint64_t upath, int fd, bool follow, uint64_t uname,
+			uint64_t uval, uint64_t size)
+{
+	char name[XATTR_NAME_MAX_LEN + 1];
+	struct path p;
+	bool ro;
+	void *buf = NULL;
+	long ret = name_in(t, uname, name);
+
+	if (ret)
+		return ret;
+	ret = xattr_target(t, upath, fd, follow, &p, &ro);
+	if (ret)
+		return ret;
+	size = MIN(size, (uint64_t)XATTR_SIZE_MAX_LEN);
+	if (size)
+		buf = xmalloc(size);
+	if (!p.dentry->inode->ops->getxattr)
+		ret = -EOPNOTSUPP;
+	else if (!strncmp(name, "user.", 5) &&
+		 (ret = inode_permission(&t->creds, p.dentry->inode, MAY_READ)))
+		;
+	else
+		ret = p.dentry->inode->ops->getxattr(p.dentry->inode, name, buf, size);
+	if (ret > 0 && size && mm_copy_out(t->mm, uval, buf, (size_t)ret) < 0)
+		ret = -EFAULT;
+	free(buf);
+	path_put(&p);
+	return ret;
+}
+
+static long do_setxattr(struct task *t, uint64_t upath, int fd, bool follow, uint64_t uname,
+			uint64_t uval, uint64_t size, int flags)
+{
+	char name[XATTR_NAME_MAX_LEN + 1];
+	struct path p;
+	bool ro;
+	void *buf;
+	long ret;
+
+	if (flags & ~(XATTR_CREATE | XATTR_REPLACE))
+		return -EINVAL;
+	if (size > XATTR_SIZE_MAX_LEN)
+		return -E2BIG;
+	ret = name_in(t, uname, name);
+	if (ret)
+		return ret;
+	buf = xmalloc(size ? size : 1);
+	if (size && mm_copy_in(t->mm, buf, uval, size) < 0) {
+		free(buf);
+		return -EFAULT;
+	}
+	ret = xattr_target(t, upath, fd, follow, &p, &ro);
+	if (ret == 0) {
+		struct inode *i = p.dentry->inode;
+		if (ro)
+			ret = -EROFS;
+		else if (!i->ops->setxattr)
+			ret = -EOPNOTSUPP;
+		else if (!strncmp(name, "user.", 5) && !S_ISREG(i->mode) && !S_ISDIR(i->mode))
+			ret = -EPERM;
+		else if (!strncmp(name, "trusted.", 8) && !creds_capable(&t->creds, KCAP_SYS_ADMIN))
+			ret = -EPERM;
+		else if (!strncmp(name, "user.", 5) &&
+			 (ret = inode_permission(&t->creds, i, MAY_WRITE)))
+			;
+		else
+			ret = i->ops->setxattr(i, name, buf, size, flags);
+		if (ret == 0)
+			inode_touch(i, ATTR_CTIME);
+		path_put(&p);
+	}
+	free(buf);
+	return ret;
+}
+
+static long do_listxattr(struct task *t, uint64_t upath, int fd, bool follow, uint64_t ulist,
+			 uint64_t size)
+{
+	struct path p;
+	bool ro;
+	char *buf = NULL;
+	long ret = xattr_target(t, upath, fd, follow, &p, &ro);
+
+	if (ret)
+		return ret;
+	size = MIN(size, (uint64_t)XATTR_LIST_MAX_LEN);
+	if (size)
+		buf = xmalloc(size);
+	if (!p.dentry->inode->ops->listxattr)
+		ret = 0; /* no attributes */
+	else
+		ret = p.dentry->inode->ops->listxattr(p.dentry->inode, buf, size);
+	if (ret > 0 && size && mm_copy_out(t->mm, ulist, buf, (size_t)ret) < 0)
+		ret = -EFAULT;
+	free(buf);
+	path_put(&p);
+	return ret;
+}
+
+static long do_removexattr(struct task *t, uint64_t upath, int fd, bool follow, uint64_t uname)
+{
+	char name[XATTR_NAME_MAX_LEN + 1];
+	struct path p;
+	bool ro;
+	long ret = name_in(t, uname, name);
+
+	if (ret)
+		return ret;
+	ret = xattr_target(t, upath, fd, follow, &p, &ro);
+	if (ret)
+		return ret;
+	if (ro)
+		ret = -EROFS;
+	else if (!p.dentry->inode->ops->removexattr)
+		ret = -EOPNOTSUPP;
+	else if (!strncmp(name, "user.", 5) &&
+		 (ret = inode_permission(&t->creds, p.dentry->inode, MAY_WRITE)))
+		;
+	else
+		ret = p.dentry->inode->ops->removexattr(p.dentry->inode, name);
+	path_put(&p);
+	return ret;
+}
+
+SYSCALL(getxattr)
+{
+	return do_getxattr(t, a->a[0], -1, true, a->a[1], a->a[2], a->a[3]);
+}
+
+SYSCALL(lgetxattr)
+{
+	return do_getxattr(t, a->a[0], -1, false, a->a[1], a->a[2], a->a[3]);
+}
+
+SYSCALL(fgetxattr)
+{
+	return do_getxattr(t, 0, (int)a->a[0], true, a->a[1], a->a[2], a->a[3]);
+}
+
+SYSCALL(setxattr)
+{
+	return do_setxattr(t, a->a[0], -1, true, a->a[1], a->a[2], a->a[3], (int)a->a[4]);
+}
+
+SYSCALL(lsetxattr)
+{
+	return do_setxattr(t, a->a[0], -1, false, a->a[1], a->a[2], a->a[3], (int)a->a[4]);
+}
+
+SYSCALL(fsetxattr)
+{
+	return do_setxattr(t, 0, (int)a->a[0], true, a->a[1], a->a[2], a->a[3], (int)a->a[4]);
+}
+
+SYSCALL(listxattr)
+{
+	return do_listxattr(t, a->a[0], -1, true, a->a[1], a->a[2]);
+}
+
+SYSCALL(llistxattr)
+{
+	return do_listxattr(t, a->a[0], -1, false, a->a[1], a->a[2]);
+}
+
+SYSCALL(flistxattr)
+{
+	return do_listxattr(t, 0, (int)a->a[0], true, a->a[1], a->a[2]);
+}
+
+SYSCALL(removexattr)
+{
+	return do_removexattr(t, a->a[0], -1, true, a->a[1]);
+}
+
+SYSCALL(lremovexattr)
+{
+	return do_removexattr(t, a->a[0], -1, false, a->a[1]);
+}
+
+SYSCALL(fremovexattr)
+{
+	return do_removexattr(t, 0, (int)a->a[0], true, a->a[1]);
+}

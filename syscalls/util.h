@@ -1,0 +1,60 @@
+/* Helpers shared by the syscall handlers. */
+#ifndef RUNG_SYSCALL_UTIL_H
+#define RUNG_SYSCALL_UTIL_H
+
+#include <errno.h>
+#include <stdint.h>
+
+#include "sentry/kernel/task.h"
+#include "sentry/mm/mm.h"
+#include "sentry/vfs/vfs.h"
+
+struct file;
+
+/* Copy a guest path (VFS_PATH_MAX bytes of buf): 0, -EFAULT, -ENAMETOOLONG,
+ * or -ENOENT for an empty path. */
+static inline int path_in(struct task *t, uint64_t addr, char *buf)
+{
+	long n = mm_strncpy_in(t->mm, buf, addr, VFS_PATH_MAX);
+
+	if (n < 0)
+		return (int)n;
+	return n == 0 ? -ENOENT : 0;
+}
+
+/* Like path_in, but an empty path is fine (for AT_EMPTY_PATH). */
+static inline int path_in_empty_ok(struct task *t, uint64_t addr, char *buf)
+{
+	long n = mm_strncpy_in(t->mm, buf, addr, VFS_PATH_MAX);
+
+	return n < 0 ? (int)n : 0;
+}
+
+/* The task's RLIMIT_NOFILE, capped at Linux's nr_open. */
+static inline unsigned task_nofile(struct task *t)
+{
+	rlim_t n = t->rlim[RLIMIT_NOFILE].rlim_cur;
+
+	return n > 1048576 ? 1048576 : (unsigned)n;
+}
+
+/* The records getdents64 and getdents write (linux/dirent.h has no header). */
+struct linux_dirent64_hdr {
+	uint64_t ino;
+	int64_t off;
+	uint16_t reclen;
+	uint8_t type;
+	char name[];
+};
+
+struct linux_dirent_hdr {
+	uint64_t ino;
+	uint64_t off;
+	uint16_t reclen;
+	char name[]; /* then NUL, padding, and the type in the last byte */
+};
+
+/* fstat of an open file (its ops, else its inode). */
+int file_stat(struct file *f, struct kstat *st);
+
+#endif
