@@ -6,23 +6,45 @@
 #include "sentry/kernel/kernel.h"
 #include "sentry/fs/devfs.h"
 #include "sentry/fs/tmpfs.h"
+#include "sentry/fs/procfs.h"
+#include "sentry/fs/sysfs.h"
 #include "lib/error.h"
+
+/* Mount sb at path and drop the caller's reference. */
+static int mount_new(struct kernel *k, const char *path, struct super_block *sb, unsigned flags,
+		     const char *source, struct rung_error *err)
+{
+	int ret = kernel_mount(k, path, sb, flags, source, err);
+
+	sb_put(sb);
+	return ret;
+}
+
+/* /dev, /proc and /sys: the sandbox's own, whatever the rootfs holds there. */
+int kernel_mount_system(struct kernel *k, struct rung_error *err)
+{
+	int ret = mount_new(k, "/proc", procfs_new(k), MNT_NOSUID | MNT_NODEV | MNT_NOEXEC,
+			    "proc", err);
+
+	if (ret == 0)
+		ret = mount_new(k, "/dev", devfs_new(k->mf), MNT_NOSUID, "devfs", err);
+	if (ret == 0)
+		ret = mount_new(k, "/sys", sysfs_new(k->mf, k->ncpus),
+				MNT_RDONLY | MNT_NOSUID | MNT_NODEV | MNT_NOEXEC, "sysfs", err);
+	return ret;
+}
 
 int kernel_boot_empty_root(struct kernel *k, struct rung_error *err)
 {
-	struct super_block *root = tmpfs_new(k->mf, 0755, 0, 0), *dev;
+	struct super_block *root = tmpfs_new(k->mf, 0755, 0, 0);
 	int ret;
 
 	k->host_exec = true;
 	kernel_set_root(k, root, 0, "rootfs");
 	sb_put(root);
-	dev = devfs_new(k->mf);
-	ret = kernel_mount(k, "/dev", dev, 0, "devfs", err);
-	sb_put(dev);
-	if (ret < 0)
-		return ret;
-	dev = tmpfs_new(k->mf, 01777, 0, 0);
-	ret = kernel_mount(k, "/tmp", dev, 0, "tmpfs", err);
-	sb_put(dev);
+	ret = kernel_mount_system(k, err);
+	if (ret == 0)
+		ret = mount_new(k, "/tmp", tmpfs_new(k->mf, 01777, 0, 0), MNT_NOSUID | MNT_NODEV,
+				"tmpfs", err);
 	return ret;
 }

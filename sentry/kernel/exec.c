@@ -267,6 +267,11 @@ static int exec_elf(struct exec_ctx *x, struct file *f)
 	}
 	t->robust_list = 0;
 	t->robust_list_len = 0;
+	if (f->path.dentry) {
+		path_put(&t->exe);
+		t->exe = f->path;
+		path_get(&t->exe);
+	}
 out:
 	mm_put(mm); /* on failure: the half-built image, with its stub if it got one */
 	if (interp)

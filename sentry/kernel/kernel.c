@@ -5,7 +5,7 @@
 #include "sentry/mm/memfile.h"
 #include "sentry/fs/file.h"
 #include "sentry/fs/tmpfs.h"
-#include "sentry/fs/devfs.h"
+#include "sentry/fs/hostinfo.h"
 #include "platform/platform.h"
 #include "lib/error.h"
 #include "lib/log.h"
@@ -26,10 +26,12 @@ int kernel_create(const struct kernel_config *cfg, struct kernel **out, struct r
 	int ret;
 
 	k->cfg = *cfg;
+	list_init(&k->tasks);
 	pthread_mutex_init(&k->lock, NULL);
 	pthread_cond_init(&k->cond, NULL);
 	k->next_tid = 1;
 	k->boot_ns = monotonic_ns();
+	hostinfo_capture();
 	k->ncpus = 1;
 	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
 		k->ncpus = (unsigned)CPU_COUNT(&set);
@@ -167,7 +169,9 @@ int kernel_start_init(struct kernel *k, const char *path, char *const argv[], ch
 	pthread_attr_t attr;
 	int ret;
 
+	t->refs = 1;
 	t->k = k;
+	t->start_ns = monotonic_ns();
 	t->tid = t->tgid = k->next_tid++;
 	t->ppid = 0;
 	creds_init(&t->creds, (uint32_t)getuid(), (uint32_t)getgid());
@@ -198,6 +202,7 @@ int kernel_start_init(struct kernel *k, const char *path, char *const argv[], ch
 	pthread_mutex_lock(&k->lock);
 	k->init = t;
 	k->live_tasks++;
+	list_add_tail(&t->knode, &k->tasks);
 	pthread_mutex_unlock(&k->lock);
 
 	pthread_attr_init(&attr);
@@ -208,6 +213,7 @@ int kernel_start_init(struct kernel *k, const char *path, char *const argv[], ch
 		pthread_mutex_lock(&k->lock);
 		k->init = NULL;
 		k->live_tasks--;
+		list_del(&t->knode);
 		pthread_mutex_unlock(&k->lock);
 		rung_error_make(err, ret, "start the init task thread");
 		goto fail;
@@ -262,6 +268,30 @@ void kernel_kill(struct kernel *k, int sig)
 	init = k->live_tasks ? k->init : NULL;
 	if (init)
 		task_interrupt(init);
+	pthread_mutex_unlock(&k->lock);
+}
+
+struct task *kernel_find_task(struct kernel *k, int tid)
+{
+	struct task *t, *found = NULL;
+
+	pthread_mutex_lock(&k->lock);
+	list_for_each_entry(t, &k->tasks, knode)
+		if (t->tid == tid) {
+			found = task_get(t);
+			break;
+		}
+	pthread_mutex_unlock(&k->lock);
+	return found;
+}
+
+void kernel_for_each_task(struct kernel *k, void (*fn)(struct task *t, void *arg), void *arg)
+{
+	struct task *t;
+
+	pthread_mutex_lock(&k->lock);
+	list_for_each_entry(t, &k->tasks, knode)
+		fn(t, arg);
 	pthread_mutex_unlock(&k->lock);
 }
 

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "sentry/vfs/vfs.h"
+#include "lib/list.h"
 
 struct rung_error;
 struct memfile;
@@ -40,6 +41,7 @@ struct kernel {
 	 * configured: the issue-2 mode, for static test programs). */
 	bool host_exec;
 	struct task *init;
+	struct list_head tasks; /* every live task, under lock */
 	int next_tid;
 	unsigned live_tasks;
 	bool exiting;	 /* the sandbox is going down */
@@ -56,6 +58,8 @@ void kernel_destroy(struct kernel *k);
 /* No root filesystem to serve: an empty tmpfs root with /dev and /tmp, and
  * the init program read from a host path (sentry/kernel/boot.c). */
 int kernel_boot_empty_root(struct kernel *k, struct rung_error *err);
+/* Mount the sandbox's /proc, /dev and /sys on the root. */
+int kernel_mount_system(struct kernel *k, struct rung_error *err);
 
 /* Make sb (with flags MNT_*) the guest's root filesystem. */
 void kernel_set_root(struct kernel *k, struct super_block *sb, unsigned flags, const char *source);
@@ -79,6 +83,11 @@ void kernel_kill(struct kernel *k, int sig);
 
 /* Called by a task whose group exited: records the status and stops the others. */
 void kernel_group_exit(struct kernel *k, int status);
+
+/* The task with this (virtual) id, with a reference, or NULL. */
+struct task *kernel_find_task(struct kernel *k, int tid);
+/* Call fn for each live task under the kernel lock (fn must not block). */
+void kernel_for_each_task(struct kernel *k, void (*fn)(struct task *t, void *arg), void *arg);
 
 /* Log the first use of an unsupported syscall nr (returns true the first time). */
 bool kernel_note_unsupported(struct kernel *k, unsigned nr);

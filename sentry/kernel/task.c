@@ -110,23 +110,44 @@ void task_force_signal(struct task *t, int sig)
 	task_exit_group(t, 128 + sig);
 }
 
+struct task *task_get(struct task *t)
+{
+	__atomic_add_fetch(&t->refs, 1, __ATOMIC_RELAXED);
+	return t;
+}
+
+/* The last reference: only the memory of the task is left. */
+void task_put(struct task *t)
+{
+	if (!t || __atomic_sub_fetch(&t->refs, 1, __ATOMIC_ACQ_REL) != 0)
+		return;
+	free(t);
+}
+
+/* The task has exited: release what it held and leave the kernel's lists. */
 static void task_release(struct task *t)
 {
 	struct kernel *k = t->k;
+	struct mm *mm = t->mm;
+	struct fdtable *files = t->files;
+	struct fs_struct *fs = t->fs;
+	bool done;
 
-	mm_put(t->mm);
-	t->mm = NULL;
-	fdtable_put(t->files);
-	fs_struct_put(t->fs);
-	t->ctx->ops->release(t->ctx);
 	pthread_mutex_lock(&k->lock);
 	if (k->init == t)
 		k->init = NULL;
-	if (--k->live_tasks == 0) {
-		k->done = true;
-		pthread_cond_broadcast(&k->cond);
-	}
+	list_del(&t->knode);
+	t->mm = NULL;
+	t->files = NULL;
+	t->fs = NULL;
+	done = --k->live_tasks == 0;
 	pthread_mutex_unlock(&k->lock);
+	mm_put(mm);
+	fdtable_put(files);
+	fs_struct_put(fs);
+	path_put(&t->exe);
+	t->ctx->ops->release(t->ctx);
+	t->ctx = NULL;
 	free(t->init_path);
 	for (char **p = t->init_argv; p && *p; p++)
 		free(*p);
@@ -134,7 +155,13 @@ static void task_release(struct task *t)
 		free(*p);
 	free(t->init_argv);
 	free(t->init_envp);
-	free(t);
+	if (done) {
+		pthread_mutex_lock(&k->lock);
+		k->done = true;
+		pthread_cond_broadcast(&k->cond);
+		pthread_mutex_unlock(&k->lock);
+	}
+	task_put(t);
 }
 
 /* The exit status a shell reports when a program cannot be run. */

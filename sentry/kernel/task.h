@@ -14,6 +14,8 @@
 
 #include "platform/platform.h"
 #include "sentry/kernel/creds.h"
+#include "sentry/vfs/vfs.h"
+#include "lib/list.h"
 
 struct kernel;
 struct mm;
@@ -33,6 +35,8 @@ struct k_sigaction {
 
 
 struct task {
+	int refs;
+	struct list_head knode; /* in kernel->tasks */
 	struct kernel *k;
 	int tid;  /* virtual, in the sandbox's pid namespace */
 	int tgid; /* thread group id (pid) */
@@ -45,6 +49,8 @@ struct task {
 	struct mm *mm;
 	struct fdtable *files;
 	struct fs_struct *fs; /* root, cwd, umask */
+	struct path exe;      /* the program file (/proc/pid/exe) */
+	uint64_t start_ns;    /* CLOCK_MONOTONIC when it started */
 	struct creds creds;
 	struct rlimit rlim[RLIM_NLIMITS];
 
@@ -69,6 +75,9 @@ static inline const void *task_lock_owner(struct task *t)
 {
 	return (const void *)(uintptr_t)t->tgid;
 }
+
+struct task *task_get(struct task *t);
+void task_put(struct task *t);
 
 /* The task the calling sentry thread runs (NULL on other threads). */
 struct task *current_task(void);

@@ -126,10 +126,23 @@ long path_to_string(const struct path *p, const struct path *root, char *buf, si
 
 void mntns_for_each(struct mnt_namespace *ns, void (*fn)(struct mount *m, void *arg), void *arg)
 {
-	struct mount *m;
+	struct mount *m, **all = NULL;
+	size_t n = 0, cap = 0;
 
+	/* Take references under the lock, call fn outside it (fn resolves paths). */
 	pthread_mutex_lock(&mount_lock);
 	list_for_each_entry(m, &ns->mounts, all)
-		fn(m, arg);
+	{
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			all = xrealloc(all, cap * sizeof(*all));
+		}
+		all[n++] = mount_get(m);
+	}
 	pthread_mutex_unlock(&mount_lock);
+	for (size_t i = 0; i < n; i++) {
+		fn(all[i], arg);
+		mount_put(all[i]);
+	}
+	free(all);
 }

@@ -303,7 +303,7 @@ int mount_attach(struct mnt_namespace *ns, const struct path *at, struct super_b
 struct mount *mount_lookup(struct mount *mnt, struct dentry *dentry);
 /* Write the full path of p as seen from root into buf; returns the length or -errno. */
 long path_to_string(const struct path *p, const struct path *root, char *buf, size_t size);
-/* Call fn for each mount (for /proc/mounts), under the mount lock. */
+/* Call fn for each mount (for /proc/mounts), each held by a reference. */
 void mntns_for_each(struct mnt_namespace *ns, void (*fn)(struct mount *m, void *arg), void *arg);
 
 /* --- path resolution --------------------------------------------------------- */

@@ -1,6 +1,15 @@
 # Unit tests (Check), one program per subject. They print TAP (CK_TAP_LOG_FILE_NAME=-).
 UNIT_TESTS = \
-	tests/unit/test_rbtree
+	tests/unit/test_rbtree \
+	tests/unit/test_memfile \
+	tests/unit/test_mm \
+	tests/unit/test_elf \
+	tests/unit/test_stack \
+	tests/unit/test_syscall_table \
+	tests/unit/test_stub_filter \
+	tests/unit/test_log \
+	tests/unit/test_error \
+	tests/unit/test_util
 
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
@@ -11,3 +20,39 @@ UNIT_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_rbtree_SOURCES = tests/unit/test_rbtree.c
 tests_unit_test_rbtree_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_rbtree_LDADD = $(UNIT_LDADD)
+
+tests_unit_test_memfile_SOURCES = tests/unit/test_memfile.c tests/unit/unit.h
+tests_unit_test_memfile_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_memfile_LDADD = $(UNIT_LDADD)
+
+tests_unit_test_mm_SOURCES = tests/unit/test_mm.c tests/unit/unit.h
+tests_unit_test_mm_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_mm_LDADD = $(UNIT_LDADD)
+
+tests_unit_test_elf_SOURCES = tests/unit/test_elf.c tests/unit/unit.h
+tests_unit_test_elf_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_elf_LDADD = $(UNIT_LDADD)
+
+tests_unit_test_stack_SOURCES = tests/unit/test_stack.c tests/unit/unit.h
+tests_unit_test_stack_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_stack_LDADD = $(UNIT_LDADD)
+
+tests_unit_test_syscall_table_SOURCES = tests/unit/test_syscall_table.c tests/unit/unit.h
+tests_unit_test_syscall_table_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_syscall_table_LDADD = $(UNIT_LDADD)
+
+tests_unit_test_stub_filter_SOURCES = tests/unit/test_stub_filter.c tests/unit/unit.h
+tests_unit_test_stub_filter_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_stub_filter_LDADD = $(UNIT_LDADD)
+
+tests_unit_test_log_SOURCES = tests/unit/test_log.c tests/unit/unit.h
+tests_unit_test_log_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_log_LDADD = $(UNIT_LDADD)
+
+tests_unit_test_error_SOURCES = tests/unit/test_error.c tests/unit/unit.h
+tests_unit_test_error_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_error_LDADD = $(UNIT_LDADD)
+
+tests_unit_test_util_SOURCES = tests/unit/test_util.c tests/unit/unit.h
+tests_unit_test_util_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_util_LDADD = $(UNIT_LDADD)

@@ -1,0 +1,999 @@
+/*
+ * procfs: files synthesised from the sandbox's kernel state. Nothing here
+ * reads the host's /proc at run time (cpuinfo is captured once at boot).
+ *
+ * The tree is described by tables of struct proc_node; inodes carry the node
+ * and, under a process directory, the pid (and fd) they describe. Nothing is
+ * cached (sb->cached is false): processes come and go, so every lookup asks
+ * the kernel again. A file's text is generated when it is opened.
+ */
+#include "config.h"
+#include "sentry/fs/procfs.h"
+#include "sentry/fs/file.h"
+#include "sentry/fs/hostinfo.h"
+#include "sentry/kernel/kernel.h"
+#include "sentry/kernel/task.h"
+#include "sentry/mm/mm.h"
+#include "sentry/mm/mobj.h"
+#include "sentry/mm/memfile.h"
+#include "lib/strbuf.h"
+#include "lib/util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#define PROC_SUPER_MAGIC 0x9fa0
+
+enum proc_kind {
+	PK_DIR,	     /* a static directory (children) */
+	PK_FILE,     /* generated text */
+	PK_LINK,     /* a static symlink (target) */
+	PK_SELF,     /* /proc/self -> pid */
+	PK_THREAD_SELF,
+	PK_ROOT,     /* /proc: static children plus one directory per pid */
+	PK_PID,	     /* /proc/<pid> */
+	PK_FD_DIR,   /* /proc/<pid>/fd */
+	PK_FD,	     /* /proc/<pid>/fd/<n>: a magic link */
+	PK_EXE,	     /* magic links: exe, cwd, root */
+	PK_CWD,
+	PK_ROOTDIR,
+	PK_TASK_DIR, /* /proc/<pid>/task: one entry per thread */
+};
+
+struct proc_ctx {
+	struct kernel *k;
+	struct task *t; /* the process a per-pid file describes, or NULL */
+};
+
+struct proc_node {
+	const char *name;
+	uint32_t mode;
+	enum proc_kind kind;
+	void (*gen)(struct proc_ctx *c, struct strbuf *out);
+	const struct proc_node *children;
+	const char *target;
+};
+
+struct proc_inode {
+	const struct proc_node *node;
+	int pid;
+	int fd;
+};
+
+struct proc_sb {
+	struct kernel *k;
+};
+
+static const struct inode_ops proc_inode_ops;
+static const struct inode_ops proc_magic_ops;
+static const struct file_ops proc_file_ops;
+static const struct file_ops proc_dir_ops;
+
+#define PI(i) ((struct proc_inode *)(i)->priv)
+#define KERNEL_OF(sb) (((struct proc_sb *)(sb)->priv)->k)
+
+/* --- generators ------------------------------------------------------------- */
+
+static char task_state(struct task *t)
+{
+	return t->exiting ? 'Z' : 'S';
+}
+
+static void gen_stat(struct proc_ctx *c, struct strbuf *o)
+{
+	struct task *t = c->t;
+	struct mm *mm = t->mm;
+	uint64_t start = (t->start_ns - c->k->boot_ns) / 10000000ull; /* clock ticks (100 Hz) */
+
+	strbuf_printf(o,
+		      "%d (%s) %c %d %d %d 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 %llu %llu 0 "
+		      "18446744073709551615 0 0 %llu 0 0 0 %llu 0 0 0 0 0 17 0 0 0 0 0 0 0 0 %llu %llu "
+		      "%llu %llu %llu 0\n",
+		      t->tgid, t->comm, task_state(t), t->ppid, t->tgid, t->tgid,
+		      (unsigned long long)start,
+		      (unsigned long long)(mm ? mm->committed : 0),
+		      (unsigned long long)(mm ? mm->start_stack : 0),
+		      (unsigned long long)t->sigmask,
+		      (unsigned long long)(mm ? mm->start_brk : 0),
+		      (unsigned long long)(mm ? mm->arg_start : 0),
+		      (unsigned long long)(mm ? mm->arg_end : 0),
+		      (unsigned long long)(mm ? mm->env_start : 0),
+		      (unsigned long long)(mm ? mm->env_end : 0));
+}
+
+static uint64_t sig_set(struct task *t, uint64_t handler)
+{
+	uint64_t set = 0;
+
+	for (int i = 0; i < GUEST_NSIG; i++) {
+		uint64_t h = t->sigactions[i].handler;
+		if (handler == 2 ? (h > 1) : h == handler)
+			set |= 1ull << i;
+	}
+	return set;
+}
+
+static void gen_status(struct proc_ctx *c, struct strbuf *o)
+{
+	struct task *t = c->t;
+	struct creds *cr = &t->creds;
+	uint64_t vm = t->mm ? t->mm->committed / 1024 : 0;
+
+	strbuf_printf(o, "Name:\t%s\nUmask:\t%04o\nState:\t%c (%s)\nTgid:\t%d\nNgid:\t0\nPid:\t%d\n"
+			 "PPid:\t%d\nTracerPid:\t0\nUid:\t%u\t%u\t%u\t%u\nGid:\t%u\t%u\t%u\t%u\n"
+			 "FDSize:\t64\nGroups:\t",
+		      t->comm, t->fs ? t->fs->umask : 022, task_state(t),
+		      t->exiting ? "zombie" : "sleeping", t->tgid, t->tid, t->ppid, cr->uid,
+		      cr->euid, cr->suid, cr->fsuid, cr->gid, cr->egid, cr->sgid, cr->fsgid);
+	for (uint32_t i = 0; i < cr->ngroups; i++)
+		strbuf_printf(o, "%u ", cr->groups[i]);
+	strbuf_printf(o,
+		      "\nNStgid:\t%d\nNSpid:\t%d\nNSpgid:\t%d\nNSsid:\t%d\nVmPeak:\t%8llu kB\n"
+		      "VmSize:\t%8llu kB\nVmRSS:\t%8llu kB\nThreads:\t1\nSigQ:\t0/%llu\n"
+		      "SigPnd:\t0000000000000000\nShdPnd:\t0000000000000000\nSigBlk:\t%016llx\n"
+		      "SigIgn:\t%016llx\nSigCgt:\t%016llx\nCapInh:\t%016llx\nCapPrm:\t%016llx\n"
+		      "CapEff:\t%016llx\nCapBnd:\t%016llx\nCapAmb:\t%016llx\nNoNewPrivs:\t0\n"
+		      "Seccomp:\t0\nCpus_allowed_list:\t0-%u\nvoluntary_ctxt_switches:\t0\n"
+		      "nonvoluntary_ctxt_switches:\t0\n",
+		      t->tgid, t->tid, t->tgid, t->tgid, (unsigned long long)vm,
+		      (unsigned long long)vm, (unsigned long long)vm,
+		      (unsigned long long)t->rlim[RLIMIT_SIGPENDING].rlim_cur,
+		      (unsigned long long)t->sigmask, (unsigned long long)sig_set(t, 1),
+		      (unsigned long long)sig_set(t, 2), (unsigned long long)cr->cap_inheritable,
+		      (unsigned long long)cr->cap_permitted, (unsigned long long)cr->cap_effective,
+		      (unsigned long long)cr->cap_bounding, (unsigned long long)cr->cap_ambient,
+		      c->k->ncpus - 1);
+}
+
+/* The bytes of [from, to) of the process's memory (cmdline, environ). */
+static void gen_guest_range(struct proc_ctx *c, struct strbuf *o, bool env)
+{
+	struct mm *mm = c->t->mm;
+	uint64_t from, to;
+	char *buf;
+	size_t n;
+
+	if (!mm)
+		return;
+	from = env ? mm->env_start : mm->arg_start;
+	to = env ? mm->env_end : mm->arg_end;
+	if (to <= from || to - from > (1u << 20))
+		return;
+	buf = xmalloc(to - from);
+	n = mm_copy_in_partial(mm, buf, from, to - from);
+	strbuf_append(o, buf, n);
+	free(buf);
+}
+
+static void gen_cmdline(struct proc_ctx *c, struct strbuf *o)
+{
+	gen_guest_range(c, o, false);
+}
+
+static void gen_environ(struct proc_ctx *c, struct strbuf *o)
+{
+	gen_guest_range(c, o, true);
+}
+
+static void gen_comm(struct proc_ctx *c, struct strbuf *o)
+{
+	strbuf_printf(o, "%s\n", c->t->comm);
+}
+
+struct maps_ctx {
+	struct strbuf *o;
+	struct mm *mm;
+};
+
+static void one_map(const struct vma *v, void *arg)
+{
+	struct maps_ctx *m = arg;
+	const char *name = "";
+
+	if (v->flags & VMA_STACK)
+		name = "[stack]";
+	else if (v->flags & VMA_HEAP)
+		name = "[heap]";
+	strbuf_printf(m->o, "%012llx-%012llx %c%c%c%c %08llx 00:00 0", (unsigned long long)v->start,
+		      (unsigned long long)v->end, (v->prot & PROT_READ) ? 'r' : '-',
+		      (v->prot & PROT_WRITE) ? 'w' : '-', (v->prot & PROT_EXEC) ? 'x' : '-',
+		      (v->flags & VMA_SHARED) ? 's' : 'p', 0ull);
+	if (*name)
+		strbuf_printf(m->o, "%*s%s", 26, "", name);
+	strbuf_append(m->o, "\n", 1);
+}
+
+static void gen_maps(struct proc_ctx *c, struct strbuf *o)
+{
+	struct maps_ctx m = {o, c->t->mm};
+
+	if (m.mm)
+		mm_for_each_vma(m.mm, one_map, &m);
+}
+
+struct mounts_ctx {
+	struct strbuf *o;
+	struct path root;
+	bool info;
+};
+
+static void one_mount(struct mount *m, void *arg)
+{
+	struct mounts_ctx *mc = arg;
+	struct path p = {m, m->root};
+	char *where = xmalloc(VFS_PATH_MAX);
+	const char *opts = (m->flags & MNT_RDONLY) ? "ro" : "rw";
+
+	if (m->mountpoint) {
+		p.mnt = m->parent;
+		p.dentry = m->mountpoint;
+	}
+	if (path_to_string(&p, &mc->root, where, VFS_PATH_MAX) < 0)
+		strcpy(where, "/");
+	if (mc->info)
+		strbuf_printf(mc->o, "%u %u 0:%llu / %s %s%s%s%s - %s %s %s\n", m->id,
+			      m->parent ? m->parent->id : m->id,
+			      (unsigned long long)m->sb->dev, where, opts,
+			      (m->flags & MNT_NOSUID) ? ",nosuid" : "",
+			      (m->flags & MNT_NODEV) ? ",nodev" : "",
+			      (m->flags & MNT_NOEXEC) ? ",noexec" : "", m->sb->fstype, m->source,
+			      opts);
+	else
+		strbuf_printf(mc->o, "%s %s %s %s%s%s%s 0 0\n", m->source, where, m->sb->fstype,
+			      opts, (m->flags & MNT_NOSUID) ? ",nosuid" : "",
+			      (m->flags & MNT_NODEV) ? ",nodev" : "",
+			      (m->flags & MNT_NOEXEC) ? ",noexec" : "");
+	free(where);
+}
+
+static void gen_mounts_common(struct proc_ctx *c, struct strbuf *o, bool info)
+{
+	struct mounts_ctx mc = {.o = o, .info = info};
+
+	if (c->t && c->t->fs)
+		fs_get_root(c->t->fs, &mc.root);
+	else {
+		mc.root = c->k->root;
+		path_get(&mc.root);
+	}
+	mntns_for_each(c->k->mntns, one_mount, &mc);
+	path_put(&mc.root);
+}
+
+static void gen_mounts(struct proc_ctx *c, struct strbuf *o)
+{
+	gen_mounts_common(c, o, false);
+}
+
+static void gen_mountinfo(struct proc_ctx *c, struct strbuf *o)
+{
+	gen_mounts_common(c, o, true);
+}
+
+static void gen_limits(struct proc_ctx *c, struct strbuf *o)
+{
+	static const char *const names[] = {
+		"Max cpu time",	       "Max file size",	       "Max data size",
+		"Max stack size",      "Max core file size",   "Max resident set",
+		"Max processes",       "Max open files",       "Max locked memory",
+		"Max address space",   "Max file locks",       "Max pending signals",
+		"Max msgqueue size",   "Max nice priority",    "Max realtime priority",
+		"Max realtime timeout",
+	};
+	static const char *const units[] = {"seconds", "bytes", "bytes", "bytes", "bytes", "bytes",
+					    "processes", "files", "bytes", "bytes", "locks",
+					    "signals", "bytes", "", "", "us"};
+
+	strbuf_printf(o, "%-25s %-20s %-20s %-10s\n", "Limit", "Soft Limit", "Hard Limit", "Units");
+	for (int r = 0; r < RLIM_NLIMITS && r < (int)ARRAY_SIZE(names); r++) {
+		char soft[32], hard[32];
+		struct rlimit *l = &c->t->rlim[r];
+		if (l->rlim_cur == RLIM_INFINITY)
+			strcpy(soft, "unlimited");
+		else
+			snprintf(soft, sizeof(soft), "%llu", (unsigned long long)l->rlim_cur);
+		if (l->rlim_max == RLIM_INFINITY)
+			strcpy(hard, "unlimited");
+		else
+			snprintf(hard, sizeof(hard), "%llu", (unsigned long long)l->rlim_max);
+		strbuf_printf(o, "%-25s %-20s %-20s %-10s\n", names[r], soft, hard, units[r]);
+	}
+}
+
+static void gen_cpuinfo(struct proc_ctx *c, struct strbuf *o)
+{
+	const char *info = host_cpuinfo();
+
+	if (info)
+		strbuf_printf(o, "%s", info);
+}
+
+static void gen_meminfo(struct proc_ctx *c, struct strbuf *o)
+{
+	uint64_t total = c->k->cfg.memory_limit / 1024, used = c->k->mf->allocated / 1024;
+	uint64_t free_kb = total > used ? total - used : 0;
+
+	strbuf_printf(o,
+		      "MemTotal:       %8llu kB\nMemFree:        %8llu kB\nMemAvailable:   %8llu kB\n"
+		      "Buffers:               0 kB\nCached:                0 kB\nSwapCached:            0 kB\n"
+		      "Active:         %8llu kB\nInactive:              0 kB\nSwapTotal:             0 kB\n"
+		      "SwapFree:              0 kB\nShmem:                 0 kB\n"
+		      "CommitLimit:    %8llu kB\nCommitted_AS:   %8llu kB\n",
+		      (unsigned long long)total, (unsigned long long)free_kb,
+		      (unsigned long long)free_kb, (unsigned long long)used,
+		      (unsigned long long)total, (unsigned long long)used);
+}
+
+static void gen_uptime(struct proc_ctx *c, struct strbuf *o)
+{
+	uint64_t up = monotonic_ns() - c->k->boot_ns;
+
+	strbuf_printf(o, "%llu.%02llu 0.00\n", (unsigned long long)(up / 1000000000ull),
+		      (unsigned long long)(up / 10000000ull % 100));
+}
+
+static void gen_loadavg(struct proc_ctx *c, struct strbuf *o)
+{
+	strbuf_printf(o, "0.00 0.00 0.00 1/%u %d\n", c->k->live_tasks, c->k->next_tid - 1);
+}
+
+static void gen_version(struct proc_ctx *c, struct strbuf *o)
+{
+	strbuf_printf(o, "Linux version 6.1.0-rung (rung@rung) (gcc) #1 SMP PREEMPT_DYNAMIC rung\n");
+}
+
+static void gen_filesystems(struct proc_ctx *c, struct strbuf *o)
+{
+	strbuf_printf(o, "nodev\tsysfs\nnodev\ttmpfs\nnodev\tproc\nnodev\tdevtmpfs\nnodev\t9p\n"
+			 "nodev\toverlay\nnodev\tpipefs\n");
+}
+
+static void gen_stat_global(struct proc_ctx *c, struct strbuf *o)
+{
+	struct timespec now;
+	uint64_t up = (monotonic_ns() - c->k->boot_ns) / 10000000ull;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	strbuf_printf(o, "cpu  %llu 0 0 0 0 0 0 0 0 0\n", (unsigned long long)up);
+	for (unsigned i = 0; i < c->k->ncpus; i++)
+		strbuf_printf(o, "cpu%u %llu 0 0 0 0 0 0 0 0 0\n", i, (unsigned long long)up);
+	strbuf_printf(o, "intr 0\nctxt 0\nbtime %lld\nprocesses %d\nprocs_running 1\n"
+			 "procs_blocked 0\nsoftirq 0\n",
+		      (long long)(now.tv_sec - (long long)(up / 100)), c->k->next_tid - 1);
+}
+
+static void gen_hostname(struct proc_ctx *c, struct strbuf *o)
+{
+	strbuf_printf(o, "rung\n");
+}
+
+static void gen_osrelease(struct proc_ctx *c, struct strbuf *o)
+{
+	strbuf_printf(o, "6.1.0-rung\n");
+}
+
+static void gen_ostype(struct proc_ctx *c, struct strbuf *o)
+{
+	strbuf_printf(o, "Linux\n");
+}
+
+static void gen_pid_max(struct proc_ctx *c, struct strbuf *o)
+{
+	strbuf_printf(o, "4194304\n");
+}
+
+static void gen_ngroups_max(struct proc_ctx *c, struct strbuf *o)
+{
+	strbuf_printf(o, "65536\n");
+}
+
+static void gen_zero(struct proc_ctx *c, struct strbuf *o)
+{
+	strbuf_printf(o, "0\n");
+}
+
+static void uuid_text(const uint8_t b[16], struct strbuf *o)
+{
+	strbuf_printf(o, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x\n",
+		      b[0], b[1], b[2], b[3], b[4], b[5], (b[6] & 0x0f) | 0x40, b[7],
+		      (b[8] & 0x3f) | 0x80, b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+}
+
+static void gen_uuid(struct proc_ctx *c, struct strbuf *o)
+{
+	uint8_t b[16] = {0};
+
+	if (getrandom(b, sizeof(b), 0) != sizeof(b))
+		memset(b, 0, sizeof(b));
+	uuid_text(b, o);
+}
+
+static void gen_boot_id(struct proc_ctx *c, struct strbuf *o)
+{
+	uint8_t b[16];
+
+	/* Fixed for the life of the sandbox: derived from its boot time. */
+	for (int i = 0; i < 16; i++)
+		b[i] = (uint8_t)(c->k->boot_ns >> ((i % 8) * 8) ^ (uint64_t)i * 0x9d);
+	uuid_text(b, o);
+}
+
+/* --- the tree ----------------------------------------------------------------- */
+
+static const struct proc_node random_nodes[] = {
+	{"boot_id", S_IFREG | 0444, PK_FILE, gen_boot_id},
+	{"uuid", S_IFREG | 0444, PK_FILE, gen_uuid},
+	{NULL},
+};
+
+static const struct proc_node kernel_nodes[] = {
+	{"hostname", S_IFREG | 0644, PK_FILE, gen_hostname},
+	{"ngroups_max", S_IFREG | 0444, PK_FILE, gen_ngroups_max},
+	{"osrelease", S_IFREG | 0444, PK_FILE, gen_osrelease},
+	{"ostype", S_IFREG | 0444, PK_FILE, gen_ostype},
+	{"pid_max", S_IFREG | 0644, PK_FILE, gen_pid_max},
+	{"random", S_IFDIR | 0555, PK_DIR, NULL, random_nodes},
+	{NULL},
+};
+
+static const struct proc_node vm_nodes[] = {
+	{"overcommit_memory", S_IFREG | 0644, PK_FILE, gen_zero},
+	{NULL},
+};
+
+static const struct proc_node sys_nodes[] = {
+	{"kernel", S_IFDIR | 0555, PK_DIR, NULL, kernel_nodes},
+	{"vm", S_IFDIR | 0555, PK_DIR, NULL, vm_nodes},
+	{NULL},
+};
+
+static const struct proc_node pid_nodes[] = {
+	{"cmdline", S_IFREG | 0444, PK_FILE, gen_cmdline},
+	{"comm", S_IFREG | 0644, PK_FILE, gen_comm},
+	{"cwd", S_IFLNK | 0777, PK_CWD},
+	{"environ", S_IFREG | 0400, PK_FILE, gen_environ},
+	{"exe", S_IFLNK | 0777, PK_EXE},
+	{"fd", S_IFDIR | 0500, PK_FD_DIR},
+	{"limits", S_IFREG | 0444, PK_FILE, gen_limits},
+	{"maps", S_IFREG | 0444, PK_FILE, gen_maps},
+	{"mountinfo", S_IFREG | 0444, PK_FILE, gen_mountinfo},
+	{"mounts", S_IFREG | 0444, PK_FILE, gen_mounts},
+	{"root", S_IFLNK | 0777, PK_ROOTDIR},
+	{"stat", S_IFREG | 0444, PK_FILE, gen_stat},
+	{"status", S_IFREG | 0444, PK_FILE, gen_status},
+	{"task", S_IFDIR | 0555, PK_TASK_DIR},
+	{NULL},
+};
+
+static const struct proc_node root_nodes[] = {
+	{"cpuinfo", S_IFREG | 0444, PK_FILE, gen_cpuinfo},
+	{"filesystems", S_IFREG | 0444, PK_FILE, gen_filesystems},
+	{"loadavg", S_IFREG | 0444, PK_FILE, gen_loadavg},
+	{"meminfo", S_IFREG | 0444, PK_FILE, gen_meminfo},
+	{"mounts", S_IFLNK | 0777, PK_LINK, NULL, NULL, "self/mounts"},
+	{"self", S_IFLNK | 0777, PK_SELF},
+	{"stat", S_IFREG | 0444, PK_FILE, gen_stat_global},
+	{"sys", S_IFDIR | 0555, PK_DIR, NULL, sys_nodes},
+	{"thread-self", S_IFLNK | 0777, PK_THREAD_SELF},
+	{"uptime", S_IFREG | 0444, PK_FILE, gen_uptime},
+	{"version", S_IFREG | 0444, PK_FILE, gen_version},
+	{NULL},
+};
+
+static const struct proc_node root_node = {"/", S_IFDIR | 0555, PK_ROOT};
+static const struct proc_node pid_node = {NULL, S_IFDIR | 0555, PK_PID, NULL, pid_nodes};
+static const struct proc_node fd_node = {NULL, S_IFLNK | 0700, PK_FD};
+
+/* Inode numbers are stable for a (node, pid, fd) triple. */
+static uint64_t proc_ino(const struct proc_node *n, int pid, int fd)
+{
+	return ((uint64_t)(uintptr_t)n * 31 + (uint64_t)pid * 1000003 + (uint64_t)(fd + 1)) &
+	       0x7fffffffffffull;
+}
+
+static struct inode *proc_inode(struct super_block *sb, const struct proc_node *n, int pid,
+				int fd)
+{
+	bool magic = n->kind == PK_FD || n->kind == PK_EXE || n->kind == PK_CWD ||
+		     n->kind == PK_ROOTDIR;
+	struct inode *i = inode_new(sb, magic ? &proc_magic_ops : &proc_inode_ops, n->mode);
+	struct proc_inode *pi = xzalloc(sizeof(*pi));
+	struct task *t = pid ? kernel_find_task(KERNEL_OF(sb), pid) : NULL;
+
+	pi->node = n;
+	pi->pid = pid;
+	pi->fd = fd;
+	i->priv = pi;
+	i->ino = proc_ino(n, pid, fd);
+	if (S_ISDIR(n->mode))
+		i->nlink = 2;
+	if (t) {
+		i->uid = t->creds.euid;
+		i->gid = t->creds.egid;
+		task_put(t);
+	}
+	return i;
+}
+
+static int parse_num(const char *name)
+{
+	char *end;
+	long v;
+
+	if (!*name || *name == '0' || *name == '+' || *name == '-')
+		return name[0] == '0' && !name[1] ? 0 : -1;
+	v = strtol(name, &end, 10);
+	if (*end || v <= 0 || v > INT32_MAX)
+		return -1;
+	return (int)v;
+}
+
+static struct task *proc_task(struct inode *i)
+{
+	return kernel_find_task(KERNEL_OF(i->sb), PI(i)->pid);
+}
+
+static int proc_lookup(struct inode *dir, const char *name, struct inode **out)
+{
+	const struct proc_node *n = PI(dir)->node, *c;
+	int pid = PI(dir)->pid;
+
+	switch (n->kind) {
+	case PK_ROOT: {
+		int want = parse_num(name);
+		if (want > 0) {
+			struct task *t = kernel_find_task(KERNEL_OF(dir->sb), want);
+			if (!t || t->tgid != want) {
+				task_put(t);
+				return -ENOENT;
+			}
+			task_put(t);
+			*out = proc_inode(dir->sb, &pid_node, want, -1);
+			return 0;
+		}
+		c = root_nodes;
+		break;
+	}
+	case PK_PID:
+	case PK_DIR:
+		c = n->children;
+		break;
+	case PK_FD_DIR: {
+		int fd = parse_num(name);
+		struct task *t = proc_task(dir);
+		struct file *f = (t && t->files && fd >= 0) ? fd_get(t->files, fd) : NULL;
+		task_put(t);
+		if (!f)
+			return -ENOENT;
+		file_put(f);
+		*out = proc_inode(dir->sb, &fd_node, pid, fd);
+		return 0;
+	}
+	case PK_TASK_DIR: {
+		/* One thread per process until threads exist: its tid is the pid. */
+		if (parse_num(name) != pid)
+			return -ENOENT;
+		*out = proc_inode(dir->sb, &pid_node, pid, -1);
+		return 0;
+	}
+	default:
+		return -ENOTDIR;
+	}
+	for (; c && c->name; c++)
+		if (strcmp(c->name, name) == 0) {
+			*out = proc_inode(dir->sb, c, pid, -1);
+			return 0;
+		}
+	return -ENOENT;
+}
+
+static long copy_link(const char *s, char *buf, size_t size)
+{
+	size_t len = strlen(s);
+
+	memcpy(buf, s, MIN(len, size));
+	return (long)MIN(len, size);
+}
+
+/* The path a magic link points at, for readlink. */
+static long file_link_text(struct task *viewer, struct file *f, char *buf, size_t size)
+{
+	char tmp[128];
+	int hostfd;
+
+	if (f->path.dentry && f->path.mnt) {
+		struct path root;
+		long n;
+		char *p = xmalloc(VFS_PATH_MAX);
+		if (viewer && viewer->fs)
+			fs_get_root(viewer->fs, &root);
+		else
+			root = (struct path){0};
+		n = path_to_string(&f->path, &root, p, VFS_PATH_MAX);
+		path_put(&root);
+		if (n >= 0 && f->path.dentry->deleted && (size_t)n + 10 < VFS_PATH_MAX)
+			strcat(p, " (deleted)");
+		n = n < 0 ? n : copy_link(p, buf, size);
+		free(p);
+		return n;
+	}
+	if (f->path.dentry) {
+		/* A file of an internal mount (memfd): "/name (deleted)". */
+		snprintf(tmp, sizeof(tmp), "/%s%s", f->path.dentry->name,
+			 f->path.dentry->deleted ? " (deleted)" : "");
+		return copy_link(tmp, buf, size);
+	}
+	if (f->inode && S_ISFIFO(f->inode->mode)) {
+		snprintf(tmp, sizeof(tmp), "pipe:[%llu]", (unsigned long long)f->inode->ino);
+		return copy_link(tmp, buf, size);
+	}
+	hostfd = hostfile_fd(f);
+	if (hostfd >= 0) {
+		struct stat st;
+		if (fstat(hostfd, &st) == 0 && S_ISFIFO(st.st_mode))
+			snprintf(tmp, sizeof(tmp), "pipe:[%llu]", (unsigned long long)st.st_ino);
+		else if (fstat(hostfd, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3))
+			snprintf(tmp, sizeof(tmp), "/dev/null");
+		else
+			snprintf(tmp, sizeof(tmp), "host:[%llu]", (unsigned long long)st.st_ino);
+		return copy_link(tmp, buf, size);
+	}
+	return copy_link("anon_inode:[unknown]", buf, size);
+}
+
+static long proc_readlink(struct inode *inode, char *buf, size_t size)
+{
+	const struct proc_node *n = PI(inode)->node;
+	struct task *viewer = current_task(), *t;
+	char tmp[32];
+	long ret;
+
+	switch (n->kind) {
+	case PK_LINK:
+		return copy_link(n->target, buf, size);
+	case PK_SELF:
+	case PK_THREAD_SELF:
+		if (!viewer)
+			return -ENOENT;
+		if (n->kind == PK_SELF)
+			snprintf(tmp, sizeof(tmp), "%d", viewer->tgid);
+		else
+			snprintf(tmp, sizeof(tmp), "%d/task/%d", viewer->tgid, viewer->tid);
+		return copy_link(tmp, buf, size);
+	default:
+		break;
+	}
+	t = proc_task(inode);
+	if (!t)
+		return -ENOENT;
+	if (n->kind == PK_FD) {
+		struct file *f = t->files ? fd_get(t->files, PI(inode)->fd) : NULL;
+		ret = f ? file_link_text(viewer, f, buf, size) : -ENOENT;
+		if (f)
+			file_put(f);
+	} else {
+		struct path p = {0}, root = {0};
+		char *s = xmalloc(VFS_PATH_MAX);
+		if (n->kind == PK_EXE) {
+			p = t->exe;
+			path_get(&p);
+		} else if (t->fs && n->kind == PK_CWD) {
+			fs_get_cwd(t->fs, &p);
+		} else if (t->fs) {
+			fs_get_root(t->fs, &p);
+		}
+		if (viewer && viewer->fs)
+			fs_get_root(viewer->fs, &root);
+		ret = p.dentry ? path_to_string(&p, &root, s, VFS_PATH_MAX) : -ENOENT;
+		if (ret >= 0)
+			ret = copy_link(s, buf, size);
+		path_put(&p);
+		path_put(&root);
+		free(s);
+	}
+	task_put(t);
+	return ret;
+}
+
+/* Following a magic link goes to the file itself. */
+static int proc_get_link(struct inode *inode, struct task *viewer, struct path *out)
+{
+	const struct proc_node *n = PI(inode)->node;
+	struct task *t = proc_task(inode);
+	int ret = -ENOENT;
+
+	if (!t)
+		return -ENOENT;
+	if (n->kind == PK_FD) {
+		struct file *f = t->files ? fd_get(t->files, PI(inode)->fd) : NULL;
+		if (f && f->path.dentry && f->path.mnt) {
+			*out = f->path;
+			path_get(out);
+			ret = 0;
+		} else if (f) {
+			ret = -ENXIO; /* pipes and host streams have no path to follow */
+		}
+		if (f)
+			file_put(f);
+	} else if (n->kind == PK_EXE && t->exe.dentry) {
+		*out = t->exe;
+		path_get(out);
+		ret = 0;
+	} else if (t->fs && (n->kind == PK_CWD || n->kind == PK_ROOTDIR)) {
+		if (n->kind == PK_CWD)
+			fs_get_cwd(t->fs, out);
+		else
+			fs_get_root(t->fs, out);
+		ret = 0;
+	}
+	task_put(t);
+	return ret;
+}
+
+static int proc_getattr(struct inode *inode)
+{
+	return 0;
+}
+
+/* --- open files ----------------------------------------------------------------- */
+
+struct proc_text {
+	char *data;
+	size_t len;
+};
+
+static int proc_open(struct inode *inode, struct dentry *dentry, int flags, struct file **out)
+{
+	const struct proc_node *n = PI(inode)->node;
+	struct proc_ctx c = {.k = KERNEL_OF(inode->sb)};
+	struct proc_text *text;
+	struct strbuf sb;
+	struct file *f;
+
+	if (S_ISDIR(inode->mode)) {
+		f = file_alloc(&proc_dir_ops, flags, NULL);
+		f->fmode = FMODE_PREAD | FMODE_ATPOS;
+		*out = f;
+		return 0;
+	}
+	if (n->kind != PK_FILE)
+		return -ENXIO;
+	if (flags_writable(flags))
+		return -EACCES;
+	if (PI(inode)->pid) {
+		c.t = proc_task(inode);
+		if (!c.t)
+			return -ESRCH;
+	}
+	strbuf_init(&sb);
+	n->gen(&c, &sb);
+	task_put(c.t);
+	text = xzalloc(sizeof(*text));
+	text->data = strbuf_steal(&sb, &text->len);
+	f = file_alloc(&proc_file_ops, flags, text);
+	f->fmode = FMODE_PREAD | FMODE_ATPOS;
+	*out = f;
+	return 0;
+}
+
+static long proc_read(struct file *f, void *buf, size_t len, int64_t *pos)
+{
+	struct proc_text *text = f->priv;
+	size_t n;
+
+	if ((uint64_t)*pos >= text->len)
+		return 0;
+	n = MIN(len, text->len - (size_t)*pos);
+	memcpy(buf, text->data + *pos, n);
+	*pos += (int64_t)n;
+	return (long)n;
+}
+
+static int64_t proc_llseek(struct file *f, int64_t off, int whence)
+{
+	struct proc_text *text = f->priv;
+
+	return generic_llseek(f, off, whence, (int64_t)text->len);
+}
+
+static void proc_release(struct file *f)
+{
+	struct proc_text *text = f->priv;
+
+	free(text->data);
+	free(text);
+}
+
+static int proc_fstat(struct file *f, struct kstat *st)
+{
+	inode_stat(f->inode, st);
+	st->size = 0;
+	return 0;
+}
+
+static const struct file_ops proc_file_ops = {
+	.read = proc_read,
+	.llseek = proc_llseek,
+	.fstat = proc_fstat,
+	.release = proc_release,
+};
+
+/* Directory listings: position 0/1 are "." and "..", then entry i at 2+i. */
+struct list_ctx {
+	struct dir_emitter *e;
+	struct file *f;
+	int64_t idx;
+	bool full;
+};
+
+static bool list_one(struct list_ctx *l, const char *name, uint64_t ino, unsigned type)
+{
+	if (l->full)
+		return false;
+	if (l->idx++ < l->f->pos)
+		return true;
+	if (!l->e->emit(l->e, name, strlen(name), ino, type, l->idx)) {
+		l->full = true;
+		return false;
+	}
+	l->f->pos = l->idx;
+	return true;
+}
+
+struct pid_list {
+	int *pids;
+	size_t n, cap;
+};
+
+static void collect_pid(struct task *t, void *arg)
+{
+	struct pid_list *pl = arg;
+
+	if (t->tid != t->tgid)
+		return;
+	if (pl->n == pl->cap) {
+		pl->cap = pl->cap ? pl->cap * 2 : 64;
+		pl->pids = xrealloc(pl->pids, pl->cap * sizeof(int));
+	}
+	pl->pids[pl->n++] = t->tgid;
+}
+
+struct fd_list {
+	int *fds;
+	size_t n, cap;
+};
+
+static void collect_fd(int fd, struct file *file, void *arg)
+{
+	struct fd_list *fl = arg;
+
+	if (fl->n == fl->cap) {
+		fl->cap = fl->cap ? fl->cap * 2 : 64;
+		fl->fds = xrealloc(fl->fds, fl->cap * sizeof(int));
+	}
+	fl->fds[fl->n++] = fd;
+}
+
+static int proc_getdents(struct file *f, struct dir_emitter *e)
+{
+	struct inode *dir = f->inode;
+	const struct proc_node *n = PI(dir)->node, *c = NULL;
+	struct list_ctx l = {.e = e, .f = f};
+	int pid = PI(dir)->pid;
+	char name[32];
+
+	if (!list_one(&l, ".", dir->ino, DT_DIR) || !list_one(&l, "..", dir->ino, DT_DIR))
+		return 0;
+	switch (n->kind) {
+	case PK_ROOT: {
+		struct pid_list pl = {0};
+		for (c = root_nodes; c->name; c++)
+			if (!list_one(&l, c->name, proc_ino(c, 0, -1), IFTODT(c->mode)))
+				return 0;
+		kernel_for_each_task(KERNEL_OF(dir->sb), collect_pid, &pl);
+		for (size_t i = 0; i < pl.n; i++) {
+			snprintf(name, sizeof(name), "%d", pl.pids[i]);
+			if (!list_one(&l, name, proc_ino(&pid_node, pl.pids[i], -1), DT_DIR))
+				break;
+		}
+		free(pl.pids);
+		return 0;
+	}
+	case PK_PID:
+	case PK_DIR:
+		for (c = n->children; c && c->name; c++)
+			if (!list_one(&l, c->name, proc_ino(c, pid, -1), IFTODT(c->mode)))
+				return 0;
+		return 0;
+	case PK_FD_DIR: {
+		struct task *t = proc_task(dir);
+		struct fd_list fl = {0};
+		if (t && t->files)
+			fd_for_each(t->files, collect_fd, &fl);
+		task_put(t);
+		for (size_t i = 0; i < fl.n; i++) {
+			snprintf(name, sizeof(name), "%d", fl.fds[i]);
+			if (!list_one(&l, name, proc_ino(&fd_node, pid, fl.fds[i]), DT_LNK))
+				break;
+		}
+		free(fl.fds);
+		return 0;
+	}
+	case PK_TASK_DIR:
+		snprintf(name, sizeof(name), "%d", pid);
+		list_one(&l, name, proc_ino(&pid_node, pid, -1), DT_DIR);
+		return 0;
+	default:
+		return -ENOTDIR;
+	}
+}
+
+static int64_t proc_dir_llseek(struct file *f, int64_t off, int whence)
+{
+	if (whence == SEEK_SET && off >= 0)
+		return off;
+	if (whence == SEEK_CUR && f->pos + off >= 0)
+		return f->pos + off;
+	return -EINVAL;
+}
+
+static const struct file_ops proc_dir_ops = {
+	.getdents = proc_getdents,
+	.llseek = proc_dir_llseek,
+	.fstat = proc_fstat,
+};
+
+static void proc_evict(struct inode *inode)
+{
+	free(inode->priv);
+}
+
+static const struct inode_ops proc_inode_ops = {
+	.lookup = proc_lookup,
+	.readlink = proc_readlink,
+	.getattr = proc_getattr,
+	.open = proc_open,
+	.evict = proc_evict,
+};
+
+/* Magic links need get_link; plain ones (self, mounts) must not have it. */
+static const struct inode_ops proc_magic_ops = {
+	.readlink = proc_readlink,
+	.get_link = proc_get_link,
+	.getattr = proc_getattr,
+	.evict = proc_evict,
+};
+
+static void proc_release_sb(struct super_block *sb)
+{
+	free(sb->priv);
+}
+
+static const struct super_ops proc_super_ops = {
+	.release = proc_release_sb,
+};
+
+struct super_block *procfs_new(struct kernel *k)
+{
+	struct super_block *sb = sb_new(&proc_super_ops, "proc", PROC_SUPER_MAGIC);
+	struct proc_sb *ps = xzalloc(sizeof(*ps));
+	struct inode *root;
+
+	ps->k = k;
+	sb->priv = ps;
+	sb->cached = false;
+	root = proc_inode(sb, &root_node, 0, -1);
+	sb->root = dentry_make_root(sb, root);
+	inode_put(root);
+	return sb;
+}
