@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -50,6 +51,25 @@ static long file_io(struct file *f, void *buf, size_t len, int64_t off, bool wri
 	return n;
 }
 
+/* I/O straight between a host descriptor and pinned guest memory. */
+static long file_io_direct(struct task *t, struct file *f, uint64_t buf, size_t len, int64_t off,
+			   bool write)
+{
+	struct mm_pin pin;
+	int64_t pos = off;
+	long n;
+
+	mm_pin(t->mm, buf, len, !write, &pin);
+	if (off >= 0)
+		n = write ? f->ops->write_iov(f, pin.iov, pin.n, &pos)
+			  : f->ops->read_iov(f, pin.iov, pin.n, &pos);
+	else
+		n = write ? f->ops->write_iov(f, pin.iov, pin.n, NULL)
+			  : f->ops->read_iov(f, pin.iov, pin.n, NULL);
+	mm_unpin(&pin);
+	return n;
+}
+
 static long do_read(struct task *t, struct file *f, uint64_t buf, size_t count, int64_t off)
 {
 	int flags = file_getfl(f);
@@ -62,8 +82,12 @@ static long do_read(struct task *t, struct file *f, uint64_t buf, size_t count, 
 		return -EBADF;
 	if (!f->ops->read)
 		return -EINVAL;
+	if (!mm_range_ok(buf, count))
+		return -EFAULT;
 	if (count == 0)
 		return 0;
+	if (f->ops->read_iov && !(f->fmode & FMODE_ATPOS))
+		return file_io_direct(t, f, buf, MIN(count, (size_t)MAX_RW_COUNT), off, false);
 	chunk = MIN(MIN(count, (size_t)MAX_RW_COUNT), (size_t)BOUNCE_SIZE);
 	/* Like Linux, the buffer is only touched when there is data to copy
 	 * (a read at end of file into a bad pointer returns 0). */
@@ -85,7 +109,13 @@ static long do_write(struct task *t, struct file *f, uint64_t buf, size_t count,
 		return -EBADF;
 	if (!f->ops->write)
 		return -EINVAL;
+	if (!mm_range_ok(buf, count))
+		return -EFAULT;
 	count = MIN(count, (size_t)MAX_RW_COUNT);
+	if (f->ops->write_iov && !(f->fmode & FMODE_ATPOS) && count) {
+		long n = file_io_direct(t, f, buf, count, off, true);
+		return n < 0 ? write_result(t, n) : n;
+	}
 	while (total < count) {
 		size_t chunk = MIN(count - total, (size_t)BOUNCE_SIZE);
 		size_t got = mm_copy_in_partial(t->mm, bounce, buf + total, chunk);
@@ -170,11 +200,55 @@ static long iov_import(struct task *t, uint64_t uiov, uint64_t cnt, struct iovec
 	for (size_t i = 0; i < cnt; i++) {
 		if ((ssize_t)iov[i].iov_len < 0)
 			return -EINVAL;
+		if (!mm_range_ok((uint64_t)(uintptr_t)iov[i].iov_base, iov[i].iov_len))
+			return -EFAULT;
 		if (iov[i].iov_len > MAX_RW_COUNT - total)
 			iov[i].iov_len = MAX_RW_COUNT - total;
 		total += iov[i].iov_len;
 	}
 	return (long)total;
+}
+
+/*
+ * readv/writev on a host descriptor: pin every guest iovec and hand the host
+ * one vector; it stops at the first bad segment as Linux would.
+ */
+static long iov_direct(struct task *t, struct file *f, const struct iovec *iov, size_t cnt,
+		       int64_t off, bool write)
+{
+	struct mm_pin *pins = xmalloc(cnt * sizeof(*pins));
+	struct iovec *host = xmalloc(cnt * MM_PIN_SEGS * sizeof(*host));
+	int64_t pos = off;
+	size_t npins = 0;
+	int nhost = 0;
+	long n;
+
+	for (size_t i = 0; i < cnt; i++) {
+		struct mm_pin *p = &pins[npins];
+		size_t got = 0;
+		if (!iov[i].iov_len)
+			continue;
+		mm_pin(t->mm, (uint64_t)(uintptr_t)iov[i].iov_base, iov[i].iov_len, !write, p);
+		npins++;
+		for (int k = 0; k < p->n; k++) {
+			host[nhost++] = p->iov[k];
+			got += p->iov[k].iov_len;
+		}
+		/* A segment that ends short (or is the unreachable placeholder) ends the vector. */
+		if (!p->objs[0] || got < iov[i].iov_len)
+			break;
+	}
+	if (nhost == 0)
+		n = 0;
+	else if (write)
+		n = f->ops->write_iov(f, host, nhost, off >= 0 ? &pos : NULL);
+	else
+		n = f->ops->read_iov(f, host, nhost, off >= 0 ? &pos : NULL);
+	for (size_t i = 0; i < npins; i++)
+		mm_unpin(&pins[i]);
+	free(pins);
+	free(host);
+	return n;
 }
 
 /* readv/preadv: one read into the bounce buffer, scattered to the iovecs. */
@@ -200,6 +274,11 @@ static long do_readv(struct task *t, int fd, uint64_t uiov, uint64_t cnt, int64_
 	if (off >= 0 && !(f->fmode & FMODE_PREAD)) {
 		file_put(f);
 		return -ESPIPE;
+	}
+	if (f->ops->read_iov && !(f->fmode & FMODE_ATPOS)) {
+		n = iov_direct(t, f, iov, cnt, off, false);
+		file_put(f);
+		return n;
 	}
 	want = MIN((size_t)total, (size_t)BOUNCE_SIZE);
 	n = want ? file_io(f, bounce, want, off, false) : 0;
@@ -242,6 +321,11 @@ static long do_writev(struct task *t, int fd, uint64_t uiov, uint64_t cnt, int64
 	if (off >= 0 && !(f->fmode & FMODE_PREAD)) {
 		file_put(f);
 		return -ESPIPE;
+	}
+	if (f->ops->write_iov && !(f->fmode & FMODE_ATPOS)) {
+		n = iov_direct(t, f, iov, cnt, off, true);
+		file_put(f);
+		return n < 0 ? write_result(t, n) : n;
 	}
 	for (i = 0; i < cnt && !fault;) {
 		size_t part = MIN(iov[i].iov_len - at, (size_t)BOUNCE_SIZE - filled);

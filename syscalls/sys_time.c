@@ -191,8 +191,14 @@ SYSCALL(clock_nanosleep)
 	case CLOCK_BOOTTIME:
 	case CLOCK_TAI:
 		break;
-	default:
-		return -EINVAL; /* CPU-time and alarm clocks: not supported */
+	case CLOCK_THREAD_CPUTIME_ID:
+		return -EOPNOTSUPP; /* as Linux: a thread cannot sleep on its own CPU time */
+	default: {
+		bool thread;
+		if (clk < 0 && cpu_clock_self(t, clk, &thread) && thread)
+			return -EOPNOTSUPP;
+		return -EINVAL; /* process CPU time and alarm clocks: not supported */
+	}
 	}
 	ret = timespec_in(t, a->a[2], &req);
 	if (ret < 0)

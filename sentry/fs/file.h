@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 
 #include "sentry/vfs/vfs.h"
 
@@ -34,6 +35,10 @@ struct file_ops {
 	 */
 	long (*read)(struct file *f, void *buf, size_t len, int64_t *pos);
 	long (*write)(struct file *f, const void *buf, size_t len, int64_t *pos);
+	/* The same on host-visible memory (guest pages pinned by mm_pin), for
+	 * files a host descriptor backs: no copy through the sentry. Optional. */
+	long (*read_iov)(struct file *f, const struct iovec *iov, int n, int64_t *pos);
+	long (*write_iov)(struct file *f, const struct iovec *iov, int n, int64_t *pos);
 	/* The new position (the caller stores it) or -errno. NULL: default rules. */
 	int64_t (*llseek)(struct file *f, int64_t off, int whence);
 	int (*fstat)(struct file *f, struct kstat *st);

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <sys/ioctl.h>
 #include <termios.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #define hostfd_of(f) ((int)(intptr_t)(f)->priv)
@@ -42,6 +43,30 @@ static long hf_write(struct file *f, const void *buf, size_t len, int64_t *pos)
 
 	do {
 		r = pos ? pwrite(hostfd_of(f), buf, len, *pos) : write(hostfd_of(f), buf, len);
+	} while (r < 0 && errno == EINTR);
+	if (r > 0 && pos)
+		*pos += r;
+	return host_result(r);
+}
+
+static long hf_read_iov(struct file *f, const struct iovec *iov, int n, int64_t *pos)
+{
+	long r;
+
+	do {
+		r = pos ? preadv(hostfd_of(f), iov, n, *pos) : readv(hostfd_of(f), iov, n);
+	} while (r < 0 && errno == EINTR);
+	if (r > 0 && pos)
+		*pos += r;
+	return host_result(r);
+}
+
+static long hf_write_iov(struct file *f, const struct iovec *iov, int n, int64_t *pos)
+{
+	long r;
+
+	do {
+		r = pos ? pwritev(hostfd_of(f), iov, n, *pos) : writev(hostfd_of(f), iov, n);
 	} while (r < 0 && errno == EINTR);
 	if (r > 0 && pos)
 		*pos += r;
@@ -113,6 +138,8 @@ static void hf_release(struct file *f)
 static const struct file_ops hostfile_ops = {
 	.read = hf_read,
 	.write = hf_write,
+	.read_iov = hf_read_iov,
+	.write_iov = hf_write_iov,
 	.llseek = hf_llseek,
 	.fstat = hf_fstat,
 	.ioctl = hf_ioctl,

@@ -129,6 +129,42 @@ long mm_strncpy_in(struct mm *mm, char *dst, uint64_t addr, size_t max)
 	return ret;
 }
 
+void mm_pin(struct mm *mm, uint64_t addr, size_t len, bool want_write, struct mm_pin *pin)
+{
+	size_t done = 0;
+
+	pin->n = 0;
+	pthread_rwlock_rdlock(&mm->lock);
+	while (done < len && pin->n < MM_PIN_SEGS) {
+		size_t chunk = len - done;
+		struct vma *v = mm_find_vma(mm, addr + done);
+		char *p = translate(mm, addr + done, want_write ? PROT_WRITE : PROT_ANY, &chunk, true);
+		if (!p)
+			break;
+		pin->iov[pin->n].iov_base = p;
+		pin->iov[pin->n].iov_len = chunk;
+		pin->objs[pin->n] = mobj_get(v->mobj);
+		pin->n++;
+		done += chunk;
+	}
+	pthread_rwlock_unlock(&mm->lock);
+	if (pin->n == 0) {
+		/* Nothing accessible: let the host find that out (NULL is never mapped). */
+		pin->iov[0].iov_base = NULL;
+		pin->iov[0].iov_len = MIN(len, (size_t)PAGE_SIZE);
+		pin->objs[0] = NULL;
+		pin->n = 1;
+	}
+}
+
+void mm_unpin(struct mm_pin *pin)
+{
+	for (int i = 0; i < pin->n; i++)
+		if (pin->objs[i])
+			mobj_put(pin->objs[i]);
+	pin->n = 0;
+}
+
 bool mm_access_ok(struct mm *mm, uint64_t addr, size_t len, bool want_write)
 {
 	size_t done = 0;

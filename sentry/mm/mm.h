@@ -129,6 +129,30 @@ long mm_strncpy_in(struct mm *mm, char *dst, uint64_t addr, size_t max);
 /* Like mm_copy_in but returns how many bytes could be copied before a fault. */
 size_t mm_copy_in_partial(struct mm *mm, void *dst, uint64_t addr, size_t len);
 size_t mm_copy_out_partial(struct mm *mm, uint64_t addr, const void *src, size_t len);
+/*
+ * Guest memory pinned for a host system call to read or write directly
+ * (no copy): sentry pointers for [addr, addr+len) up to the first byte the
+ * guest may not access (want_write: the host writes into it), each segment
+ * holding a reference on its memory object so the pages stay the guest's
+ * even if the guest unmaps them meanwhile. When not even the first byte is
+ * accessible, the one segment points at an address the host cannot touch
+ * either, so the host call fails (or not: a read at end of file) exactly as
+ * Linux would for the guest. The mm lock is not held after mm_pin returns.
+ */
+#define MM_PIN_SEGS 16
+struct mm_pin {
+	struct iovec iov[MM_PIN_SEGS];
+	struct mobj *objs[MM_PIN_SEGS];
+	int n;
+};
+void mm_pin(struct mm *mm, uint64_t addr, size_t len, bool want_write, struct mm_pin *pin);
+void mm_unpin(struct mm_pin *pin);
+/* Linux's access_ok: does [addr, addr+len) lie below the top of user space? */
+static inline bool mm_range_ok(uint64_t addr, size_t len)
+{
+	return len <= HOST_TASK_SIZE && addr <= HOST_TASK_SIZE - len;
+}
+
 /* Could the whole of [addr, addr+len) be written (want_write) or read? */
 bool mm_access_ok(struct mm *mm, uint64_t addr, size_t len, bool want_write);
 /* Read guest memory regardless of its protection (instruction bytes for reports). */
