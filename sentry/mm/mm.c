@@ -541,6 +541,50 @@ static int vma_move(struct mm *mm, struct vma *v, uint64_t new_addr, bool dontun
 	return ret;
 }
 
+/*
+ * Is [start, end) one mapping as Linux would see it? Growth we could not do
+ * in place (brk, mremap) leaves adjacent VMAs with different memory objects
+ * where Linux has one VMA; mremap must accept those as one.
+ */
+static bool one_mapping(struct mm *mm, struct vma *v, uint64_t end)
+{
+	while (v->end < end) {
+		struct vma *n = vma_next(v);
+		if (!n || n->start != v->end || n->prot != v->prot || !n->mobj != !v->mobj ||
+		    (n->flags & ~VMA_GROWSDOWN) != (v->flags & ~VMA_GROWSDOWN))
+			return false;
+		v = n;
+	}
+	return true;
+}
+
+/* Move the VMAs of [old, old+len) (split to fit) to new_addr; returns the last one moved. */
+static int move_range(struct mm *mm, uint64_t old, uint64_t len, uint64_t new_addr,
+		      bool dontunmap, struct vma **last)
+{
+	struct vma *v = mm_find_vma(mm, old), *tail, **pieces;
+	size_t n = 0, cap = 8;
+	int ret = 0;
+
+	if (v->start < old)
+		v = vma_split(mm, v, old);
+	tail = mm_find_vma(mm, old + len - 1);
+	if (tail->end > old + len)
+		vma_split(mm, tail, old + len);
+	pieces = xmalloc(cap * sizeof(*pieces));
+	for (; v && v->start < old + len; v = vma_next(v)) {
+		if (n == cap)
+			pieces = xrealloc(pieces, (cap *= 2) * sizeof(*pieces));
+		pieces[n++] = v;
+	}
+	/* Collected first: moving changes the tree under the iteration. */
+	for (size_t i = 0; i < n && ret == 0; i++)
+		ret = vma_move(mm, pieces[i], new_addr + (pieces[i]->start - old), dontunmap);
+	*last = n ? pieces[n - 1] : NULL;
+	free(pieces);
+	return ret;
+}
+
 static long mremap_locked(struct mm *mm, uint64_t old_addr, uint64_t old_len, uint64_t new_len,
 			  int flags, uint64_t new_addr)
 {
@@ -571,7 +615,7 @@ static long mremap_locked(struct mm *mm, uint64_t old_addr, uint64_t old_len, ui
 		/* Duplicating a mapping only makes sense for shared memory. */
 		if (!(v->flags & VMA_SHARED) || !(flags & MREMAP_MAYMOVE))
 			return -EINVAL;
-	} else if (old_end > v->end) {
+	} else if (!one_mapping(mm, v, old_end)) {
 		return -EFAULT;
 	}
 
@@ -595,12 +639,14 @@ static long mremap_locked(struct mm *mm, uint64_t old_addr, uint64_t old_len, ui
 			ret = range_unmap(mm, old_addr + new_len, old_end, true);
 			return ret < 0 ? ret : (long)old_addr;
 		}
-		/* Grow in place when the space after the VMA is free. */
-		if (old_len && new_len > old_len && old_end == v->end &&
-		    mm_range_free(mm, old_end, old_addr + new_len) &&
-		    old_addr + new_len <= GUEST_MAX_ADDR) {
-			ret = vma_extend_up(mm, v, old_addr + new_len);
-			return ret < 0 ? ret : (long)old_addr;
+		/* Grow in place when the space after the mapping is free. */
+		if (old_len && new_len > old_len) {
+			struct vma *last = mm_find_vma(mm, old_end - 1);
+			if (old_end == last->end && old_addr + new_len <= GUEST_MAX_ADDR &&
+			    mm_range_free(mm, old_end, old_addr + new_len)) {
+				ret = vma_extend_up(mm, last, old_addr + new_len);
+				return ret < 0 ? ret : (long)old_addr;
+			}
 		}
 		if (!(flags & MREMAP_MAYMOVE))
 			return -ENOMEM;
@@ -639,11 +685,7 @@ static long mremap_locked(struct mm *mm, uint64_t old_addr, uint64_t old_len, ui
 	}
 
 	/* Cut out exactly the old range and move it. */
-	if (v->start < old_addr)
-		v = vma_split(mm, v, old_addr);
-	if (v->end > old_end)
-		vma_split(mm, v, old_end);
-	ret = vma_move(mm, v, new_addr, flags & MREMAP_DONTUNMAP);
+	ret = move_range(mm, old_addr, old_len, new_addr, flags & MREMAP_DONTUNMAP, &v);
 	if (ret < 0)
 		return ret;
 	if (new_len > old_len) {
