@@ -30,13 +30,13 @@ int gofer_walk(struct gofer_client *c, uint64_t dir, const char *const *names, u
 	       struct gofer_node *nodes, unsigned *nwalked, int *status);
 int gofer_stat(struct gofer_client *c, uint64_t handle, struct gofer_stat *st);
 /* Open handle; *fd is the donated host fd (donate) or -1. */
-int gofer_open(struct gofer_client *c, uint64_t handle, uint32_t flags, bool donate,
-	       uint64_t *fid, int *fd);
+int gofer_open(struct gofer_client *c, uint64_t handle, uint32_t flags, bool donate, uint64_t *fid,
+	       int *fd);
 int gofer_create(struct gofer_client *c, uint64_t dir, const char *name, uint32_t flags,
 		 uint32_t mode, uint32_t uid, uint32_t gid, bool donate, struct gofer_node *node,
 		 uint64_t *fid, int *fd);
-int gofer_mkdir(struct gofer_client *c, uint64_t dir, const char *name, uint32_t mode,
-		uint32_t uid, uint32_t gid, struct gofer_node *node);
+int gofer_mkdir(struct gofer_client *c, uint64_t dir, const char *name, uint32_t mode, uint32_t uid,
+		uint32_t gid, struct gofer_node *node);
 int gofer_mknod(struct gofer_client *c, uint64_t dir, const char *name, uint32_t mode,
 		uint64_t rdev, uint32_t uid, uint32_t gid, struct gofer_node *node);
 int gofer_symlink(struct gofer_client *c, uint64_t dir, const char *name, const char *target,
@@ -49,8 +49,7 @@ int gofer_rename(struct gofer_client *c, uint64_t olddir, const char *oldname, u
 /* Returns the target's length (copied NUL-terminated into buf, truncated to size). */
 long gofer_readlink(struct gofer_client *c, uint64_t handle, char *buf, size_t size);
 /* Returns the bytes of struct gofer_dirent records placed in buf (0 at the end). */
-long gofer_getdents(struct gofer_client *c, uint64_t fid, uint64_t cookie, void *buf,
-		    size_t count);
+long gofer_getdents(struct gofer_client *c, uint64_t fid, uint64_t cookie, void *buf, size_t count);
 int gofer_setattr(struct gofer_client *c, const struct gofer_setattr_req *req,
 		  struct gofer_stat *st);
 int gofer_statfs(struct gofer_client *c, uint64_t handle, struct gofer_statfs *out);

@@ -32,21 +32,21 @@
 
 #define GOFER_PROTOCOL_VERSION 1
 /* Largest datagram either side sends or accepts. */
-#define GOFER_MAX_MSG	       (128u * 1024u)
+#define GOFER_MAX_MSG (128u * 1024u)
 /* Largest data payload of READ/WRITE (gofer file-access mode) and READLINK. */
-#define GOFER_MAX_IO	       (64u * 1024u)
+#define GOFER_MAX_IO (64u * 1024u)
 /* Most names in one WALK. */
-#define GOFER_MAX_WALK	       64
-#define GOFER_NAME_MAX	       255
+#define GOFER_MAX_WALK 64
+#define GOFER_NAME_MAX 255
 
 enum gofer_op {
 	GOFER_OP_ATTACH = 1, /* the root of the served tree */
 	GOFER_OP_WALK,	     /* look up names under a directory */
 	GOFER_OP_STAT,
-	GOFER_OP_OPEN,	     /* open a node for I/O */
-	GOFER_OP_CREATE,     /* create and open a regular file */
+	GOFER_OP_OPEN,	 /* open a node for I/O */
+	GOFER_OP_CREATE, /* create and open a regular file */
 	GOFER_OP_MKDIR,
-	GOFER_OP_MKNOD,	     /* regular files and fifos (and device nodes if allowed) */
+	GOFER_OP_MKNOD, /* regular files and fifos (and device nodes if allowed) */
 	GOFER_OP_SYMLINK,
 	GOFER_OP_LINK,
 	GOFER_OP_UNLINK,
@@ -60,19 +60,19 @@ enum gofer_op {
 	GOFER_OP_LISTXATTR,
 	GOFER_OP_REMOVEXATTR,
 	GOFER_OP_FSYNC,
-	GOFER_OP_READ,	     /* gofer file-access mode: data through the gofer */
+	GOFER_OP_READ, /* gofer file-access mode: data through the gofer */
 	GOFER_OP_WRITE,
 	GOFER_OP_FALLOCATE,
-	GOFER_OP_CLOSE,	     /* release handles and open files */
+	GOFER_OP_CLOSE, /* release handles and open files */
 	GOFER_OP_MAX,
 };
 
 struct gofer_hdr {
-	uint32_t size; /* of the whole message, header included */
-	uint16_t op;   /* enum gofer_op */
+	uint32_t size;	/* of the whole message, header included */
+	uint16_t op;	/* enum gofer_op */
 	uint16_t flags; /* 0 */
-	int32_t err;   /* replies: 0 or a positive errno; requests: 0 */
-	uint32_t pad;  /* 0 */
+	int32_t err;	/* replies: 0 or a positive errno; requests: 0 */
+	uint32_t pad;	/* 0 */
 };
 
 /* What the gofer knows about a node (a statx subset). */
@@ -82,7 +82,7 @@ struct gofer_stat {
 	uint32_t gid;
 	uint32_t pad;
 	uint64_t ino;
-	uint64_t dev;	/* host st_dev, folded by the sentry */
+	uint64_t dev; /* host st_dev, folded by the sentry */
 	uint64_t nlink;
 	uint64_t size;
 	uint64_t blocks;
@@ -109,7 +109,12 @@ struct gofer_walk_req {
 /* Reply: nodes for the names walked, in order. The walk stops early after
  * a symlink (which is included), at a component that is not a directory
  * when more follow (status ENOTDIR), or at one that does not exist (status
- * ENOENT); status is 0 when every name was walked. */
+ * ENOENT); status is 0 when every name was walked.
+ * In detail: a symlink stop has status 0 and nwalked < nnames (the last node
+ * is the symlink); the non-directory of ENOTDIR is included (it was walked);
+ * any other lookup error stops the walk the same way with that errno as
+ * status. nnames is 1..GOFER_MAX_WALK, and every name is checked before any
+ * lookup: one bad name fails the whole request with EINVAL. */
 struct gofer_walk_reply {
 	uint32_t nwalked;
 	int32_t status;
@@ -135,7 +140,9 @@ struct gofer_open_req {
 	uint32_t mode; /* GOFER_OPEN_* */
 };
 /* Reply: the open file's id (for READ/WRITE/GETDENTS/FSYNC/FALLOCATE/CLOSE);
- * with GOFER_OPEN_DONATE the host fd comes as SCM_RIGHTS. */
+ * with GOFER_OPEN_DONATE the host fd comes as SCM_RIGHTS, the gofer keeps
+ * nothing and fid is 0. Symlinks are never opened (ELOOP), directories not
+ * for writing (EISDIR), device nodes not at all (EACCES). */
 struct gofer_open_reply {
 	uint64_t fid;
 };
@@ -235,7 +242,7 @@ struct gofer_statfs {
  * size bytes of value. Only the "user." namespace is served; others: EOPNOTSUPP. */
 struct gofer_xattr_req {
 	uint64_t handle;
-	uint32_t size; /* GETXATTR: most bytes wanted (0: just the size); SETXATTR: value size */
+	uint32_t size;	/* GETXATTR: most bytes wanted (0: just the size); SETXATTR: value size */
 	uint32_t flags; /* SETXATTR: XATTR_CREATE / XATTR_REPLACE */
 };
 /* GETXATTR reply: uint32_t size, then the value (none when size was 0). */

@@ -17,6 +17,9 @@ struct global_args {
 	bool strace;
 };
 
+/* Which of the caller's fds 0-2 were open when rung started (main.c). */
+extern bool rung_stdio_open[3];
+
 typedef int (*command_fn)(struct global_args *g, int argc, char **argv, struct rung_error *err);
 
 struct command {

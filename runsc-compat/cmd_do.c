@@ -6,6 +6,8 @@
 #include "runsc-compat/cli.h"
 #include "sentry/kernel/kernel.h"
 #include "platform/platform.h"
+#include "gofer/gofer.h"
+#include "gofer/client.h"
 #include "lib/cleanup.h"
 #include "lib/error.h"
 #include "lib/log.h"
@@ -20,6 +22,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysinfo.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -31,7 +34,10 @@ static void do_usage(FILE *out)
 		     "  --platform NAME      ptrace (default)\n"
 		     "  --strace             log every guest system call\n"
 		     "  --debug              log debug messages\n"
-		     "  --memory-limit SIZE  guest memory limit (e.g. 512M; default: host RAM)\n");
+		     "  --memory-limit SIZE  guest memory limit (e.g. 512M; default: host RAM)\n"
+		     "  --rootfs DIR         the guest's root, served by the gofer (default: /)\n"
+		     "  --file-access MODE   direct (default: the gofer donates files) or gofer\n"
+		     "  --host-exec          no rootfs: run a static PROGRAM from a host path\n");
 }
 
 /* PROGRAM as the shell would find it: a path, or a name on $PATH. */
@@ -77,13 +83,29 @@ static void *signal_thread(void *arg)
 	return NULL;
 }
 
-enum { OPT_PLATFORM = 256, OPT_STRACE, OPT_DEBUG, OPT_MEMORY, OPT_HELP };
+enum {
+	OPT_PLATFORM = 256,
+	OPT_STRACE,
+	OPT_DEBUG,
+	OPT_MEMORY,
+	OPT_ROOTFS,
+	OPT_FILE_ACCESS,
+	OPT_HOST_EXEC,
+	OPT_HELP
+};
+
+/* Channels between the sentry and the gofer: requests from this many
+ * sentry threads can be in flight at once. */
+#define GOFER_CHANNELS 4
 
 static const struct option do_options[] = {
 	{"platform", required_argument, NULL, OPT_PLATFORM},
 	{"strace", no_argument, NULL, OPT_STRACE},
 	{"debug", no_argument, NULL, OPT_DEBUG},
 	{"memory-limit", required_argument, NULL, OPT_MEMORY},
+	{"rootfs", required_argument, NULL, OPT_ROOTFS},
+	{"file-access", required_argument, NULL, OPT_FILE_ACCESS},
+	{"host-exec", no_argument, NULL, OPT_HOST_EXEC},
 	{"help", no_argument, NULL, OPT_HELP},
 	{NULL, 0, NULL, 0},
 };
@@ -91,14 +113,21 @@ static const struct option do_options[] = {
 int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 {
 	struct kernel_config cfg = {0};
+	struct gofer_config gcfg = {.rootfs = "/", .read_only = true};
+	struct gofer_client *client = NULL;
 	struct kernel *k = NULL;
 	cleanup_free char *prog = NULL;
+	cleanup_free char *cwd = NULL;
+	int fds[GOFER_CHANNELS];
+	bool donate = true, host_exec = false;
+	pid_t gofer = -1;
 	struct sysinfo si;
 	pthread_t sigthr;
 	sigset_t set;
 	int opt, ret, status;
 
 	cfg.strace = g->strace;
+	memcpy(cfg.stdio, rung_stdio_open, sizeof(cfg.stdio));
 	if (sysinfo(&si) == 0)
 		cfg.memory_limit = (uint64_t)si.totalram * si.mem_unit;
 	else
@@ -122,6 +151,21 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 			    cfg.memory_limit < (1u << 20))
 				return rung_error_make(err, 0, "bad --memory-limit `%s`", optarg);
 			break;
+		case OPT_ROOTFS:
+			gcfg.rootfs = optarg;
+			break;
+		case OPT_FILE_ACCESS:
+			if (strcmp(optarg, "direct") == 0)
+				donate = true;
+			else if (strcmp(optarg, "gofer") == 0)
+				donate = false;
+			else
+				return rung_error_make(err, 0, "--file-access: `direct` or `gofer`, not `%s`",
+						       optarg);
+			break;
+		case OPT_HOST_EXEC:
+			host_exec = true;
+			break;
 		case OPT_HELP:
 			do_usage(stdout);
 			return 0;
@@ -139,7 +183,15 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 		return rung_error_make(err, 0, "unknown platform `%s`", g->platform);
 	if (cfg.strace && !rung_log_enabled(LOG_LEVEL_INFO))
 		rung_log_set_level(LOG_LEVEL_INFO);
-	prog = resolve_program(argv[optind]);
+	if (host_exec) {
+		prog = resolve_program(argv[optind]);
+	} else {
+		/* The guest resolves the name in its own PATH; the guest's cwd is ours
+		 * when the rootfs has it. */
+		prog = xstrdup(argv[optind]);
+		cwd = getcwd(NULL, 0);
+		cfg.cwd = cwd;
+	}
 
 	/* Signals: a writer to a closed pipe gets EPIPE (the guest gets SIGPIPE
 	 * from the sentry); the signals that end programs are handled by one thread. */
@@ -153,12 +205,24 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 	sigaddset(&set, SIGCHLD);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 
+	if (!host_exec) {
+		ret = gofer_spawn(&gcfg, GOFER_CHANNELS, &gofer, fds, err);
+		if (ret < 0)
+			return ret;
+		ret = gofer_client_new(fds, GOFER_CHANNELS, &client);
+		if (ret < 0)
+			return rung_error_make(err, -ret, "gofer client");
+	}
 	ret = kernel_create(&cfg, &k, err);
-	if (ret < 0)
-		return ret;
-	ret = kernel_boot_empty_root(k, err);
+	if (ret == 0)
+		ret = host_exec ? kernel_boot_empty_root(k, err)
+				: kernel_boot_gofer_root(k, client, donate, err);
 	if (ret < 0) {
 		kernel_destroy(k);
+		if (gofer > 0) {
+			kill(gofer, SIGKILL);
+			waitpid(gofer, NULL, 0);
+		}
 		return ret;
 	}
 	ret = pthread_create(&sigthr, NULL, signal_thread, k);
@@ -174,5 +238,10 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 	}
 	status = kernel_wait(k);
 	kernel_destroy(k);
+	if (gofer > 0) {
+		/* Nothing needs it now; it would exit by itself once the channels close. */
+		kill(gofer, SIGKILL);
+		waitpid(gofer, NULL, 0);
+	}
 	return status;
 }

@@ -9,10 +9,12 @@
 #include "lib/log.h"
 #include "lib/util.h"
 
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const struct command commands[] = {
 	{"do", cmd_do, "run a program in a sandbox: rung do [options] -- PROGRAM [ARGS...]"},
@@ -62,6 +64,28 @@ static const struct option global_options[] = {
 	{NULL, 0, NULL, 0},
 };
 
+/*
+ * Which of fds 0, 1, 2 the caller gave us. A closed one is filled with
+ * /dev/null here, before anything else opens a file, so that no socket or
+ * memory file lands on 0-2 and gets mistaken for the guest's stdio; the
+ * guest still finds those descriptors closed.
+ */
+bool rung_stdio_open[3];
+
+static void guard_stdio(void)
+{
+	for (int fd = 0; fd < 3; fd++) {
+		rung_stdio_open[fd] = fcntl(fd, F_GETFD) >= 0;
+		if (!rung_stdio_open[fd]) {
+			int n = open("/dev/null", O_RDWR);
+			if (n >= 0 && n != fd) {
+				dup2(n, fd);
+				close(n);
+			}
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct global_args g = {.log_format = LOG_FORMAT_TEXT, .platform = "ptrace"};
@@ -69,6 +93,7 @@ int main(int argc, char **argv)
 	const struct command *cmd;
 	int opt, ret;
 
+	guard_stdio();
 	opterr = 0;
 	/* '+': stop at the subcommand; its own options are parsed by it. */
 	while ((opt = getopt_long(argc, argv, "+", global_options, NULL)) != -1) {

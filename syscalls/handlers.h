@@ -144,6 +144,10 @@ SYSCALL(fremovexattr);
 SYSCALL(sendfile);
 SYSCALL(copy_file_range);
 
+/* sys_exec.c */
+SYSCALL(execve);
+SYSCALL(execveat);
+
 /* sys_time.c */
 SYSCALL(clock_gettime);
 SYSCALL(clock_getres);
@@ -152,9 +156,13 @@ SYSCALL(time);
 SYSCALL(nanosleep);
 SYSCALL(clock_nanosleep);
 SYSCALL(getcpu);
+SYSCALL(futex);
 
 /* sys_signal.c */
 SYSCALL(rt_sigaction);
 SYSCALL(rt_sigprocmask);
+SYSCALL(kill);
+SYSCALL(tgkill);
+SYSCALL(tkill);
 
 #endif

@@ -279,6 +279,23 @@ static void put_arg(struct task *t, uint8_t fmt, uint64_t v, uint64_t next)
 		else
 			put("%d", (int)v);
 		break;
+	case A_STRV: {
+		uint64_t p;
+		int i;
+		if (!v) {
+			put("NULL");
+			break;
+		}
+		put("[");
+		for (i = 0; i < 8; i++) {
+			if (mm_copy_in(t->mm, &p, v + (uint64_t)i * 8, sizeof(p)) < 0 || !p)
+				break;
+			put(i ? ", " : "");
+			put_guest_str(t, p);
+		}
+		put(i == 8 ? ", ...]" : "]");
+		break;
+	}
 	case A_TIMESPEC: {
 		struct {
 			int64_t s, ns;

@@ -56,16 +56,17 @@ static long file_io_direct(struct task *t, struct file *f, uint64_t buf, size_t 
 			   bool write)
 {
 	struct mm_pin pin;
-	int64_t pos = off;
+	int64_t pos = off, *at = off >= 0 ? &pos : NULL;
 	long n;
 
 	mm_pin(t->mm, buf, len, !write, &pin);
-	if (off >= 0)
-		n = write ? f->ops->write_iov(f, pin.iov, pin.n, &pos)
-			  : f->ops->read_iov(f, pin.iov, pin.n, &pos);
-	else
-		n = write ? f->ops->write_iov(f, pin.iov, pin.n, NULL)
-			  : f->ops->read_iov(f, pin.iov, pin.n, NULL);
+	if (!at && (f->fmode & FMODE_ATPOS)) {
+		pthread_mutex_lock(&f->pos_lock);
+		at = &f->pos;
+	}
+	n = write ? f->ops->write_iov(f, pin.iov, pin.n, at) : f->ops->read_iov(f, pin.iov, pin.n, at);
+	if (at == &f->pos)
+		pthread_mutex_unlock(&f->pos_lock);
 	mm_unpin(&pin);
 	return n;
 }
@@ -86,7 +87,7 @@ static long do_read(struct task *t, struct file *f, uint64_t buf, size_t count, 
 		return -EFAULT;
 	if (count == 0)
 		return 0;
-	if (f->ops->read_iov && !(f->fmode & FMODE_ATPOS))
+	if (f->ops->read_iov)
 		return file_io_direct(t, f, buf, MIN(count, (size_t)MAX_RW_COUNT), off, false);
 	chunk = MIN(MIN(count, (size_t)MAX_RW_COUNT), (size_t)BOUNCE_SIZE);
 	/* Like Linux, the buffer is only touched when there is data to copy
@@ -112,7 +113,7 @@ static long do_write(struct task *t, struct file *f, uint64_t buf, size_t count,
 	if (!mm_range_ok(buf, count))
 		return -EFAULT;
 	count = MIN(count, (size_t)MAX_RW_COUNT);
-	if (f->ops->write_iov && !(f->fmode & FMODE_ATPOS) && count) {
+	if (f->ops->write_iov && count) {
 		long n = file_io_direct(t, f, buf, count, off, true);
 		return n < 0 ? write_result(t, n) : n;
 	}
@@ -238,12 +239,19 @@ static long iov_direct(struct task *t, struct file *f, const struct iovec *iov, 
 		if (!p->objs[0] || got < iov[i].iov_len)
 			break;
 	}
-	if (nhost == 0)
+	if (nhost == 0) {
 		n = 0;
-	else if (write)
-		n = f->ops->write_iov(f, host, nhost, off >= 0 ? &pos : NULL);
-	else
-		n = f->ops->read_iov(f, host, nhost, off >= 0 ? &pos : NULL);
+	} else {
+		int64_t *at = off >= 0 ? &pos : NULL;
+		if (!at && (f->fmode & FMODE_ATPOS)) {
+			pthread_mutex_lock(&f->pos_lock);
+			at = &f->pos;
+		}
+		n = write ? f->ops->write_iov(f, host, nhost, at)
+			  : f->ops->read_iov(f, host, nhost, at);
+		if (at == &f->pos)
+			pthread_mutex_unlock(&f->pos_lock);
+	}
 	for (size_t i = 0; i < npins; i++)
 		mm_unpin(&pins[i]);
 	free(pins);
@@ -275,7 +283,7 @@ static long do_readv(struct task *t, int fd, uint64_t uiov, uint64_t cnt, int64_
 		file_put(f);
 		return -ESPIPE;
 	}
-	if (f->ops->read_iov && !(f->fmode & FMODE_ATPOS)) {
+	if (f->ops->read_iov) {
 		n = iov_direct(t, f, iov, cnt, off, false);
 		file_put(f);
 		return n;
@@ -322,7 +330,7 @@ static long do_writev(struct task *t, int fd, uint64_t uiov, uint64_t cnt, int64
 		file_put(f);
 		return -ESPIPE;
 	}
-	if (f->ops->write_iov && !(f->fmode & FMODE_ATPOS)) {
+	if (f->ops->write_iov) {
 		n = iov_direct(t, f, iov, cnt, off, true);
 		file_put(f);
 		return n < 0 ? write_result(t, n) : n;

@@ -67,3 +67,42 @@ SYSCALL(rt_sigprocmask)
 	}
 	return 0;
 }
+
+/* Sending signals. One process per sandbox for now: a signal to it takes its
+ * default action (or is ignored); handlers run once delivery exists. */
+static long signal_self(struct task *t, int sig)
+{
+	if (sig < 0 || sig > GUEST_NSIG)
+		return -EINVAL;
+	if (sig == 0)
+		return 0;
+	task_force_signal(t, sig);
+	return 0;
+}
+
+SYSCALL(kill)
+{
+	int pid = (int)a->a[0];
+
+	if (pid == 0 || pid == -1 || pid == t->tgid || pid == -t->tgid)
+		return signal_self(t, (int)a->a[1]);
+	return -ESRCH;
+}
+
+SYSCALL(tgkill)
+{
+	if ((int)a->a[0] <= 0 || (int)a->a[1] <= 0)
+		return -EINVAL;
+	if ((int)a->a[0] != t->tgid || (int)a->a[1] != t->tid)
+		return -ESRCH;
+	return signal_self(t, (int)a->a[2]);
+}
+
+SYSCALL(tkill)
+{
+	if ((int)a->a[0] <= 0)
+		return -EINVAL;
+	if ((int)a->a[0] != t->tid)
+		return -ESRCH;
+	return signal_self(t, (int)a->a[1]);
+}

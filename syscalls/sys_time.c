@@ -6,6 +6,7 @@
 #include "syscalls/handlers.h"
 #include "sentry/kernel/task.h"
 #include "sentry/kernel/kernel.h"
+#include "sentry/kernel/futex.h"
 #include "sentry/mm/mm.h"
 #include "lib/util.h"
 
@@ -225,4 +226,10 @@ SYSCALL(getcpu)
 	if (a->a[1] && mm_copy_out(t->mm, a->a[1], &node, sizeof(node)) < 0)
 		return -EFAULT;
 	return 0;
+}
+
+SYSCALL(futex)
+{
+	return do_futex(t, a->a[0], (int)a->a[1], (uint32_t)a->a[2], a->a[3], a->a[4],
+			(uint32_t)a->a[5]);
 }

@@ -180,6 +180,13 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	     A_PTR, A_UINT),
 	PART(rt_sigprocmask, "recorded; signals are not delivered to handlers yet", 4, A_SIGHOW,
 	     A_PTR, A_PTR, A_UINT),
+	PART(futex, "WAIT, WAKE, REQUEUE, CMP_REQUEUE, WAKE_OP, *_BITSET; PI futexes ENOSYS", 6,
+	     A_PTR, A_HEX, A_UINT, A_PTR, A_PTR, A_HEX),
+	PART(kill, "one process: its own pid or 0/-1; default actions only", 2, A_INT, A_SIGNAL),
+	PART(tgkill, "its own thread; default actions only", 3, A_INT, A_INT, A_SIGNAL),
+	PART(tkill, "its own thread; default actions only", 2, A_INT, A_SIGNAL),
+	PART(execve, "single-threaded processes", 3, A_STR, A_STRV, A_STRV),
+	PART(execveat, "single-threaded processes", 5, A_DIRFD, A_STR, A_STRV, A_STRV, A_HEX),
 	/* deliberately absent */
 	NOSYS(rseq, "ENOSYS until rseq is really implemented (glibc copes)"),
 	NOSYS(clone3, "ENOSYS: glibc falls back to clone"),

@@ -96,6 +96,7 @@ stub_child(int memfd, pid_t parent, const struct sock_fprog *prog)
 		syscall(SYS_exit_group, 1);
 	/* Its own session: a terminal's SIGINT or SIGHUP never reaches guest code. */
 	syscall(SYS_setsid);
+	syscall(SYS_prctl, PR_SET_NAME, "rung-stub", 0, 0, 0);
 	if (memfd > 0)
 		syscall(SYS_close_range, 0, memfd - 1, 0);
 	syscall(SYS_close_range, memfd + 1, ~0u, 0);

@@ -21,6 +21,7 @@
 struct task;
 struct file;
 struct kstat;
+struct pagestore;
 
 /* What getdents hands each entry to; returns false when the buffer is full. */
 struct dir_emitter {
@@ -50,6 +51,10 @@ struct file_ops {
 	int (*getfl)(struct file *f);
 	int (*setfl)(struct file *f, int flags);
 	int (*fsync)(struct file *f, bool datasync);
+	/* Files whose data lives in the memory file (tmpfs): the page store a
+	 * MAP_SHARED mapping maps, and the lock that guards it. NULL: shared
+	 * mappings are not supported (private ones copy through read). */
+	struct pagestore *(*pages)(struct file *f, pthread_mutex_t **lock);
 	int (*fallocate)(struct file *f, int mode, int64_t off, int64_t len);
 	void (*release)(struct file *f);
 };

@@ -636,7 +636,14 @@ static int tmpfs_fallocate(struct file *f, int mode, int64_t off, int64_t len)
 	return ret;
 }
 
+static struct pagestore *tmpfs_pages(struct file *f, pthread_mutex_t **lock)
+{
+	*lock = &f->inode->lock;
+	return &TI(f->inode)->data;
+}
+
 static const struct file_ops tmpfs_file_ops = {
+	.pages = tmpfs_pages,
 	.read = tmpfs_read,
 	.write = tmpfs_write,
 	.llseek = tmpfs_llseek,

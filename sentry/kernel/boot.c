@@ -8,6 +8,8 @@
 #include "sentry/fs/tmpfs.h"
 #include "sentry/fs/procfs.h"
 #include "sentry/fs/sysfs.h"
+#include "sentry/fs/goferfs.h"
+#include "gofer/client.h"
 #include "lib/error.h"
 
 /* Mount sb at path and drop the caller's reference. */
@@ -47,4 +49,19 @@ int kernel_boot_empty_root(struct kernel *k, struct rung_error *err)
 		ret = mount_new(k, "/tmp", tmpfs_new(k->mf, 01777, 0, 0), MNT_NOSUID | MNT_NODEV,
 				"tmpfs", err);
 	return ret;
+}
+
+int kernel_boot_gofer_root(struct kernel *k, struct gofer_client *c, bool donate,
+			   struct rung_error *err)
+{
+	struct super_block *sb;
+	int ret = goferfs_new(c, donate, true, &sb);
+
+	if (ret < 0) {
+		gofer_client_free(c);
+		return rung_error_make(err, -ret, "attach to the gofer's root");
+	}
+	kernel_set_root(k, sb, MNT_RDONLY, "rootfs");
+	sb_put(sb);
+	return kernel_mount_system(k, err);
 }

@@ -21,6 +21,7 @@
 #include <sys/auxv.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 /* Linux's ELF_ET_DYN_BASE for x86-64 (2/3 of the address space), scaled to the guest's. */
@@ -380,6 +381,34 @@ int task_exec(struct task *t, int dirfd, const char *path, char *const argv[],
 	return ret;
 }
 
+/* The init program: a path, or a name looked up in the guest's $PATH as
+ * execvp would (EACCES only when nothing else was found). */
+static int exec_search_path(struct task *t, const char **why)
+{
+	const char *path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+	const char *name = t->init_path;
+	int ret = -ENOENT;
+	bool denied = false;
+
+	if (strchr(name, '/'))
+		return task_exec(t, AT_FDCWD, name, t->init_argv, t->init_envp, 0, why);
+	for (char **e = t->init_envp; e && *e; e++)
+		if (strncmp(*e, "PATH=", 5) == 0)
+			path = *e + 5;
+	while (*path) {
+		const char *end = strchr(path, ':');
+		size_t len = end ? (size_t)(end - path) : strlen(path);
+		char *cand = xasprintf("%.*s/%s", (int)len, len ? path : ".", name);
+		ret = task_exec(t, AT_FDCWD, cand, t->init_argv, t->init_envp, 0, why);
+		free(cand);
+		if (ret == 0 || (ret != -ENOENT && ret != -ENOTDIR && ret != -EACCES))
+			return ret;
+		denied |= ret == -EACCES;
+		path += len + (end ? 1 : 0);
+	}
+	return denied ? -EACCES : -ENOENT;
+}
+
 int task_exec_init(struct task *t, const char **why)
 {
 	struct exec_ctx x = {.t = t, .filename = t->init_path, .envp = t->init_envp, .why = why};
@@ -389,7 +418,7 @@ int task_exec_init(struct task *t, const char **why)
 
 	*why = NULL;
 	if (!t->k->host_exec)
-		return task_exec(t, AT_FDCWD, t->init_path, t->init_argv, t->init_envp, 0, why);
+		return exec_search_path(t, why);
 	/* No root filesystem: the program is a host file the sentry reads itself. */
 	fd = open(t->init_path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)

@@ -144,13 +144,13 @@ static char **strv_dup(char *const v[])
 	return copy;
 }
 
-/* Wrap host fds 0, 1 and 2 (those that are open) as the init task's stdio. */
-static int import_stdio(struct fdtable *files, struct rung_error *err)
+/* Wrap host fds 0, 1 and 2 (those the caller gave) as the init task's stdio. */
+static int import_stdio(struct kernel *k, struct fdtable *files, struct rung_error *err)
 {
 	for (int fd = 0; fd < 3; fd++) {
 		struct file *f;
 		int dup;
-		if (fcntl(fd, F_GETFD) < 0)
+		if (!k->cfg.stdio[fd] || fcntl(fd, F_GETFD) < 0)
 			continue;
 		dup = fcntl(fd, F_DUPFD_CLOEXEC, 3);
 		if (dup < 0)
@@ -187,7 +187,7 @@ int kernel_start_init(struct kernel *k, const char *path, char *const argv[], ch
 			path_put(&p);
 		}
 	}
-	ret = import_stdio(t->files, err);
+	ret = import_stdio(k, t->files, err);
 	if (ret < 0)
 		goto fail;
 	ret = k->plat->ops->ctx_new(k->plat, &t->ctx);

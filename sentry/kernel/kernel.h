@@ -24,6 +24,7 @@ struct kernel_config {
 	bool strace;
 	uint64_t memory_limit; /* guest memory, bytes */
 	const char *cwd;       /* the init task's working directory (guest path) */
+	bool stdio[3];	       /* which host fds 0-2 become the guest's stdio */
 };
 
 struct kernel {
@@ -58,6 +59,11 @@ void kernel_destroy(struct kernel *k);
 /* No root filesystem to serve: an empty tmpfs root with /dev and /tmp, and
  * the init program read from a host path (sentry/kernel/boot.c). */
 int kernel_boot_empty_root(struct kernel *k, struct rung_error *err);
+/* The rootfs the gofer serves (client c, owned from here on) as "/", with
+ * /proc, /dev and /sys mounted on it. donate: file data through donated fds. */
+struct gofer_client;
+int kernel_boot_gofer_root(struct kernel *k, struct gofer_client *c, bool donate,
+			   struct rung_error *err);
 /* Mount the sandbox's /proc, /dev and /sys on the root. */
 int kernel_mount_system(struct kernel *k, struct rung_error *err);
 

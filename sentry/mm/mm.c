@@ -8,6 +8,7 @@
 #include "sentry/mm/vma.h"
 #include "sentry/mm/memfile.h"
 #include "sentry/mm/mobj.h"
+#include "sentry/mm/pagestore.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -142,18 +143,28 @@ static bool too_many_vmas(struct mm *mm, unsigned long more)
 	return mm->nr_vmas + more > MM_MAX_VMAS;
 }
 
-/* Create, insert and map a fresh anonymous VMA over [start, end). */
-static int anon_vma_create(struct mm *mm, uint64_t start, uint64_t end, int prot, unsigned flags,
-			   struct vma **out)
+/* Create, insert and map a fresh anonymous VMA over [start, end); with a
+ * request that has fill(), its memory starts as a copy of the file's bytes. */
+static int anon_vma_fill(struct mm *mm, uint64_t start, uint64_t end, int prot, unsigned flags,
+			 const struct mmap_req *req, struct vma **out)
 {
 	struct vma *v = vma_alloc(start, end, prot, flags);
 	int ret;
 
-	if ((prot & PROT_ALL) || (flags & VMA_SHARED)) {
+	if ((prot & PROT_ALL) || (flags & VMA_SHARED) || (req && req->fill)) {
 		ret = mobj_new(mm->mf, end - start, flags & VMA_SHARED, &v->mobj);
 		if (ret < 0) {
 			free(v);
 			return ret;
+		}
+	}
+	if (req && req->fill) {
+		long n = req->fill(req->fill_arg, memfile_ptr(mm->mf, v->mobj->off), end - start,
+				   req->off);
+		if (n < 0) {
+			mobj_put(v->mobj);
+			free(v);
+			return (int)n;
 		}
 	}
 	vma_insert(mm, v);
@@ -166,6 +177,40 @@ static int anon_vma_create(struct mm *mm, uint64_t start, uint64_t end, int prot
 	if (out)
 		*out = v;
 	return 0;
+}
+
+static int anon_vma_create(struct mm *mm, uint64_t start, uint64_t end, int prot,
+			   unsigned flags, struct vma **out)
+{
+	return anon_vma_fill(mm, start, end, prot, flags, NULL, out);
+}
+
+/* A shared window onto a page store: one VMA per chunk it spans. */
+static int pages_vmas_create(struct mm *mm, uint64_t start, uint64_t end, int prot,
+			     unsigned flags, const struct mmap_req *req)
+{
+	uint64_t addr = start;
+	int ret = 0;
+
+	pthread_mutex_lock(req->ps_lock);
+	while (addr < end && ret == 0) {
+		uint64_t off = req->off + (addr - start), file_off, avail, len;
+		struct vma *v;
+		ret = (int)ps_map(req->ps, off, &file_off, &avail);
+		if (ret < 0)
+			break;
+		len = MIN(avail, end - addr);
+		v = vma_alloc(addr, addr + len, prot, flags | VMA_SHARED);
+		v->mobj = mobj_get(req->ps->chunks[off >> PS_CHUNK_SHIFT]);
+		v->mobj_off = off & (PS_CHUNK_SIZE - 1);
+		vma_insert(mm, v);
+		ret = vma_sync(mm, v);
+		addr += len;
+	}
+	pthread_mutex_unlock(req->ps_lock);
+	if (ret < 0)
+		range_unmap(mm, start, addr, true);
+	return ret;
 }
 
 static long mmap_locked(struct mm *mm, const struct mmap_req *req)
@@ -241,7 +286,7 @@ static long mmap_locked(struct mm *mm, const struct mmap_req *req)
 		}
 	}
 
-	if (((req->prot & PROT_ALL) || (vflags & VMA_SHARED)) && over_limit(mm, len)) {
+	if (((req->prot & PROT_ALL) || (vflags & VMA_SHARED) || req->fill) && over_limit(mm, len)) {
 		/* What a MAP_FIXED replaces is given back first. */
 		uint64_t replaced = 0;
 		struct vma *v;
@@ -258,11 +303,15 @@ static long mmap_locked(struct mm *mm, const struct mmap_req *req)
 	if (fixed) {
 		/* A PROT_NONE reservation maps nothing in the stub: clear it there too. */
 		ret = range_unmap(mm, addr, addr + len,
-				  !((req->prot & PROT_ALL) || (vflags & VMA_SHARED)));
+				  !((req->prot & PROT_ALL) || (vflags & VMA_SHARED) || req->fill ||
+				    req->ps));
 		if (ret < 0)
 			return ret;
 	}
-	ret = anon_vma_create(mm, addr, addr + len, req->prot & PROT_ALL, vflags, NULL);
+	if (req->ps)
+		ret = pages_vmas_create(mm, addr, addr + len, req->prot & PROT_ALL, vflags, req);
+	else
+		ret = anon_vma_fill(mm, addr, addr + len, req->prot & PROT_ALL, vflags, req, NULL);
 	if (ret < 0)
 		return ret;
 	return (long)addr;

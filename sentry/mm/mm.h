@@ -25,6 +25,7 @@
 
 struct memfile;
 struct mobj;
+struct pagestore;
 
 /* <sys/user.h> may already define these, with the same values. */
 #ifndef PAGE_SIZE
@@ -79,13 +80,25 @@ struct mm {
 	uint64_t limit;	    /* the sandbox's guest memory limit */
 };
 
-/* mm_mmap() flags beyond the guest's MAP_* (which it takes as given). */
+/* An mmap: the guest's arguments, plus what the memory holds. */
 struct mmap_req {
 	uint64_t addr;
 	uint64_t len;
 	int prot;
 	int flags;	    /* MAP_* */
 	unsigned vma_flags; /* extra VMA_* (VMA_STACK, VMA_HEAP) */
+	/*
+	 * A private copy of a file: fill() reads len bytes at file offset off
+	 * into dst and returns how many it read (short at end of file; the rest
+	 * stays zero) or -errno. Called once, when the mapping is made.
+	 */
+	long (*fill)(void *arg, void *dst, size_t len, uint64_t off);
+	void *fill_arg;
+	uint64_t off;
+	/* Shared file pages: the mapping is a window onto ps at off (MAP_SHARED
+	 * of a file whose data is in the memory file). ps_lock guards ps. */
+	struct pagestore *ps;
+	pthread_mutex_t *ps_lock;
 };
 
 int mm_new(struct memfile *mf, uint64_t limit, struct mm **out);

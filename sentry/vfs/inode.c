@@ -81,7 +81,7 @@ void inode_stat(struct inode *i, struct kstat *st)
 	pthread_mutex_lock(&i->lock);
 	*st = (struct kstat){
 		.ino = i->ino,
-		.dev = i->sb->dev,
+		.dev = i->dev ? i->dev : i->sb->dev,
 		.mode = i->mode,
 		.uid = i->uid,
 		.gid = i->gid,

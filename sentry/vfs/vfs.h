@@ -141,6 +141,7 @@ struct inode {
 	pthread_mutex_t lock;	  /* attributes */
 	pthread_mutex_t dir_lock; /* namespace operations in this directory */
 	uint64_t ino;
+	uint64_t dev; /* st_dev when it is not the superblock's (0) */
 	uint32_t mode;
 	uint32_t uid, gid;
 	uint64_t nlink;

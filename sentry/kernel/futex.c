@@ -1,0 +1,420 @@
+/*
+ * Futexes, implemented in the sentry: the host's futexes are never used on
+ * guest memory. A futex is named by a key: (mm, address) for private ones,
+ * and for shared ones in shared memory (memory object, offset), so that two
+ * processes mapping the same pages meet on the same key.
+ *
+ * Waiters hang in a hash table of buckets; each bucket's lock orders the
+ * check of the futex word against wakes, as the kernel's hash bucket lock
+ * does. A waiter sleeps on its task's wake word (sentry/kernel/wait.h).
+ */
+#include "config.h"
+#include "sentry/kernel/futex.h"
+#include "sentry/kernel/task.h"
+#include "sentry/kernel/wait.h"
+#include "sentry/mm/mm.h"
+#include "sentry/mm/mobj.h"
+#include "sentry/mm/memfile.h"
+#include "lib/list.h"
+#include "lib/util.h"
+
+#include <errno.h>
+#include <linux/futex.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#define FUTEX_BUCKETS 256
+
+struct futex_key {
+	const void *obj; /* mm (private) or mobj (shared) */
+	uint64_t off;	 /* address, or offset in the memory object */
+};
+
+struct futex_waiter {
+	struct list_head link;
+	struct futex_key key;
+	uint32_t bitset;
+	struct task *t;
+	bool woken;
+};
+
+struct bucket {
+	pthread_mutex_t lock;
+	struct list_head waiters;
+};
+
+static struct bucket buckets[FUTEX_BUCKETS];
+static pthread_once_t buckets_once = PTHREAD_ONCE_INIT;
+
+static void buckets_init(void)
+{
+	for (int i = 0; i < FUTEX_BUCKETS; i++) {
+		pthread_mutex_init(&buckets[i].lock, NULL);
+		list_init(&buckets[i].waiters);
+	}
+}
+
+static struct bucket *bucket_of(const struct futex_key *k)
+{
+	uint64_t h = (uint64_t)(uintptr_t)k->obj * 0x9e3779b97f4a7c15ull ^ k->off * 0xff51afd7ed558ccdull;
+
+	return &buckets[(h >> 32) % FUTEX_BUCKETS];
+}
+
+static bool key_eq(const struct futex_key *a, const struct futex_key *b)
+{
+	return a->obj == b->obj && a->off == b->off;
+}
+
+/*
+ * The key of the futex at addr and a sentry pointer to its word (checked for
+ * alignment and access). Shared futexes in shared memory key on the memory.
+ */
+static int get_key(struct task *t, uint64_t addr, bool private, bool write,
+		   struct futex_key *key, uint32_t **word)
+{
+	struct mm *mm = t->mm;
+	struct vma *v;
+	int ret = 0;
+
+	if (addr & 3)
+		return -EINVAL;
+	pthread_rwlock_rdlock(&mm->lock);
+	v = mm_find_vma(mm, addr);
+	if (!v || !v->mobj || !(v->prot & (write ? PROT_WRITE : (PROT_READ | PROT_WRITE)))) {
+		ret = -EFAULT;
+	} else {
+		*word = memfile_ptr(mm->mf, v->mobj->off + v->mobj_off + (addr - v->start));
+		if (!private && (v->flags & VMA_SHARED)) {
+			key->obj = v->mobj;
+			key->off = v->mobj_off + (addr - v->start);
+		} else {
+			key->obj = mm;
+			key->off = addr;
+		}
+	}
+	pthread_rwlock_unlock(&mm->lock);
+	return ret;
+}
+
+/* Lock the bucket w is queued in: a requeue may move it (and change its key)
+ * under both buckets' locks, so check again once locked. */
+static struct bucket *lock_waiter_bucket(struct futex_waiter *w)
+{
+	for (;;) {
+		struct futex_key k;
+		struct bucket *b;
+		__atomic_load(&w->key.obj, &k.obj, __ATOMIC_ACQUIRE);
+		k.off = __atomic_load_n(&w->key.off, __ATOMIC_ACQUIRE);
+		b = bucket_of(&k);
+		pthread_mutex_lock(&b->lock);
+		if (key_eq(&w->key, &k))
+			return b;
+		pthread_mutex_unlock(&b->lock);
+	}
+}
+
+/* Wait on the futex at addr while it holds val; deadline is an absolute
+ * CLOCK_MONOTONIC time in ns (0: none). */
+static long futex_wait(struct task *t, uint64_t addr, bool private, uint32_t val, uint32_t bitset,
+		       uint64_t deadline)
+{
+	struct futex_waiter w = {.bitset = bitset, .t = t};
+	struct bucket *b;
+	uint32_t *word, snap;
+	int ret;
+
+	if (!bitset)
+		return -EINVAL;
+	ret = get_key(t, addr, private, false, &w.key, &word);
+	if (ret)
+		return ret;
+	b = bucket_of(&w.key);
+	pthread_mutex_lock(&b->lock);
+	if (__atomic_load_n(word, __ATOMIC_SEQ_CST) != val) {
+		pthread_mutex_unlock(&b->lock);
+		return -EAGAIN;
+	}
+	snap = __atomic_load_n(&t->wake_seq, __ATOMIC_SEQ_CST);
+	list_add_tail(&w.link, &b->waiters);
+	pthread_mutex_unlock(&b->lock);
+	for (;;) {
+		ret = task_block(t, snap, deadline);
+		b = lock_waiter_bucket(&w);
+		if (w.woken) {
+			pthread_mutex_unlock(&b->lock);
+			return 0;
+		}
+		if (ret < 0) {
+			list_del(&w.link);
+			pthread_mutex_unlock(&b->lock);
+			return ret == -ETIMEDOUT ? -ETIMEDOUT : -EINTR;
+		}
+		snap = __atomic_load_n(&t->wake_seq, __ATOMIC_SEQ_CST);
+		pthread_mutex_unlock(&b->lock);
+	}
+}
+
+/* Wake up to n waiters on key with a matching bitset (bucket locked). */
+static int wake_locked(struct bucket *b, const struct futex_key *key, int n, uint32_t bitset)
+{
+	struct futex_waiter *w, *nw;
+	int woken = 0;
+
+	list_for_each_entry_safe(w, nw, &b->waiters, link)
+	{
+		if (woken >= n)
+			break;
+		if (!key_eq(&w->key, key) || !(w->bitset & bitset))
+			continue;
+		list_del(&w->link);
+		w->woken = true;
+		task_wake(w->t);
+		woken++;
+	}
+	return woken;
+}
+
+static long futex_wake(struct task *t, uint64_t addr, bool private, int n, uint32_t bitset)
+{
+	struct futex_key key;
+	struct bucket *b;
+	uint32_t *word;
+	int ret;
+
+	if (!bitset)
+		return -EINVAL;
+	ret = get_key(t, addr, private, false, &key, &word);
+	if (ret)
+		return ret;
+	b = bucket_of(&key);
+	pthread_mutex_lock(&b->lock);
+	ret = wake_locked(b, &key, n, bitset);
+	pthread_mutex_unlock(&b->lock);
+	return ret;
+}
+
+/* Lock two buckets in a fixed order. */
+static void lock2(struct bucket *a, struct bucket *b)
+{
+	if (a == b) {
+		pthread_mutex_lock(&a->lock);
+	} else if (a < b) {
+		pthread_mutex_lock(&a->lock);
+		pthread_mutex_lock(&b->lock);
+	} else {
+		pthread_mutex_lock(&b->lock);
+		pthread_mutex_lock(&a->lock);
+	}
+}
+
+static void unlock2(struct bucket *a, struct bucket *b)
+{
+	pthread_mutex_unlock(&a->lock);
+	if (a != b)
+		pthread_mutex_unlock(&b->lock);
+}
+
+/* FUTEX_REQUEUE and FUTEX_CMP_REQUEUE: wake n, move up to n2 to addr2. */
+static long futex_requeue(struct task *t, uint64_t addr, uint64_t addr2, bool private, int n,
+			  int n2, bool cmp, uint32_t val)
+{
+	struct futex_key k1, k2;
+	struct futex_waiter *w, *nw;
+	struct bucket *b1, *b2;
+	uint32_t *word, *word2;
+	int ret, woken, moved = 0;
+
+	if (n < 0 || n2 < 0)
+		return -EINVAL;
+	ret = get_key(t, addr, private, false, &k1, &word);
+	if (ret == 0)
+		ret = get_key(t, addr2, private, false, &k2, &word2);
+	if (ret)
+		return ret;
+	b1 = bucket_of(&k1);
+	b2 = bucket_of(&k2);
+	lock2(b1, b2);
+	if (cmp && __atomic_load_n(word, __ATOMIC_SEQ_CST) != val) {
+		unlock2(b1, b2);
+		return -EAGAIN;
+	}
+	woken = wake_locked(b1, &k1, n, FUTEX_BITSET_MATCH_ANY);
+	list_for_each_entry_safe(w, nw, &b1->waiters, link)
+	{
+		if (moved >= n2)
+			break;
+		if (!key_eq(&w->key, &k1))
+			continue;
+		list_del(&w->link);
+		w->key = k2;
+		list_add_tail(&w->link, &b2->waiters);
+		moved++;
+	}
+	unlock2(b1, b2);
+	return woken + moved;
+}
+
+/* FUTEX_WAKE_OP: *addr2 = *addr2 OP arg (atomically); wake n at addr, and
+ * n2 at addr2 if the old value compares as asked. */
+static long futex_wake_op(struct task *t, uint64_t addr, uint64_t addr2, bool private, int n,
+			  int n2, uint32_t encoded)
+{
+	unsigned op = (encoded >> 28) & 7, cmp = (encoded >> 24) & 15;
+	int32_t oparg = (int32_t)((encoded >> 12) & 0xfff), cmparg = (int32_t)(encoded & 0xfff);
+	struct futex_key k1, k2;
+	struct bucket *b1, *b2;
+	uint32_t *word, *word2, old, new;
+	bool cond;
+	int ret, woken;
+
+	if (encoded & (8u << 28)) /* FUTEX_OP_OPARG_SHIFT */
+		oparg = 1 << (oparg & 31);
+	/* Sign-extend the 12-bit fields. */
+	oparg = (oparg << 20) >> 20;
+	cmparg = (cmparg << 20) >> 20;
+	ret = get_key(t, addr, private, false, &k1, &word);
+	if (ret == 0)
+		ret = get_key(t, addr2, private, true, &k2, &word2);
+	if (ret)
+		return ret;
+	b1 = bucket_of(&k1);
+	b2 = bucket_of(&k2);
+	lock2(b1, b2);
+	old = __atomic_load_n(word2, __ATOMIC_SEQ_CST);
+	do {
+		switch (op) {
+		case FUTEX_OP_SET:
+			new = (uint32_t)oparg;
+			break;
+		case FUTEX_OP_ADD:
+			new = old + (uint32_t)oparg;
+			break;
+		case FUTEX_OP_OR:
+			new = old | (uint32_t)oparg;
+			break;
+		case FUTEX_OP_ANDN:
+			new = old & ~(uint32_t)oparg;
+			break;
+		case FUTEX_OP_XOR:
+			new = old ^ (uint32_t)oparg;
+			break;
+		default:
+			unlock2(b1, b2);
+			return -ENOSYS;
+		}
+	} while (!__atomic_compare_exchange_n(word2, &old, new, false, __ATOMIC_SEQ_CST,
+					      __ATOMIC_SEQ_CST));
+	switch (cmp) {
+	case FUTEX_OP_CMP_EQ:
+		cond = (int32_t)old == cmparg;
+		break;
+	case FUTEX_OP_CMP_NE:
+		cond = (int32_t)old != cmparg;
+		break;
+	case FUTEX_OP_CMP_LT:
+		cond = (int32_t)old < cmparg;
+		break;
+	case FUTEX_OP_CMP_LE:
+		cond = (int32_t)old <= cmparg;
+		break;
+	case FUTEX_OP_CMP_GT:
+		cond = (int32_t)old > cmparg;
+		break;
+	case FUTEX_OP_CMP_GE:
+		cond = (int32_t)old >= cmparg;
+		break;
+	default:
+		unlock2(b1, b2);
+		return -ENOSYS;
+	}
+	woken = wake_locked(b1, &k1, n, FUTEX_BITSET_MATCH_ANY);
+	if (cond)
+		woken += wake_locked(b2, &k2, n2, FUTEX_BITSET_MATCH_ANY);
+	unlock2(b1, b2);
+	return woken;
+}
+
+static uint64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The timeout argument as an absolute CLOCK_MONOTONIC deadline (0: none). */
+static int deadline_of(struct task *t, uint64_t utime, bool absolute, bool realtime,
+		       uint64_t *deadline)
+{
+	struct {
+		int64_t sec, nsec;
+	} ts;
+	uint64_t v;
+
+	*deadline = 0;
+	if (!utime)
+		return 0;
+	if (mm_copy_in(t->mm, &ts, utime, sizeof(ts)) < 0)
+		return -EFAULT;
+	if (ts.sec < 0 || ts.nsec < 0 || ts.nsec >= 1000000000)
+		return -EINVAL;
+	v = (uint64_t)ts.sec > UINT64_MAX / 4000000000ull ? UINT64_MAX / 4
+							  : (uint64_t)ts.sec * 1000000000ull +
+								    (uint64_t)ts.nsec;
+	if (!absolute) {
+		*deadline = now_ns(CLOCK_MONOTONIC) + v;
+	} else if (realtime) {
+		uint64_t rnow = now_ns(CLOCK_REALTIME), mnow = now_ns(CLOCK_MONOTONIC);
+		*deadline = v > rnow ? mnow + (v - rnow) : mnow;
+	} else {
+		*deadline = v;
+	}
+	if (*deadline == 0)
+		*deadline = 1;
+	return 0;
+}
+
+long do_futex(struct task *t, uint64_t addr, int op, uint32_t val, uint64_t utime, uint64_t addr2,
+	      uint32_t val3)
+{
+	bool private = op & FUTEX_PRIVATE_FLAG, realtime = op & FUTEX_CLOCK_REALTIME;
+	int cmd = op & FUTEX_CMD_MASK;
+	uint64_t deadline;
+	int ret;
+
+	pthread_once(&buckets_once, buckets_init);
+	if (realtime && cmd != FUTEX_WAIT && cmd != FUTEX_WAIT_BITSET &&
+	    cmd != FUTEX_WAIT_REQUEUE_PI && cmd != FUTEX_LOCK_PI2)
+		return -ENOSYS;
+	switch (cmd) {
+	case FUTEX_WAIT:
+		ret = deadline_of(t, utime, false, false, &deadline);
+		if (ret)
+			return ret;
+		return futex_wait(t, addr, private, val, FUTEX_BITSET_MATCH_ANY, deadline);
+	case FUTEX_WAIT_BITSET:
+		ret = deadline_of(t, utime, true, realtime, &deadline);
+		if (ret)
+			return ret;
+		return futex_wait(t, addr, private, val, val3, deadline);
+	case FUTEX_WAKE:
+		return futex_wake(t, addr, private, (int)val, FUTEX_BITSET_MATCH_ANY);
+	case FUTEX_WAKE_BITSET:
+		return futex_wake(t, addr, private, (int)val, val3);
+	case FUTEX_REQUEUE:
+		return futex_requeue(t, addr, addr2, private, (int)val, (int)utime, false, 0);
+	case FUTEX_CMP_REQUEUE:
+		return futex_requeue(t, addr, addr2, private, (int)val, (int)utime, true, val3);
+	case FUTEX_WAKE_OP:
+		return futex_wake_op(t, addr, addr2, private, (int)val, (int)utime, val3);
+	default:
+		return -ENOSYS; /* priority-inheritance futexes: not supported */
+	}
+}
+
+void futex_wake_addr(struct task *t, uint64_t addr)
+{
+	pthread_once(&buckets_once, buckets_init);
+	futex_wake(t, addr, false, 1, FUTEX_BITSET_MATCH_ANY);
+}
