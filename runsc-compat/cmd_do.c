@@ -216,7 +216,7 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 	ret = kernel_create(&cfg, &k, err);
 	if (ret == 0)
 		ret = host_exec ? kernel_boot_empty_root(k, err)
-				: kernel_boot_gofer_root(k, client, donate, err);
+				: kernel_boot_gofer_root(k, client, donate, gcfg.read_only, err);
 	if (ret < 0) {
 		kernel_destroy(k);
 		if (gofer > 0) {

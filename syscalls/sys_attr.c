@@ -236,6 +236,8 @@ SYSCALL(truncate)
 		ret = -EINVAL;
 	else
 		ret = inode_permission(&t->creds, p.dentry->inode, MAY_WRITE);
+	if (ret == 0 && !(p.mnt->flags & MNT_RDONLY))
+		ret = vfs_prepare_change(p.dentry);
 	if (ret == 0) {
 		/* Truncating needs write access, not ownership. */
 		ret = (p.mnt->flags & MNT_RDONLY) ? -EROFS

@@ -22,7 +22,7 @@ int file_stat(struct file *f, struct kstat *st)
 	if (f->ops->fstat)
 		return f->ops->fstat(f, st);
 	if (f->inode) {
-		if (!f->inode->sb->cached && f->inode->ops->getattr)
+		if (f->inode->ops->getattr)
 			f->inode->ops->getattr(f->inode);
 		inode_stat(f->inode, st);
 		return 0;

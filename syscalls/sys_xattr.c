@@ -122,6 +122,8 @@ static long do_setxattr(struct task *t, uint64_t upath, int fd, bool follow, uin
 		else if (!strncmp(name, "user.", 5) &&
 			 (ret = inode_permission(&t->creds, i, MAY_WRITE)))
 			;
+		else if ((ret = vfs_prepare_change(p.dentry)))
+			;
 		else
 			ret = i->ops->setxattr(i, name, buf, size, flags);
 		if (ret == 0)
@@ -174,6 +176,8 @@ static long do_removexattr(struct task *t, uint64_t upath, int fd, bool follow, 
 		ret = -EOPNOTSUPP;
 	else if (!strncmp(name, "user.", 5) &&
 		 (ret = inode_permission(&t->creds, p.dentry->inode, MAY_WRITE)))
+		;
+	else if ((ret = vfs_prepare_change(p.dentry)))
 		;
 	else
 		ret = p.dentry->inode->ops->removexattr(p.dentry->inode, name);

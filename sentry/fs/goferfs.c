@@ -197,7 +197,11 @@ static int goferfs_revalidate(struct dentry *d)
 static int goferfs_getattr(struct inode *i)
 {
 	struct gofer_stat st;
-	int ret = gofer_stat(GSB(i->sb)->c, GI(i)->handle, &st);
+	int ret;
+
+	if (i->sb->cached)
+		return 0; /* exclusive: what we have is right */
+	ret = gofer_stat(GSB(i->sb)->c, GI(i)->handle, &st);
 
 	if (ret == 0)
 		refresh_attrs(i, &st);
@@ -513,8 +517,7 @@ static int64_t write_pos(struct file *f, int64_t *pos)
 {
 	if (!(f->flags & O_APPEND))
 		return *pos;
-	if (!f->inode->sb->cached)
-		goferfs_getattr(f->inode);
+	goferfs_getattr(f->inode);
 	return (int64_t)f->inode->size;
 }
 
@@ -570,16 +573,14 @@ static long goferfs_write_iov(struct file *f, const struct iovec *iov, int cnt, 
 
 static int64_t goferfs_llseek(struct file *f, int64_t off, int whence)
 {
-	if ((whence == SEEK_END || whence == SEEK_DATA || whence == SEEK_HOLE) &&
-	    !f->inode->sb->cached)
+	if (whence == SEEK_END || whence == SEEK_DATA || whence == SEEK_HOLE)
 		goferfs_getattr(f->inode);
 	return generic_llseek(f, off, whence, (int64_t)f->inode->size);
 }
 
 static int goferfs_fstat(struct file *f, struct kstat *st)
 {
-	if (!f->inode->sb->cached)
-		goferfs_getattr(f->inode);
+	goferfs_getattr(f->inode);
 	inode_stat(f->inode, st);
 	return 0;
 }

@@ -9,6 +9,7 @@
 #include "sentry/fs/procfs.h"
 #include "sentry/fs/sysfs.h"
 #include "sentry/fs/goferfs.h"
+#include "sentry/fs/overlay.h"
 #include "gofer/client.h"
 #include "lib/error.h"
 
@@ -51,17 +52,27 @@ int kernel_boot_empty_root(struct kernel *k, struct rung_error *err)
 	return ret;
 }
 
-int kernel_boot_gofer_root(struct kernel *k, struct gofer_client *c, bool donate,
+int kernel_boot_gofer_root(struct kernel *k, struct gofer_client *c, bool donate, bool overlay,
 			   struct rung_error *err)
 {
-	struct super_block *sb;
+	struct super_block *sb, *upper, *ovl;
 	int ret = goferfs_new(c, donate, true, &sb);
 
 	if (ret < 0) {
 		gofer_client_free(c);
 		return rung_error_make(err, -ret, "attach to the gofer's root");
 	}
-	kernel_set_root(k, sb, MNT_RDONLY, "rootfs");
+	if (overlay) {
+		/* Private writes over the read-only rootfs, in the sandbox's memory. */
+		upper = tmpfs_new(k->mf, sb->root->inode->mode & 07777, sb->root->inode->uid,
+				  sb->root->inode->gid);
+		ovl = overlay_new(upper, sb);
+		sb_put(upper);
+		kernel_set_root(k, ovl, 0, "overlay");
+		sb_put(ovl);
+	} else {
+		kernel_set_root(k, sb, 0, "rootfs");
+	}
 	sb_put(sb);
 	return kernel_mount_system(k, err);
 }

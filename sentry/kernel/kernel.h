@@ -60,9 +60,10 @@ void kernel_destroy(struct kernel *k);
  * the init program read from a host path (sentry/kernel/boot.c). */
 int kernel_boot_empty_root(struct kernel *k, struct rung_error *err);
 /* The rootfs the gofer serves (client c, owned from here on) as "/", with
- * /proc, /dev and /sys mounted on it. donate: file data through donated fds. */
+ * /proc, /dev and /sys mounted on it. donate: file data through donated fds;
+ * overlay: under a tmpfs that takes every write (the rootfs stays as it is). */
 struct gofer_client;
-int kernel_boot_gofer_root(struct kernel *k, struct gofer_client *c, bool donate,
+int kernel_boot_gofer_root(struct kernel *k, struct gofer_client *c, bool donate, bool overlay,
 			   struct rung_error *err);
 /* Mount the sandbox's /proc, /dev and /sys on the root. */
 int kernel_mount_system(struct kernel *k, struct rung_error *err);

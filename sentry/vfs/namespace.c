@@ -46,6 +46,8 @@ static int create_begin(struct task *t, int dirfd, const char *path, bool is_dir
 		ret = -EROFS;
 	else if (ret == 0)
 		ret = inode_permission(&t->creds, cc->dir, MAY_WRITE | MAY_EXEC);
+	if (ret == 0)
+		ret = vfs_prepare_change(cc->pl.parent.dentry);
 	if (ret) {
 		pthread_mutex_unlock(&cc->dir->dir_lock);
 		if (cc->d)
@@ -170,6 +172,8 @@ int vfs_link(struct task *t, int olddirfd, const char *oldpath, int newdirfd,
 	src = old.dentry->inode;
 	if (old.mnt != cc.pl.parent.mnt)
 		ret = -EXDEV;
+	else if ((ret = vfs_prepare_change(old.dentry)))
+		;
 	else if (S_ISDIR(src->mode))
 		ret = -EPERM;
 	else if (!may_link_to(&t->creds, src))
@@ -215,6 +219,8 @@ int vfs_unlink(struct task *t, int dirfd, const char *path, bool rmdir)
 		ret = may_delete(&t->creds, dir, victim, rmdir);
 	if (ret == 0 && d->nmounts)
 		ret = -EBUSY;
+	if (ret == 0)
+		ret = vfs_prepare_change(pl.parent.dentry);
 	if (ret == 0) {
 		if (rmdir)
 			ret = dir->ops->rmdir ? dir->ops->rmdir(dir, pl.last, victim) : -EPERM;
@@ -378,6 +384,12 @@ int vfs_rename(struct task *t, int olddirfd, const char *oldpath, int newdirfd,
 		ret = vfs_lookup_child_locked(&np.parent, np.last, &nd);
 	if (ret == 0)
 		ret = rename_checks(t, &op, od, &np, nd, flags);
+	if (ret == 0)
+		ret = vfs_prepare_change(op.parent.dentry);
+	if (ret == 0)
+		ret = vfs_prepare_change(np.parent.dentry);
+	if (ret == 0 && !S_ISDIR(od->inode->mode))
+		ret = vfs_prepare_change(od);
 	if (ret == 0) {
 		struct inode *odir = op.parent.dentry->inode, *ndir = np.parent.dentry->inode;
 		ret = odir->ops->rename ? odir->ops->rename(odir, op.last, ndir, np.last, flags)

@@ -70,7 +70,10 @@ static int truncate_on_open(struct task *t, const struct path *p)
 {
 	struct inode *inode = p->dentry->inode;
 	struct iattr attr = {.valid = ATTR_SIZE | ATTR_MTIME | ATTR_CTIME, .size = 0};
+	int ret = vfs_prepare_change(p->dentry);
 
+	if (ret)
+		return ret;
 	if (!inode->ops->setattr)
 		return -EPERM;
 	attr.valid |= ATTR_MTIME_NOW;
@@ -125,6 +128,9 @@ static int create_locked(struct task *t, const struct path *dir, struct dentry *
 		return ret;
 	if (!dirnode->ops->create)
 		return -EACCES;
+	ret = vfs_prepare_change(dir->dentry);
+	if (ret)
+		return ret;
 	mode = (mode & ~t->fs->umask & 07777) | S_IFREG;
 	ret = dirnode->ops->create(dirnode, d->name, mode, &t->creds, flags & ~OPEN_TRANSIENT,
 				   &inode, &f);

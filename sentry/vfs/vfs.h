@@ -98,6 +98,9 @@ struct iattr {
 
 /* What a filesystem does with names in a directory and with its inodes. */
 struct inode_ops {
+	/* The VFS is about to change d (its attributes, data, or names in it):
+	 * a layered filesystem copies it up now. May be NULL. */
+	int (*prepare_change)(struct dentry *d);
 	/* Find name in dir: *out gets a new reference, or -ENOENT. */
 	int (*lookup)(struct inode *dir, const char *name, struct inode **out);
 	/* Create a regular file and open it with flags (O_* access mode etc.). */
@@ -349,6 +352,13 @@ int vfs_lookup_child(struct task *t, const struct path *dir, const char *name,
 		     struct dentry **out);
 /* The same with dir's inode->dir_lock already held. */
 int vfs_lookup_child_locked(const struct path *dir, const char *name, struct dentry **out);
+
+static inline int vfs_prepare_change(struct dentry *d)
+{
+	return d && d->inode && d->inode->ops && d->inode->ops->prepare_change
+		       ? d->inode->ops->prepare_change(d)
+		       : 0;
+}
 
 /* --- permission -------------------------------------------------------------- */
 
