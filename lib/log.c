@@ -111,13 +111,16 @@ size_t rung_log_format_line(char *buf, size_t size, enum rung_log_format format,
 	if (size < 64)
 		return 0;
 	if (format == LOG_FORMAT_JSON) {
-		char when[32], tail[64];
+		char when[64], tail[96];
 		struct tm tm = {0};
 		time_t t = (time_t)epoch_seconds;
 		size_t tn;
 
 		gmtime_r(&t, &tm);
-		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+		/* Not strftime: it reads the host's time zone files, which a
+		 * confined sandbox no longer has. */
+		snprintf(when, sizeof(when), "%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900,
+			 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
 		/* The tail goes in whole: the message is cut to leave room for it. */
 		tn = (size_t)snprintf(tail, sizeof(tail), "\",\"time\":\"%s\"}\n", when);
 		n = snprintf(buf, size, "{\"level\":\"%s\",\"msg\":\"", level_names[level]);

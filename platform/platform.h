@@ -100,8 +100,6 @@ struct as_ops {
 		   uint64_t file_off);
 	/* Remove whatever is mapped in [addr, addr+len). */
 	int (*unmap)(struct address_space *as, uint64_t addr, uint64_t len);
-	/* Change the protection of an already mapped range. */
-	int (*protect)(struct address_space *as, uint64_t addr, uint64_t len, int prot);
 	void (*release)(struct address_space *as);
 };
 
@@ -148,11 +146,6 @@ static inline int as_map(struct address_space *as, uint64_t addr, uint64_t len, 
 static inline int as_unmap(struct address_space *as, uint64_t addr, uint64_t len)
 {
 	return as->ops->unmap(as, addr, len);
-}
-
-static inline int as_protect(struct address_space *as, uint64_t addr, uint64_t len, int prot)
-{
-	return as->ops->protect(as, addr, len, prot);
 }
 
 #endif

@@ -8,12 +8,16 @@
 #include "platform/platform.h"
 #include "gofer/gofer.h"
 #include "gofer/client.h"
+#include "sentry/fs/devices.h"
+#include "sentry/kernel/confine.h"
+#include "sentry/mm/memfile.h"
 #include "lib/cleanup.h"
 #include "lib/error.h"
 #include "lib/log.h"
 #include "lib/util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <pthread.h>
 #include <signal.h>
@@ -37,7 +41,8 @@ static void do_usage(FILE *out)
 		     "  --memory-limit SIZE  guest memory limit (e.g. 512M; default: host RAM)\n"
 		     "  --rootfs DIR         the guest's root, served by the gofer (default: /)\n"
 		     "  --file-access MODE   direct (default: the gofer donates files) or gofer\n"
-		     "  --host-exec          no rootfs: run a static PROGRAM from a host path\n");
+		     "  --host-exec          no rootfs: run a static PROGRAM from a host path\n"
+		     "  --unconfined         do not confine the sandbox process (debugging only)\n");
 }
 
 /* PROGRAM as the shell would find it: a path, or a name on $PATH. */
@@ -83,6 +88,16 @@ static void *signal_thread(void *arg)
 	return NULL;
 }
 
+/* Nothing needs the gofer once the sandbox is over (it would exit by itself
+ * when its channels close). */
+static void stop_gofer(pid_t gofer)
+{
+	if (gofer > 0) {
+		kill(gofer, SIGKILL);
+		waitpid(gofer, NULL, 0);
+	}
+}
+
 enum {
 	OPT_PLATFORM = 256,
 	OPT_STRACE,
@@ -91,6 +106,7 @@ enum {
 	OPT_ROOTFS,
 	OPT_FILE_ACCESS,
 	OPT_HOST_EXEC,
+	OPT_UNCONFINED,
 	OPT_HELP
 };
 
@@ -106,6 +122,7 @@ static const struct option do_options[] = {
 	{"rootfs", required_argument, NULL, OPT_ROOTFS},
 	{"file-access", required_argument, NULL, OPT_FILE_ACCESS},
 	{"host-exec", no_argument, NULL, OPT_HOST_EXEC},
+	{"unconfined", no_argument, NULL, OPT_UNCONFINED},
 	{"help", no_argument, NULL, OPT_HELP},
 	{NULL, 0, NULL, 0},
 };
@@ -119,7 +136,7 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 	cleanup_free char *prog = NULL;
 	cleanup_free char *cwd = NULL;
 	int fds[GOFER_CHANNELS];
-	bool donate = true, host_exec = false;
+	bool donate = true, host_exec = false, confine = true;
 	pid_t gofer = -1;
 	struct sysinfo si;
 	pthread_t sigthr;
@@ -166,12 +183,16 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 		case OPT_HOST_EXEC:
 			host_exec = true;
 			break;
+		case OPT_UNCONFINED:
+			confine = false;
+			break;
 		case OPT_HELP:
 			do_usage(stdout);
 			return 0;
 		default:
+			fprintf(stderr, "rung: do: unknown option `%s`\n", argv[optind - 1]);
 			do_usage(stderr);
-			return rung_error_make(err, 0, "do: unknown option `%s`", argv[optind - 1]);
+			return 2;
 		}
 	}
 	if (optind >= argc) {
@@ -183,8 +204,17 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 		return rung_error_make(err, 0, "unknown platform `%s`", g->platform);
 	if (cfg.strace && !rung_log_enabled(LOG_LEVEL_INFO))
 		rung_log_set_level(LOG_LEVEL_INFO);
+	cfg.host_init_fd = -1;
 	if (host_exec) {
 		prog = resolve_program(argv[optind]);
+		/* Opened now: once confined, the sandbox has no host files to open. */
+		cfg.host_init_fd = open(prog, O_RDONLY | O_CLOEXEC);
+		if (cfg.host_init_fd < 0)
+			cfg.host_init_fd = -errno;
+		else if (access(prog, X_OK) < 0) {
+			close(cfg.host_init_fd);
+			cfg.host_init_fd = -EACCES;
+		}
 	} else {
 		/* The guest resolves the name in its own PATH; the guest's cwd is ours
 		 * when the rootfs has it. */
@@ -219,11 +249,23 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 				: kernel_boot_gofer_root(k, client, donate, gcfg.read_only, err);
 	if (ret < 0) {
 		kernel_destroy(k);
-		if (gofer > 0) {
-			kill(gofer, SIGKILL);
-			waitpid(gofer, NULL, 0);
-		}
+		stop_gofer(gofer);
 		return ret;
+	}
+	/* The caller's terminal, for the guest's /dev/tty. */
+	if (isatty(STDIN_FILENO) || isatty(STDOUT_FILENO) || isatty(STDERR_FILENO)) {
+		int tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+		if (tty >= 0)
+			chrdev_set_tty(tty);
+	}
+	if (confine) {
+		struct confine_opts co = {.empty_root = true, .seccomp = true, .memfd = k->mf->fd};
+		ret = sentry_confine(&co, err);
+		if (ret < 0) {
+			kernel_destroy(k);
+			stop_gofer(gofer);
+			return rung_error_wrap(err, "confine the sandbox (rung do needs root)");
+		}
 	}
 	ret = pthread_create(&sigthr, NULL, signal_thread, k);
 	if (ret != 0) {
@@ -234,14 +276,11 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 	ret = kernel_start_init(k, prog, argv + optind, environ, err);
 	if (ret < 0) {
 		kernel_destroy(k);
+		stop_gofer(gofer);
 		return ret;
 	}
 	status = kernel_wait(k);
 	kernel_destroy(k);
-	if (gofer > 0) {
-		/* Nothing needs it now; it would exit by itself once the channels close. */
-		kill(gofer, SIGKILL);
-		waitpid(gofer, NULL, 0);
-	}
+	stop_gofer(gofer);
 	return status;
 }

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static const struct command commands[] = {
@@ -94,6 +95,9 @@ int main(int argc, char **argv)
 	int opt, ret;
 
 	guard_stdio();
+	/* Load the time zone now: glibc reads /etc/localtime lazily, and a
+	 * confined sandbox has no host files to read. */
+	tzset();
 	opterr = 0;
 	/* '+': stop at the subcommand; its own options are parsed by it. */
 	while ((opt = getopt_long(argc, argv, "+", global_options, NULL)) != -1) {

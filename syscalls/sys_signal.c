@@ -84,7 +84,10 @@ SYSCALL(kill)
 {
 	int pid = (int)a->a[0];
 
-	if (pid == 0 || pid == -1 || pid == t->tgid || pid == -t->tgid)
+	/* -1: every process but init and the caller; there are none. */
+	if (pid == -1)
+		return (a->a[1] > GUEST_NSIG) ? -EINVAL : -ESRCH;
+	if (pid == 0 || pid == t->tgid || pid == -t->tgid)
 		return signal_self(t, (int)a->a[1]);
 	return -ESRCH;
 }

@@ -93,11 +93,6 @@ static int pas_unmap(struct address_space *a, uint64_t addr, uint64_t len)
 	return (int)as_inject(to_pas(a), SYS_munmap, addr, len, 0, 0, 0, 0);
 }
 
-static int pas_protect(struct address_space *a, uint64_t addr, uint64_t len, int prot)
-{
-	return (int)as_inject(to_pas(a), SYS_mprotect, addr, len, (uint64_t)prot, 0, 0, 0);
-}
-
 static void pas_release(struct address_space *a)
 {
 	struct ptrace_as *as = to_pas(a);
@@ -112,7 +107,6 @@ static void pas_release(struct address_space *a)
 static const struct as_ops ptrace_as_ops = {
 	.map = pas_map,
 	.unmap = pas_unmap,
-	.protect = pas_protect,
 	.release = pas_release,
 };
 

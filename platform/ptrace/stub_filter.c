@@ -5,7 +5,8 @@
  * Guest system calls never reach it: PTRACE_SYSEMU stops them before seccomp
  * runs (Linux >= 4.8). What does reach it:
  *  - the sentry's injected calls, made from the stub page: mmap (of the
- *    memory file only), munmap and mprotect are allowed;
+ *    memory file only) and munmap are allowed (a protection change is a
+ *    new mmap of the same window, so mprotect is not needed);
  *  - the kernel's vsyscall emulation (gettimeofday, time, getcpu called at
  *    0xffffffffff600000 + 0x000/0x400/0x800): trapped, so the sentry answers
  *    them instead of the host kernel;
@@ -41,29 +42,28 @@ unsigned short stub_filter(uint64_t base, int memfd, struct sock_filter *out)
 	/* Jump offsets are relative: t/f of instruction i lands on i + 1 + t/f. */
 	struct sock_filter prog[] = {
 		/* 0 */ LD(OFF_ARCH),
-		/* 1 */ JEQ(AUDIT_ARCH_X86_64, 0, 18),
+		/* 1 */ JEQ(AUDIT_ARCH_X86_64, 0, 17),
 		/* 2 */ LD(OFF_NR),
-		/* 3 */ JSET(0x40000000u /* __X32_SYSCALL_BIT */, 16, 0),
+		/* 3 */ JSET(0x40000000u /* __X32_SYSCALL_BIT */, 15, 0),
 		/* 4 */ LD(OFF_IP_HI),
-		/* 5 */ JEQ(hi, 0, 9),
-		/* From the stub page: the three memory calls, mmap of the memory file only. */
+		/* 5 */ JEQ(hi, 0, 8),
+		/* From the stub page: munmap, and mmap of the memory file only. */
 		/* 6 */ LD(OFF_IP_LO),
-		/* 7 */ JGE(lo, 0, 12),
-		/* 8 */ JGE(lo + 4096, 11, 0),
+		/* 7 */ JGE(lo, 0, 11),
+		/* 8 */ JGE(lo + 4096, 10, 0),
 		/* 9 */ LD(OFF_NR),
-		/* 10 */ JEQ(SYS_munmap, 10, 0),
-		/* 11 */ JEQ(SYS_mprotect, 9, 0),
-		/* 12 */ JEQ(SYS_mmap, 0, 7),
-		/* 13 */ LD(OFF_ARG_LO(4)),
-		/* 14 */ JEQ((uint32_t)memfd, 6, 5),
+		/* 10 */ JEQ(SYS_munmap, 9, 0),
+		/* 11 */ JEQ(SYS_mmap, 0, 7),
+		/* 12 */ LD(OFF_ARG_LO(4)),
+		/* 13 */ JEQ((uint32_t)memfd, 6, 5),
 		/* From the vsyscall page (A still holds the high half of the IP): trap. */
-		/* 15 */ JEQ(vhi, 0, 4),
-		/* 16 */ LD(OFF_IP_LO),
-		/* 17 */ JGE(vlo, 0, 2),
-		/* 18 */ JGE(vlo + 4096, 1, 0),
-		/* 19 */ RET(SECCOMP_RET_TRAP),
-		/* 20 */ RET(SECCOMP_RET_KILL_PROCESS),
-		/* 21 */ RET(SECCOMP_RET_ALLOW),
+		/* 14 */ JEQ(vhi, 0, 4),
+		/* 15 */ LD(OFF_IP_LO),
+		/* 16 */ JGE(vlo, 0, 2),
+		/* 17 */ JGE(vlo + 4096, 1, 0),
+		/* 18 */ RET(SECCOMP_RET_TRAP),
+		/* 19 */ RET(SECCOMP_RET_KILL_PROCESS),
+		/* 20 */ RET(SECCOMP_RET_ALLOW),
 	};
 	_Static_assert(ARRAY_SIZE(prog) <= STUB_FILTER_MAX, "stub filter too long");
 	for (size_t i = 0; i < ARRAY_SIZE(prog); i++)

@@ -419,11 +419,15 @@ int task_exec_init(struct task *t, const char **why)
 	*why = NULL;
 	if (!t->k->host_exec)
 		return exec_search_path(t, why);
-	/* No root filesystem: the program is a host file the sentry reads itself. */
-	fd = open(t->init_path, O_RDONLY | O_CLOEXEC);
+	/* No root filesystem: the program is a host file the CLI opened for us
+	 * before the sandbox gave up the host's files. */
+	fd = t->k->cfg.host_init_fd;
+	t->k->cfg.host_init_fd = -1;
+	if (fd == -ENOENT || fd == -EACCES || fd == -ENOTDIR)
+		return fd;
 	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || access(t->init_path, X_OK) < 0) {
+		return -EACCES;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
 		return -EACCES;
 	}

@@ -25,6 +25,7 @@ struct kernel_config {
 	uint64_t memory_limit; /* guest memory, bytes */
 	const char *cwd;       /* the init task's working directory (guest path) */
 	bool stdio[3];	       /* which host fds 0-2 become the guest's stdio */
+	int host_init_fd;      /* host_exec: the init program, opened before confinement */
 };
 
 struct kernel {

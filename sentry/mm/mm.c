@@ -417,9 +417,10 @@ static int vma_set_prot(struct mm *mm, struct vma *v, int prot)
 		return vma_sync(mm, v);
 	}
 	v->prot = prot;
+	/* Mapped again with the new protection: stubs never need mprotect. */
 	if (!mm->as || !v->mobj)
 		return 0;
-	return as_protect(mm->as, v->start, v->end - v->start, prot);
+	return vma_sync(mm, v);
 }
 
 int mm_mprotect(struct mm *mm, uint64_t addr, uint64_t len, int prot)

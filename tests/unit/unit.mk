@@ -7,6 +7,7 @@ UNIT_TESTS = \
 	tests/unit/test_stack \
 	tests/unit/test_syscall_table \
 	tests/unit/test_stub_filter \
+	tests/unit/test_sentry_filter \
 	tests/unit/test_log \
 	tests/unit/test_error \
 	tests/unit/test_util
@@ -56,3 +57,7 @@ tests_unit_test_error_LDADD = $(UNIT_LDADD)
 tests_unit_test_util_SOURCES = tests/unit/test_util.c tests/unit/unit.h
 tests_unit_test_util_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_util_LDADD = $(UNIT_LDADD)
+
+tests_unit_test_sentry_filter_SOURCES = tests/unit/test_sentry_filter.c
+tests_unit_test_sentry_filter_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_sentry_filter_LDADD = $(UNIT_LDADD)

@@ -1,0 +1,154 @@
+/*
+ * The sentry's own seccomp allowlist: every host system call the sandbox
+ * process may make once guest code can run, each with the reason it is
+ * needed. Anything else kills the sandbox. Guest system calls never reach
+ * this filter (ptrace's SYSEMU stops them first); the stubs inherit it,
+ * under their own, stricter one.
+ */
+#include "config.h"
+#include "sentry/kernel/filter.h"
+#include "lib/error.h"
+#include "lib/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <seccomp.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <termios.h>
+
+/* Allowed whatever the arguments. */
+static const struct {
+	int nr;
+	const char *why;
+} plain[] = {
+	/* guest I/O on inherited stdio and gofer-donated files, page by page */
+	{SCMP_SYS(read), "host stdio and donated files"},
+	{SCMP_SYS(write), "host stdio, donated files, log lines"},
+	{SCMP_SYS(readv), "direct I/O into pinned guest memory"},
+	{SCMP_SYS(writev), "direct I/O from pinned guest memory"},
+	{SCMP_SYS(pread64), "donated files at an offset"},
+	{SCMP_SYS(pwrite64), "donated files at an offset"},
+	{SCMP_SYS(preadv), "direct I/O at an offset"},
+	{SCMP_SYS(pwritev), "direct I/O at an offset"},
+	{SCMP_SYS(lseek), "the position of inherited stdio"},
+	{SCMP_SYS(fstat), "fstat of inherited stdio"},
+	{SCMP_SYS(newfstatat), "fstat through glibc (AT_EMPTY_PATH)"},
+	{SCMP_SYS(fcntl), "F_GETFL/F_SETFL of stdio, F_DUPFD_CLOEXEC of /dev/tty"},
+	{SCMP_SYS(close), "descriptors the sentry owns"},
+	{SCMP_SYS(fsync), "fsync of donated files"},
+	{SCMP_SYS(fdatasync), "fdatasync of donated files"},
+	{SCMP_SYS(fallocate), "punching freed memory-file pages; donated files"},
+	{SCMP_SYS(sendmsg), "gofer requests"},
+	{SCMP_SYS(recvmsg), "gofer replies (with donated descriptors)"},
+	/* memory of the sentry itself (malloc, thread stacks) */
+	{SCMP_SYS(munmap), "malloc, thread stacks; stubs drop windows"},
+	{SCMP_SYS(mremap), "realloc of large blocks"},
+	{SCMP_SYS(madvise), "malloc trimming, thread stack release"},
+	{SCMP_SYS(brk), "malloc"},
+	/* threads and blocking */
+	{SCMP_SYS(futex), "sentry locks and task sleeps"},
+	{SCMP_SYS(sched_yield), "sched_yield of the guest"},
+	{SCMP_SYS(set_robust_list), "new sentry threads (glibc)"},
+	{SCMP_SYS(rseq), "new sentry threads (glibc)"},
+	{SCMP_SYS(exit), "a task thread ends"},
+	{SCMP_SYS(exit_group), "the sandbox ends"},
+	{SCMP_SYS(rt_sigprocmask), "sentry threads block host signals"},
+	{SCMP_SYS(rt_sigaction), "glibc sets up its internal signals with the first thread"},
+	{SCMP_SYS(rt_sigreturn), "returning from a signal handler"},
+	{SCMP_SYS(rt_sigtimedwait), "the signal thread waits for SIGINT/SIGTERM"},
+	{SCMP_SYS(getpid), "glibc (raise, pthread)"},
+	{SCMP_SYS(getuid), "the guest's credentials start as the caller's"},
+	{SCMP_SYS(geteuid), "the guest's credentials start as the caller's"},
+	{SCMP_SYS(getegid), "the guest's credentials start as the caller's"},
+	{SCMP_SYS(getgid), "the guest's credentials start as the caller's"},
+	{SCMP_SYS(gettid), "the ptrace platform names its tracer thread"},
+	{SCMP_SYS(getppid), "a new stub checks it still has its sentry"},
+	{SCMP_SYS(setsid), "a new stub leaves the sentry's session"},
+	/* time */
+	{SCMP_SYS(clock_gettime), "guest clocks (when the vDSO falls back)"},
+	{SCMP_SYS(clock_nanosleep), "nothing yet; glibc's nanosleep"},
+	{SCMP_SYS(nanosleep), "glibc's sleep"},
+	{SCMP_SYS(gettimeofday), "the guest's vsyscall gettimeofday, trapped in the stub"},
+	{SCMP_SYS(time), "the guest's vsyscall time, trapped in the stub"},
+	{SCMP_SYS(getcpu), "getcpu; the guest's vsyscall getcpu"},
+	{SCMP_SYS(getrandom), "AT_RANDOM, getrandom, /dev/urandom, ASLR"},
+	{SCMP_SYS(sysinfo), "glibc's qsort sizes its buffer (capstone's first use)"},
+	/* the ptrace platform */
+	{SCMP_SYS(ptrace), "driving the stubs"},
+	{SCMP_SYS(wait4), "stub stops and exits"},
+	{SCMP_SYS(waitid), "reaping stubs and the gofer"},
+	{SCMP_SYS(kill), "killing stubs and the gofer"},
+	{SCMP_SYS(tgkill), "interrupting a running stub thread"},
+	{SCMP_SYS(close_range), "a new stub closes everything but the memory file"},
+	{SCMP_SYS(seccomp), "a new stub installs its own filter"},
+};
+
+/* The thread flags glibc's pthread_create uses, and a stub's plain fork. */
+#define THREAD_CLONE                                                                              \
+	(CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM |      \
+	 CLONE_SETTLS | CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID)
+
+static const unsigned long ioctls[] = {TCGETS,	   TCSETS,  TCSETSW, TCSETSF,
+				       TIOCGWINSZ, TIOCSWINSZ, FIONREAD};
+
+static const int prctls[] = {PR_SET_PDEATHSIG, PR_SET_NAME, PR_SET_NO_NEW_PRIVS};
+
+#define ADD(ctx, action, nr, ...)                                                                 \
+	do {                                                                                      \
+		if (seccomp_rule_add(ctx, action, nr, __VA_ARGS__) < 0)                           \
+			goto fail;                                                                \
+	} while (0)
+
+scmp_filter_ctx sentry_filter_build(int memfd)
+{
+	/* RUNG_SECCOMP_LOG=1: log what would be killed (kernel audit log) and
+	 * carry on, to find what a change to the sentry newly needs. */
+	const char *log = getenv("RUNG_SECCOMP_LOG");
+	scmp_filter_ctx ctx = seccomp_init(log && *log == '1' ? SCMP_ACT_LOG : SCMP_ACT_KILL_PROCESS);
+
+	if (!ctx)
+		return NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(plain); i++)
+		ADD(ctx, SCMP_ACT_ALLOW, plain[i].nr, 0);
+	/* No new executable memory, except guest windows onto the memory file
+	 * (mapped into stubs, which run under this filter too). */
+	ADD(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mmap), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
+	ADD(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mmap), 1, SCMP_A4(SCMP_CMP_EQ, (uint64_t)memfd));
+	ADD(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mprotect), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
+	/* Threads for tasks, and plain forks for stubs; clone3 cannot be
+	 * inspected, so glibc is told it does not exist and falls back. */
+	ADD(ctx, SCMP_ACT_ALLOW, SCMP_SYS(clone), 1, SCMP_A0(SCMP_CMP_EQ, THREAD_CLONE));
+	ADD(ctx, SCMP_ACT_ALLOW, SCMP_SYS(clone), 1, SCMP_A0(SCMP_CMP_EQ, SIGCHLD));
+	ADD(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
+	/* Reading the caller's resource limits (never setting them). */
+	ADD(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prlimit64), 1, SCMP_A2(SCMP_CMP_EQ, 0));
+	/* Terminal requests the guest makes on inherited stdio. */
+	for (size_t i = 0; i < ARRAY_SIZE(ioctls); i++)
+		ADD(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1, SCMP_A1(SCMP_CMP_EQ, ioctls[i]));
+	/* What a new stub sets up before it stops for its tracer. */
+	for (size_t i = 0; i < ARRAY_SIZE(prctls); i++)
+		ADD(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prctl), 1, SCMP_A0(SCMP_CMP_EQ, (uint64_t)prctls[i]));
+	return ctx;
+fail:
+	seccomp_release(ctx);
+	return NULL;
+}
+
+int sentry_filter_install(int memfd, struct rung_error *err)
+{
+	scmp_filter_ctx ctx = sentry_filter_build(memfd);
+	int ret;
+
+	if (!ctx)
+		return rung_error_make(err, EINVAL, "build the sentry's seccomp filter");
+	ret = seccomp_load(ctx);
+	seccomp_release(ctx);
+	if (ret < 0)
+		return rung_error_make(err, -ret, "install the sentry's seccomp filter");
+	return 0;
+}

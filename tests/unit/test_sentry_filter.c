@@ -1,0 +1,163 @@
+/*
+ * The sentry's seccomp allowlist, applied for real in a child: what the
+ * sentry needs passes, what it does not need kills the child with SIGSYS.
+ */
+#include "config.h"
+#include "sentry/kernel/filter.h"
+#include "lib/error.h"
+
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <seccomp.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/ioctl.h>
+#include <sys/random.h>
+#include <sys/wait.h>
+#include <linux/sched.h>
+#include <unistd.h>
+
+/* Run fn in a child under the filter; returns its wait status. */
+static int under_filter(void (*fn)(int memfd))
+{
+	int memfd = memfd_create("sentry-filter-test", MFD_CLOEXEC);
+	struct rlimit no_core = {0, 0};
+	pid_t pid;
+	int status;
+
+	ck_assert_int_ge(memfd, 0);
+	ck_assert_int_eq(ftruncate(memfd, 1 << 20), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct rung_error err = {0};
+		setrlimit(RLIMIT_CORE, &no_core);
+		if (sentry_filter_install(memfd, &err) < 0)
+			_exit(100);
+		fn(memfd);
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	close(memfd);
+	return status;
+}
+
+static void allowed(int memfd)
+{
+	void *p;
+	char buf[16];
+	int fds[2] = {-1, -1};
+
+	/* Memory the sentry uses for itself, and guest windows (executable) onto the memory file. */
+	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED || munmap(p, 4096) < 0)
+		_exit(1);
+	p = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_SHARED, memfd, 0);
+	if (p == MAP_FAILED)
+		_exit(2);
+	if (fallocate(memfd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, 4096) < 0)
+		_exit(3);
+	if (getrandom(buf, sizeof(buf), 0) != sizeof(buf) || getpid() <= 0 || gettid() <= 0)
+		_exit(4);
+	/* clone3 is answered ENOSYS (so glibc uses clone, whose flags are checked). */
+	if (syscall(SYS_clone3, NULL, 0) != -1 || errno != ENOSYS)
+		_exit(5);
+	(void)fds;
+}
+
+START_TEST(test_needed_calls_pass)
+{
+	int status = under_filter(allowed);
+
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %#x", status);
+}
+END_TEST
+
+static void do_socket(int memfd)
+{
+	socket(AF_INET, SOCK_STREAM, 0);
+}
+
+static void do_open(int memfd)
+{
+	open("/etc/passwd", O_RDONLY);
+}
+
+static void do_exec_mmap(int memfd)
+{
+	/* Executable memory that is not the memory file. */
+	mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+}
+
+static void do_exec_mprotect(int memfd)
+{
+	void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	mprotect(p, 4096, PROT_READ | PROT_EXEC);
+}
+
+static void do_execve(int memfd)
+{
+	char *argv[] = {"/bin/true", NULL};
+
+	execve(argv[0], argv, argv + 1);
+}
+
+static void do_setrlimit(int memfd)
+{
+	struct rlimit r = {1024, 1024};
+
+	setrlimit(RLIMIT_NOFILE, &r);
+}
+
+static void do_fork_flags(int memfd)
+{
+	/* A clone with namespace flags: not one of the two shapes the sentry uses. */
+	syscall(SYS_clone, CLONE_NEWNET | SIGCHLD, 0, 0, 0, 0);
+}
+
+static void do_io_uring(int memfd)
+{
+	syscall(SYS_io_uring_setup, 8, NULL);
+}
+
+static void do_ioctl(int memfd)
+{
+	ioctl(0, 0x5422 /* TIOCSCTTY */, 0);
+}
+
+static void (*const forbidden[])(int) = {do_socket,	   do_open,	 do_exec_mmap,
+					  do_exec_mprotect, do_execve,	 do_setrlimit,
+					  do_fork_flags,    do_io_uring, do_ioctl};
+
+START_TEST(test_forbidden_calls_kill)
+{
+	int status = under_filter(forbidden[_i]);
+
+	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS,
+		      "forbidden call %d: status %#x", _i, status);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("sentry_filter");
+	TCase *tc = tcase_create("core");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, test_needed_calls_pass);
+	tcase_add_loop_test(tc, test_forbidden_calls_kill, 0,
+			    (int)(sizeof(forbidden) / sizeof(forbidden[0])));
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_ENV);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
