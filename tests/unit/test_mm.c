@@ -1067,25 +1067,11 @@ static int fake_unmap(struct address_space *as, uint64_t addr, uint64_t len)
 	return 0;
 }
 
-static int fake_protect(struct address_space *as, uint64_t addr, uint64_t len, int prot)
-{
-	struct fake_as *f = fake_of(as);
-	unsigned lo, hi;
-
-	if (fake_range(f, addr, len, &lo, &hi))
-		for (unsigned i = lo; i < hi; i++) {
-			if (!f->page[i].mapped)
-				f->error = "mprotect of a page the platform does not have";
-			f->page[i].prot = prot;
-		}
-	return 0;
-}
-
 static void fake_release(struct address_space *as)
 {
 }
 
-static const struct as_ops fake_ops = {fake_map, fake_unmap, fake_protect, fake_release};
+static const struct as_ops fake_ops = {fake_map, fake_unmap, fake_release};
 
 /* Compare the platform's view of the window with the VMA tree. */
 static void check_mirror(struct fake_as *f, int round)
