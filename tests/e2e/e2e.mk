@@ -1,6 +1,22 @@
 # End-to-end tests: shell scripts (TAP) that drive the real rung binary.
+# Each sources tests/e2e/lib.sh and ends by checking that it left no rung
+# process and no zombie behind.
 E2E_TESTS = \
-	tests/e2e/busybox.sh
+	tests/e2e/cli.sh \
+	tests/e2e/busybox.sh \
+	tests/e2e/isolation.sh \
+	tests/e2e/lifecycle.sh
 
+# Guest programs of the e2e tests, built static like the guest tests.
+E2E_PROGS = \
+	isolation
+
+E2E_BINS = $(E2E_PROGS:%=tests/e2e/bin/%)
+
+tests/e2e/bin/%: $(srcdir)/tests/e2e/%.c
+	@mkdir -p tests/e2e/bin
+	$(AM_V_CC)$(CC) $(GUEST_CFLAGS) -static -o $@ $<
+
+check_DATA += $(E2E_BINS)
 TESTS += $(E2E_TESTS)
-EXTRA_DIST += tests/e2e/lib.sh $(E2E_TESTS)
+EXTRA_DIST += tests/e2e/lib.sh $(E2E_TESTS) $(E2E_PROGS:%=tests/e2e/%.c)

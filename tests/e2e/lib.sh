@@ -1,15 +1,132 @@
+# shellcheck shell=sh
 # TAP helpers for end-to-end tests (sourced). Each test file prints a plan,
 # then one line per check via ok/not_ok, and exits 0 (the TAP driver counts).
+#
+# Sourcing this file also (after moving the script into a session of its own):
+# - makes $E2E_TMP, a scratch directory removed on exit;
+# - records which rung processes exist already, so that rung_leftovers and
+#   rung_zombies see only what this test left behind, even while other
+#   tests (or other people's) run rung at the same time;
+# - sets $E2E_BIN, where e2e.mk builds the e2e guest programs, and
+#   $GUEST_BIN's default.
+# Each test script leads a session of its own, so that its leftover checks
+# see only its own rung processes even when make runs tests in parallel
+# (not when run by hand on a terminal, where Ctrl-C must still work).
+if [ -z "${RUNG_E2E_SESSION:-}" ] && [ ! -t 1 ] && command -v setsid >/dev/null; then
+	RUNG_E2E_SESSION=1 exec setsid -w sh "$0" "$@"
+fi
+
 n=0
 plan() { echo "1..$1"; }
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $*"; }
-skip() { n=$((n + 1)); echo "ok $n - # SKIP $*"; }
+ok() {
+	n=$((n + 1))
+	printf 'ok %d - %s\n' "$n" "$*"
+}
+not_ok() {
+	n=$((n + 1))
+	printf 'not ok %d - %s\n' "$n" "$*"
+}
+skip() {
+	n=$((n + 1))
+	printf 'ok %d - # SKIP %s\n' "$n" "$*"
+}
+# diag TEXT...: a TAP comment line per line of TEXT.
+diag() { printf '%s\n' "$*" | sed 's/^/# /'; }
 # check DESCRIPTION COMMAND...: ok when the command succeeds.
 check() {
 	d=$1
 	shift
 	if "$@"; then ok "$d"; else not_ok "$d"; fi
 }
-# Are any rung processes (sentries or stubs) still alive?
-rung_leftovers() { pgrep -x rung || true; }
+# check_that DESCRIPTION 'SHELL EXPRESSION': ok when the expression (for
+# example two tests joined by &&), evaluated at this point, succeeds.
+check_that() {
+	d=$1
+	shift
+	if eval "$*"; then ok "$d"; else not_ok "$d"; fi
+}
+# check_eq DESCRIPTION WANT GOT: ok when the strings are equal.
+check_eq() {
+	if [ "$2" = "$3" ]; then
+		ok "$1"
+	else
+		not_ok "$1"
+		diag "want: $2" "got:  $3"
+	fi
+}
+# contains FILE ERE: does FILE have a line matching the extended regex?
+contains() { grep -Eq -- "$2" "$1"; }
+
+: "${RUNG:?RUNG must point at the rung binary}"
+E2E_BIN=${E2E_BIN:-$(dirname "$RUNG")/tests/e2e/bin}
+GUEST_BIN=${GUEST_BIN:-$(dirname "$RUNG")/tests/guest/bin}
+E2E_TIMEOUT=${E2E_TIMEOUT:-60}
+E2E_TMP=$(mktemp -d)
+trap 'rm -rf "$E2E_TMP"' EXIT
+# A native crash must not leave a core file behind.
+# shellcheck disable=SC3045 # dash, bash and busybox sh all have ulimit -c
+ulimit -c 0 2>/dev/null
+
+# rung ARGS...: run rung, killed if it takes longer than $E2E_TIMEOUT seconds
+# (status 124 then).
+rung() { timeout -k 5 "$E2E_TIMEOUT" "$RUNG" "$@"; }
+
+# Field F of ps for process P, without blanks (empty if P is gone).
+psf() { ps -o "$2=" -p "$1" 2>/dev/null | tr -d ' '; }
+
+# rung's processes: the sentry (rung), its stubs (rung-stub) and its gofer
+# (rung-gofer).
+RUNG_PROCS='rung|rung-stub|rung-gofer'
+e2e_sid=$(psf $$ sid)
+e2e_before=" $(pgrep -x "$RUNG_PROCS" | tr '\n' ' ') "
+
+# Is process P one this test is answerable for? A sentry shares this
+# script's session; a stub or gofer leads a session of its own, and one
+# whose sentry is gone has a parent that is not rung.
+rung_ours() {
+	case $e2e_before in *" $1 "*) return 1 ;; esac
+	sid=$(psf "$1" sid)
+	[ -n "$sid" ] || return 1
+	[ "$sid" = "$e2e_sid" ] && return 0
+	[ "$sid" = "$1" ] && [ "$(psf "$(psf "$1" ppid)" comm)" != rung ]
+}
+
+# rung processes (sentries, stubs, gofers) this test left alive, one line each.
+rung_leftovers() {
+	for p in $(pgrep -x "$RUNG_PROCS"); do
+		rung_ours "$p" && ps -o pid=,ppid=,sid=,stat=,args= -p "$p"
+	done
+}
+
+# Zombies this test left: rung processes nobody reaped, and unreaped
+# children of this script.
+rung_zombies() {
+	ps -eo pid=,ppid=,stat=,comm= | while read -r pid ppid stat comm; do
+		case $stat in Z*) ;; *) continue ;; esac
+		case $comm in rung | rung-stub | rung-gofer) ours=1 ;; *) ours= ;; esac
+		if [ "$ppid" = $$ ] || { [ -n "$ours" ] && rung_ours "$pid"; }; then
+			echo "$pid $ppid $stat $comm"
+		fi
+	done
+}
+
+# check_clean WHAT: one check that WHAT left no rung process and no zombie.
+# Stubs and the gofer die with their sentry (PDEATHSIG, PTRACE_O_EXITKILL),
+# and orphans are reaped by init, which takes the host a moment: allow up
+# to 5 seconds.
+check_clean() {
+	i=0
+	while [ $i -lt 50 ]; do
+		left=$(rung_leftovers)
+		zombies=$(rung_zombies)
+		[ -z "$left$zombies" ] && break
+		sleep 0.1
+		i=$((i + 1))
+	done
+	if [ -z "$left$zombies" ]; then
+		ok "no rung process or zombie left after $1"
+	else
+		not_ok "no rung process or zombie left after $1"
+		diag "$left" "$zombies"
+	fi
+}

@@ -2,45 +2,78 @@
 # Differential guest tests (TAP): every program in $GUEST_BIN runs natively
 # and under `rung do` on every platform `rung help platforms` calls usable;
 # stdout and the exit status must be identical.
+#
+# The programs are those named in $GUEST_BIN/tests.list (NAME-static and
+# NAME-pie for each NAME; written by guest.mk), or every executable there.
+# Program NAME gets tests/guest/NAME.stdin as stdin when that file exists,
+# /dev/null otherwise. A rung run that takes longer than $GUEST_TIMEOUT
+# seconds (default 60) is killed and fails.
 set -u
 : "${RUNG:?RUNG must point at the rung binary}"
 : "${GUEST_BIN:?GUEST_BIN must point at the built guest tests}"
+srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+timeout=${GUEST_TIMEOUT:-60}
 
 platforms=$("$RUNG" help platforms | awk '$2 == "usable" { print $1 }')
 skipped=$("$RUNG" help platforms | awk '$2 != "usable"')
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# A native crash must not leave a core file behind (nor call a core handler).
+# shellcheck disable=SC3045 # dash, bash and busybox sh all have ulimit -c
+ulimit -c 0 2>/dev/null
+
+if [ -f "$GUEST_BIN/tests.list" ]; then
+	bins=$(sed "s|.*|$GUEST_BIN/&-static $GUEST_BIN/&-pie|" "$GUEST_BIN/tests.list")
+else
+	bins=$(ls "$GUEST_BIN"/* 2>/dev/null)
+fi
 
 n=0
-fail=0
 total=0
-for bin in "$GUEST_BIN"/*; do
-	[ -x "$bin" ] || continue
+for bin in $bins; do
+	[ -f "$bin" ] && [ ! -x "$bin" ] && continue
 	for p in $platforms; do total=$((total + 1)); done
 done
 echo "1..$total"
 [ -n "$skipped" ] && echo "# platforms skipped: $skipped"
 
-for bin in "$GUEST_BIN"/*; do
-	[ -x "$bin" ] || continue
+# run_guest OUT ERR COMMAND...: the fixed environment, arguments and stdin
+# of a guest run, so that what the program prints is the same both ways.
+run_guest() {
+	out=$1 err=$2
+	shift 2
+	env -i PATH=/usr/bin:/bin HOME=/ LANG=C RUNG_GUEST_TEST=1 "$@" a1 "two words" \
+		<"$stdin" >"$out" 2>"$err"
+}
+
+for bin in $bins; do
 	name=$(basename "$bin")
-	# A fixed environment, so that what the program prints is the same both ways.
-	env -i PATH=/usr/bin:/bin HOME=/ LANG=C RUNG_GUEST_TEST=1 "$bin" a1 "two words" \
-		</dev/null >"$tmp/native.out" 2>"$tmp/native.err"
+	if [ ! -e "$bin" ]; then
+		for p in $platforms; do
+			n=$((n + 1))
+			echo "not ok $n - $name on $p: not built"
+		done
+		continue
+	fi
+	[ -x "$bin" ] || continue
+	base=${name%-static}
+	base=${base%-pie}
+	stdin=/dev/null
+	[ -f "$srcdir/tests/guest/$base.stdin" ] && stdin=$srcdir/tests/guest/$base.stdin
+	run_guest "$tmp/native.out" "$tmp/native.err" "$bin"
 	native=$?
 	for p in $platforms; do
 		n=$((n + 1))
-		env -i PATH=/usr/bin:/bin HOME=/ LANG=C RUNG_GUEST_TEST=1 \
-			"$RUNG" do --platform "$p" "$bin" a1 "two words" \
-			</dev/null >"$tmp/rung.out" 2>"$tmp/rung.err"
+		run_guest "$tmp/rung.out" "$tmp/rung.err" \
+			timeout -k 5 "$timeout" "$RUNG" "do" --platform "$p" "$bin"
 		got=$?
 		if [ "$got" = "$native" ] && cmp -s "$tmp/native.out" "$tmp/rung.out"; then
 			echo "ok $n - $name on $p (status $got)"
 		else
 			echo "not ok $n - $name on $p: status native $native, rung $got"
-			diff "$tmp/native.out" "$tmp/rung.out" | sed 's/^/# /' | head -40
-			sed 's/^/# rung stderr: /' "$tmp/rung.err" | head -20
-			fail=$((fail + 1))
+			[ "$got" = 124 ] && echo "# rung was killed after ${timeout}s"
+			diff -a "$tmp/native.out" "$tmp/rung.out" | cat -v | sed 's/^/# /' | head -40
+			cat -v "$tmp/rung.err" | sed 's/^/# rung stderr: /' | head -20
 		fi
 	done
 done

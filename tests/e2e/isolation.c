@@ -1,0 +1,286 @@
+/*
+ * e2e guest: try to reach the host from inside the sandbox. Every system
+ * call here would change the host (or read what it must not) if it reached
+ * the host kernel; in the sandbox each must fail. One line per attempt:
+ * "denied: WHAT (ERRNO)" or "ESCAPED: WHAT returned N"; the exit status is
+ * the number of escapes. tests/e2e/isolation.sh checks the host afterwards.
+ *
+ * Usage (only ever under rung: it refuses to run unless it is pid 1):
+ *   isolation CANARY_PID CANARY_FILE SCRATCH_DIR MODE [SANDBOX_FILE]
+ * MODE is "hidden" when no host file may be visible (rung do --host-exec):
+ * every file operation on a host path must fail. It is "rootfs" when the
+ * host's / is the sandbox's root (rung do's default, read-only or under a
+ * sandbox-private overlay): file operations on host paths may then work
+ * inside the sandbox ("contained:" lines, not escapes), and only the host,
+ * checked afterwards, can tell whether they stayed there. ",killall" appended to MODE adds
+ * kill(-1, SIGKILL) in all three ABIs, tried only when nothing escaped
+ * before (kill(CANARY_PID, SIGKILL) takes the same path). SANDBOX_FILE is
+ * created in the sandbox's own writable file system: that works, and the
+ * host must not see it.
+ *
+ * fork and execve are left out: once rung implements them, a child or a
+ * new program stays inside the sandbox, which this program cannot tell
+ * from the outside.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/reboot.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#define X32_BIT 0x40000000L
+
+static int escaped, denied, rootfs;
+
+/* Record the result of one attempt: R is the raw kernel value (-errno on failure). */
+static void result(long r, const char *what)
+{
+	if (r < 0 && r > -4096) {
+		printf("denied: %s (%s)\n", what, strerrorname_np((int)-r));
+		denied++;
+	} else {
+		printf("ESCAPED: %s returned %ld\n", what, r);
+		escaped++;
+	}
+	fflush(stdout);
+}
+
+/* A file operation on a host path: it may work inside the sandbox when the
+ * host's / is the sandbox's root, and must fail when host files are hidden. */
+static void file_op(long r, const char *what)
+{
+	if (rootfs && r >= 0) {
+		printf("contained: %s\n", what);
+		fflush(stdout);
+		return;
+	}
+	result(r, what);
+}
+
+/* A 64-bit system call, raw: -errno on failure, errno untouched. */
+static long sys6(long nr, long a1, long a2, long a3, long a4, long a5, long a6)
+{
+	register long r10 __asm__("r10") = a4;
+	register long r8 __asm__("r8") = a5;
+	register long r9 __asm__("r9") = a6;
+	long ret;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "0"(nr), "D"(a1), "S"(a2), "d"(a3), "r"(r10), "r"(r8), "r"(r9)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
+#define sys(nr, ...) sys_n(nr, __VA_ARGS__, 0, 0, 0, 0, 0, 0)
+#define sys_n(nr, a1, a2, a3, a4, a5, a6, ...) \
+	sys6(nr, (long)(a1), (long)(a2), (long)(a3), (long)(a4), (long)(a5), (long)(a6))
+
+/* A 32-bit system call through int $0x80 (ia32 numbers, 32-bit pointers). */
+static long int80(long nr, long a1, long a2, long a3)
+{
+	long ret;
+
+	__asm__ volatile("int $0x80" : "=a"(ret) : "0"(nr), "b"(a1), "c"(a2), "d"(a3) : "memory");
+	/* The ia32 entry returns a 32-bit value in eax. */
+	return (long)(int)ret;
+}
+
+static void processes(long canary)
+{
+	char buf[256];
+
+	result(sys(SYS_kill, canary, SIGKILL), "kill(canary, SIGKILL)");
+	result(sys(SYS_kill, canary, 0), "kill(canary, 0)");
+	result(sys(SYS_tkill, canary, SIGKILL), "tkill(canary, SIGKILL)");
+	result(sys(SYS_tgkill, canary, canary, SIGKILL), "tgkill(canary, canary, SIGKILL)");
+	result(sys(SYS_kill, (1L << 32) | canary, SIGKILL), "kill with high pid bits");
+	result(sys((1L << 32) | SYS_kill, canary, SIGKILL), "kill with high syscall-number bits");
+	result(sys(SYS_pidfd_open, canary, 0), "pidfd_open(canary)");
+	result(sys(SYS_ptrace, PTRACE_ATTACH, canary, 0, 0), "ptrace(PTRACE_ATTACH, canary)");
+	{
+		struct iovec local = {buf, sizeof(buf)}, remote = {(void *)0x400000, sizeof(buf)};
+		result(sys(SYS_process_vm_readv, canary, &local, 1, &remote, 1, 0),
+		       "process_vm_readv(canary)");
+	}
+}
+
+static void machine(const char *scratch)
+{
+	char buf[256] = {0};
+	long params[16] = {0};
+
+	result(sys(SYS_mount, "none", scratch, "tmpfs", 0, NULL), "mount(tmpfs, scratch)");
+	result(sys(SYS_mount, "/", scratch, NULL, MS_BIND, NULL), "mount(/, scratch, MS_BIND)");
+	result(sys(SYS_umount2, scratch, MNT_DETACH), "umount2(scratch)");
+	result(sys(SYS_reboot, 0x12345678, 0x87654321, LINUX_REBOOT_CMD_POWER_OFF, NULL),
+	       "reboot(bad magic)");
+	result(sys(SYS_sethostname, "rung-escaped", 12), "sethostname");
+	result(sys(SYS_setdomainname, "rung-escaped", 12), "setdomainname");
+	result(sys(SYS_delete_module, "rung_no_such_module", 0), "delete_module");
+	result(sys(SYS_init_module, buf, 0, ""), "init_module");
+	result(sys(SYS_syslog, 3 /* READ_ALL */, buf, sizeof(buf)), "syslog(READ_ALL)");
+	result(sys(SYS_iopl, 3), "iopl(3)");
+	result(sys(SYS_ioperm, 0x80, 1, 1), "ioperm(0x80)");
+	result(sys(SYS_unshare, CLONE_NEWUSER), "unshare(CLONE_NEWUSER)");
+	result(sys(SYS_setns, 0, 0), "setns(0)");
+	result(sys(SYS_io_uring_setup, 4, params), "io_uring_setup");
+	result(sys(SYS_bpf, 0 /* MAP_CREATE */, buf, 0), "bpf");
+	result(sys(SYS_perf_event_open, buf, 0, -1, -1, 0), "perf_event_open");
+	result(sys(SYS_userfaultfd, 0), "userfaultfd");
+}
+
+static void files(const char *file, const char *scratch)
+{
+	char buf[256], path[512];
+	long fd;
+
+	file_op(sys(SYS_open, "/etc/passwd", O_RDONLY), "open(/etc/passwd)");
+	file_op(sys(SYS_openat, AT_FDCWD, "/etc/passwd", O_RDONLY), "openat(/etc/passwd)");
+	file_op(sys(SYS_open, "/../../../etc/passwd", O_RDONLY), "open(/../../../etc/passwd)");
+	file_op(sys(SYS_open, "/proc/1/root/etc/passwd", O_RDONLY),
+		"open(/proc/1/root/etc/passwd)");
+	file_op(sys(SYS_open, "/proc/self/root/etc/passwd", O_RDONLY),
+		"open(/proc/self/root/etc/passwd)");
+	file_op(sys(SYS_open, file, O_RDONLY), "open(canary file, O_RDONLY)");
+	file_op(sys(SYS_open, "/etc/passwd", O_WRONLY | O_APPEND), "open(/etc/passwd, O_WRONLY)");
+	/* Change the canary file every way there is; with the host's / as the
+	 * root, each change may work, on the sandbox's copy. */
+	fd = sys(SYS_open, file, O_RDWR);
+	file_op(fd, "open(canary file, O_RDWR)");
+	if (fd >= 0)
+		file_op(sys(SYS_write, fd, "ESCAPED\n", 8), "write to the canary file");
+	file_op(sys(SYS_open, file, O_WRONLY | O_TRUNC), "open(canary file, O_TRUNC)");
+	file_op(sys(SYS_chmod, file, 0), "chmod(canary file, 0)");
+	file_op(sys(SYS_truncate, file, 0), "truncate(canary file, 0)");
+	snprintf(path, sizeof(path), "%s/link", scratch);
+	file_op(sys(SYS_link, file, path), "link(canary file, scratch/link)");
+	snprintf(path, sizeof(path), "%s.moved", file);
+	file_op(sys(SYS_rename, file, path), "rename(canary file, canary.moved)");
+	file_op(sys(SYS_unlink, path), "unlink(canary.moved)");
+	file_op(sys(SYS_unlink, file), "unlink(canary file)");
+	file_op(sys(SYS_unlinkat, AT_FDCWD, file, 0), "unlinkat(canary file)");
+	snprintf(path, sizeof(path), "%s/created", scratch);
+	file_op(sys(SYS_open, path, O_WRONLY | O_CREAT | O_EXCL, 0644), "create a file in scratch");
+	snprintf(path, sizeof(path), "%s/symlink", scratch);
+	file_op(sys(SYS_symlink, "/etc/passwd", path), "symlink in scratch");
+	snprintf(path, sizeof(path), "%s/dir", scratch);
+	file_op(sys(SYS_mkdir, path, 0755), "mkdir in scratch");
+	/* A device node made in the sandbox opens the sandbox's devices, never the host's. */
+	result(sys(SYS_mknod, "/dev/rung-blk", S_IFBLK | 0600, makedev(8, 0)) < 0
+		       ? -EPERM
+		       : sys(SYS_open, "/dev/rung-blk", O_RDONLY),
+	       "mknod a host disk's block device and open it");
+	result(sys(SYS_name_to_handle_at, AT_FDCWD, "/", buf, &path, 0), "name_to_handle_at(/)");
+}
+
+static void network(void)
+{
+	result(sys(SYS_socket, AF_INET, SOCK_RAW, 1 /* ICMP */), "socket(AF_INET, SOCK_RAW)");
+	result(sys(SYS_socket, AF_INET, SOCK_STREAM, 0), "socket(AF_INET, SOCK_STREAM)");
+	result(sys(SYS_socket, AF_INET6, SOCK_DGRAM, 0), "socket(AF_INET6, SOCK_DGRAM)");
+	result(sys(SYS_socket, AF_PACKET, SOCK_RAW, 0), "socket(AF_PACKET, SOCK_RAW)");
+	result(sys(SYS_socket, AF_NETLINK, SOCK_RAW, 0), "socket(AF_NETLINK, SOCK_RAW)");
+}
+
+/* The other system call ABIs: int $0x80 (ia32 numbers) and x32. Returns
+ * the low (32-bit addressable) scratch page, or NULL. */
+static char *other_abis(long canary, const char *file, const char *scratch)
+{
+	char *low = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+
+	if (low == MAP_FAILED) {
+		printf("cannot map low memory for int $0x80 arguments\n");
+		escaped++;
+		low = NULL;
+	} else {
+		snprintf(low, 2048, "%s", file);
+		snprintf(low + 2048, 2048, "%s", scratch);
+		result(int80(37 /* kill */, canary, SIGKILL, 0), "int $0x80 kill(canary)");
+		result(int80(10 /* unlink */, (long)(uintptr_t)low, 0, 0),
+		       "int $0x80 unlink(canary file)");
+		result(int80(15 /* chmod */, (long)(uintptr_t)low, 0, 0),
+		       "int $0x80 chmod(canary file)");
+		result(int80(21 /* mount */, (long)(uintptr_t)low, (long)(uintptr_t)low + 2048, 0),
+		       "int $0x80 mount");
+		result(int80(74 /* sethostname */, (long)(uintptr_t)low, 4, 0),
+		       "int $0x80 sethostname");
+	}
+	result(sys(X32_BIT | SYS_kill, canary, SIGKILL), "x32 kill(canary)");
+	result(sys(X32_BIT | SYS_unlink, file), "x32 unlink(canary file)");
+	result(sys(X32_BIT | SYS_mount, "none", scratch, "tmpfs", 0, NULL), "x32 mount");
+	return low;
+}
+
+int main(int argc, char **argv)
+{
+	const char *file, *scratch;
+	long canary, r;
+	int killall;
+	char *low;
+
+	if (argc < 5) {
+		fprintf(stderr, "usage: isolation CANARY_PID CANARY_FILE SCRATCH_DIR "
+				"hidden|rootfs[,killall] [SANDBOX_FILE]\n");
+		return 100;
+	}
+	/* Outside the sandbox these calls would really happen: refuse. */
+	if (getpid() != 1) {
+		fprintf(stderr, "isolation: not pid 1, so not in a sandbox: refusing to run\n");
+		return 101;
+	}
+	canary = strtol(argv[1], NULL, 10);
+	file = argv[2];
+	scratch = argv[3];
+	rootfs = strncmp(argv[4], "rootfs", 6) == 0;
+	killall = strstr(argv[4], ",killall") != NULL;
+	if (canary <= 1) {
+		fprintf(stderr, "isolation: bad canary pid\n");
+		return 100;
+	}
+
+	processes(canary);
+	machine(scratch);
+	files(file, scratch);
+	network();
+	low = other_abis(canary, file, scratch);
+
+	/* A file in the sandbox's own writable file system stays there. */
+	if (argc > 5) {
+		r = sys(SYS_open, argv[5], O_WRONLY | O_CREAT, 0644);
+		printf("sandbox file %s: %s\n", argv[5],
+		       r >= 0 ? "created" : strerrorname_np((int)-r));
+	}
+
+	if (killall) {
+		if (escaped) {
+			printf("not trying kill(-1, SIGKILL): something escaped already\n");
+		} else {
+			/* kill(canary) was denied above by the same path these take.
+			 * In the sandbox the caller is alone, and kill(-1) never
+			 * signals the caller: Linux fails it with ESRCH. */
+			result(sys(SYS_kill, -1, SIGKILL), "kill(-1, SIGKILL)");
+			if (low)
+				result(int80(37, -1, SIGKILL, 0), "int $0x80 kill(-1, SIGKILL)");
+			result(sys(X32_BIT | SYS_kill, -1, SIGKILL), "x32 kill(-1, SIGKILL)");
+		}
+	}
+
+	printf("summary: %d denied, %d escaped\n", denied, escaped);
+	return escaped > 100 ? 100 : escaped;
+}
