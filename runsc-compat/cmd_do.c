@@ -33,16 +33,19 @@ extern char **environ;
 
 static void do_usage(FILE *out)
 {
-	fprintf(out, "Usage: rung do [options] [--] PROGRAM [ARGS...]\n\n"
-		     "Options:\n"
-		     "  --platform NAME      ptrace (default)\n"
-		     "  --strace             log every guest system call\n"
-		     "  --debug              log debug messages\n"
-		     "  --memory-limit SIZE  guest memory limit (e.g. 512M; default: host RAM)\n"
-		     "  --rootfs DIR         the guest's root, served by the gofer (default: /)\n"
-		     "  --file-access MODE   direct (default: the gofer donates files) or gofer\n"
-		     "  --host-exec          no rootfs: run a static PROGRAM from a host path\n"
-		     "  --unconfined         do not confine the sandbox process (debugging only)\n");
+	fprintf(out,
+		"Usage: rung do [options] [--] PROGRAM [ARGS...]\n\n"
+		"Options:\n"
+		"  --platform NAME      ptrace (default)\n"
+		"  --strace             log every guest system call\n"
+		"  --debug              log debug messages\n"
+		"  --memory-limit SIZE  guest memory limit (e.g. 512M; default: host RAM)\n"
+		"  --rootfs DIR         the guest's root, served by the gofer (default: /)\n"
+		"  --file-access MODE   direct (default: the gofer donates files) or gofer\n"
+		"  --overlay MODE       memory (default: writes stay in the sandbox's memory)\n"
+		"                       or none (writes go to the rootfs)\n"
+		"  --host-exec          no rootfs: run a static PROGRAM from a host path\n"
+		"  --unconfined         do not confine the sandbox process (debugging only)\n");
 }
 
 /* PROGRAM as the shell would find it: a path, or a name on $PATH. */
@@ -105,6 +108,7 @@ enum {
 	OPT_MEMORY,
 	OPT_ROOTFS,
 	OPT_FILE_ACCESS,
+	OPT_OVERLAY,
 	OPT_HOST_EXEC,
 	OPT_UNCONFINED,
 	OPT_HELP
@@ -121,6 +125,7 @@ static const struct option do_options[] = {
 	{"memory-limit", required_argument, NULL, OPT_MEMORY},
 	{"rootfs", required_argument, NULL, OPT_ROOTFS},
 	{"file-access", required_argument, NULL, OPT_FILE_ACCESS},
+	{"overlay", required_argument, NULL, OPT_OVERLAY},
 	{"host-exec", no_argument, NULL, OPT_HOST_EXEC},
 	{"unconfined", no_argument, NULL, OPT_UNCONFINED},
 	{"help", no_argument, NULL, OPT_HELP},
@@ -177,8 +182,18 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 			else if (strcmp(optarg, "gofer") == 0)
 				donate = false;
 			else
-				return rung_error_make(err, 0, "--file-access: `direct` or `gofer`, not `%s`",
-						       optarg);
+				return rung_error_make(
+					err, 0, "--file-access: `direct` or `gofer`, not `%s`",
+					optarg);
+			break;
+		case OPT_OVERLAY:
+			if (strcmp(optarg, "memory") == 0)
+				gcfg.read_only = true;
+			else if (strcmp(optarg, "none") == 0)
+				gcfg.read_only = false;
+			else
+				return rung_error_make(
+					err, 0, "--overlay: `memory` or `none`, not `%s`", optarg);
 			break;
 		case OPT_HOST_EXEC:
 			host_exec = true;

@@ -49,6 +49,7 @@ SYSCALL(munmap);
 SYSCALL(mprotect);
 SYSCALL(mremap);
 SYSCALL(madvise);
+SYSCALL(msync);
 
 /* sys_process.c */
 SYSCALL(exit);

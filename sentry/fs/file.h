@@ -51,10 +51,15 @@ struct file_ops {
 	int (*getfl)(struct file *f);
 	int (*setfl)(struct file *f, int flags);
 	int (*fsync)(struct file *f, bool datasync);
-	/* Files whose data lives in the memory file (tmpfs): the page store a
-	 * MAP_SHARED mapping maps, and the lock that guards it. NULL: shared
-	 * mappings are not supported (private ones copy through read). */
-	struct pagestore *(*pages)(struct file *f, pthread_mutex_t **lock);
+	/* MAP_SHARED: the page store that holds the bytes [off, off+len) (tmpfs
+	 * data, a host file's page cache), filled, and the lock that guards it.
+	 * writable: the mapping may store to them. NULL: shared mappings are not
+	 * supported (private ones copy through read). */
+	int (*pages)(struct file *f, uint64_t off, uint64_t len, bool writable,
+		     struct pagestore **ps, pthread_mutex_t **lock);
+	/* Write shared-mapped pages of [off, off+len) back to the file (msync,
+	 * munmap). NULL: the store is the file (tmpfs). */
+	int (*writeback)(struct file *f, uint64_t off, uint64_t len);
 	int (*fallocate)(struct file *f, int mode, int64_t off, int64_t len);
 	void (*release)(struct file *f);
 };
@@ -69,8 +74,8 @@ struct file {
 	int flags;	/* O_ACCMODE | status flags, for files that keep their own */
 	unsigned fmode; /* FMODE_* */
 	void *priv;
-	struct path path;     /* where it was opened from (both NULL for anonymous files) */
-	struct inode *inode;  /* referenced when set */
+	struct path path;    /* where it was opened from (both NULL for anonymous files) */
+	struct inode *inode; /* referenced when set */
 	pthread_mutex_t pos_lock;
 	int64_t pos;
 };

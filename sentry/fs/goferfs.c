@@ -9,11 +9,16 @@
  * share one inode. Attributes come with every reply that touches a node; in
  * exclusive mode (the rootfs: nobody else changes it) they are trusted, in
  * shared mode every lookup revalidates and every stat asks the gofer.
+ *
+ * A file mapped MAP_SHARED gets a page cache (sentry/mm/pagecache.h); from
+ * then on its reads and writes go through that cache too, so that they and
+ * the mappings see the same bytes.
  */
 #include "config.h"
 #include "sentry/fs/goferfs.h"
 #include "sentry/fs/file.h"
 #include "sentry/fs/tmpfs.h"
+#include "sentry/mm/pagecache.h"
 #include "sentry/kernel/creds.h"
 #include "gofer/client.h"
 #include "lib/util.h"
@@ -33,6 +38,7 @@
 
 struct goferfs_sb {
 	struct gofer_client *c;
+	struct memfile *mf;
 	bool donate;
 	/* Host devices seen, folded into sandbox device numbers. */
 	pthread_mutex_t devs_lock;
@@ -47,6 +53,8 @@ struct goferfs_inode {
 	int ro_fd;	 /* a donated read-only descriptor kept for exec and reads */
 	uint64_t ro_fid; /* the same in gofer file-access mode */
 	char *link;	 /* the symlink target, cached */
+	/* Set (under lock) when the file is first mapped shared; then fixed. */
+	struct pagecache *pc;
 };
 
 struct goferfs_file {
@@ -66,6 +74,22 @@ static const struct file_ops goferfs_dir_ops;
 #define GSB(sb) ((struct goferfs_sb *)(sb)->priv)
 #define GI(i)	((struct goferfs_inode *)(i)->priv)
 #define GF(f)	((struct goferfs_file *)(f)->priv)
+
+/* The page cache of i, if it has one (set once, so read without the lock). */
+static struct pagecache *cache_of(struct inode *i)
+{
+	return __atomic_load_n(&GI(i)->pc, __ATOMIC_ACQUIRE);
+}
+
+static uint64_t size_of(struct inode *i)
+{
+	uint64_t size;
+
+	pthread_mutex_lock(&i->lock);
+	size = i->size;
+	pthread_mutex_unlock(&i->lock);
+	return size;
+}
 
 static uint64_t fold_dev(struct goferfs_sb *gs, uint64_t host_dev, uint64_t fallback)
 {
@@ -179,8 +203,8 @@ static int goferfs_revalidate(struct dentry *d)
 	if (d->parent == d)
 		return 0;
 	parent = dentry_get_parent(d);
-	ret = parent->inode ? gofer_walk(GSB(d->sb)->c, GI(parent->inode)->handle, names, 1,
-					 &node, &nwalked, &status)
+	ret = parent->inode ? gofer_walk(GSB(d->sb)->c, GI(parent->inode)->handle, names, 1, &node,
+					 &nwalked, &status)
 			    : -ESTALE;
 	dentry_put(parent);
 	if (ret || (nwalked == 0) != (d->inode == NULL))
@@ -365,6 +389,7 @@ static int goferfs_setattr(struct inode *i, const struct iattr *a)
 {
 	struct gofer_setattr_req req = {.handle = GI(i)->handle};
 	struct gofer_stat st;
+	uint64_t old_size;
 	int ret;
 
 	if (a->valid & ATTR_MODE) {
@@ -384,20 +409,25 @@ static int goferfs_setattr(struct inode *i, const struct iattr *a)
 		req.size = a->size;
 	}
 	if (a->valid & ATTR_ATIME) {
-		req.mask |= (a->valid & ATTR_ATIME_NOW) ? GOFER_SETATTR_ATIME_NOW : GOFER_SETATTR_ATIME;
+		req.mask |=
+			(a->valid & ATTR_ATIME_NOW) ? GOFER_SETATTR_ATIME_NOW : GOFER_SETATTR_ATIME;
 		req.atime_sec = a->atime.tv_sec;
 		req.atime_nsec = (uint32_t)a->atime.tv_nsec;
 	}
 	if (a->valid & ATTR_MTIME) {
-		req.mask |= (a->valid & ATTR_MTIME_NOW) ? GOFER_SETATTR_MTIME_NOW : GOFER_SETATTR_MTIME;
+		req.mask |=
+			(a->valid & ATTR_MTIME_NOW) ? GOFER_SETATTR_MTIME_NOW : GOFER_SETATTR_MTIME;
 		req.mtime_sec = a->mtime.tv_sec;
 		req.mtime_nsec = (uint32_t)a->mtime.tv_nsec;
 	}
 	if (!req.mask)
 		return 0; /* only ctime: the host keeps its own */
+	old_size = size_of(i);
 	ret = gofer_setattr(GSB(i->sb)->c, &req, &st);
 	if (ret == 0)
 		refresh_attrs(i, &st);
+	if (ret == 0 && (a->valid & ATTR_SIZE) && cache_of(i))
+		pc_resize(cache_of(i), old_size, a->size);
 	return ret;
 }
 
@@ -430,6 +460,7 @@ static void goferfs_evict(struct inode *i)
 	gofer_close(GSB(i->sb)->c, &gi->handle, 1, fid ? &fid : NULL, fid ? 1 : 0);
 	if (gi->ro_fd >= 0)
 		close(gi->ro_fd);
+	pc_free(gi->pc);
 	pthread_mutex_destroy(&gi->lock);
 	free(gi->link);
 	free(gi);
@@ -455,7 +486,7 @@ static int goferfs_open(struct inode *i, struct dentry *d, int flags, struct fil
 	} else {
 		/* No O_APPEND on the host side: the sentry decides where writes go. */
 		uint32_t oflags = (uint32_t)(flags & (O_ACCMODE | O_NONBLOCK | O_DSYNC | O_SYNC |
-						       O_DIRECT | O_NOATIME));
+						      O_DIRECT | O_NOATIME));
 		ret = gofer_open(gs->c, GI(i)->handle, oflags, gs->donate, &fid, &fd);
 		if (ret)
 			return ret;
@@ -471,10 +502,53 @@ static int goferfs_open(struct inode *i, struct dentry *d, int flags, struct fil
 	return 0;
 }
 
+/* Host I/O at an offset through f's descriptor or gofer file (arg: f). */
+static long host_pread(void *arg, void *buf, size_t len, uint64_t off)
+{
+	struct file *f = arg;
+	struct goferfs_file *gf = GF(f);
+	long n;
+
+	if (gf->fd < 0)
+		return gofer_read(GSB(f->inode->sb)->c, gf->fid, off, buf,
+				  MIN(len, (size_t)GOFER_MAX_IO));
+	do {
+		n = pread(gf->fd, buf, len, (off_t)off);
+	} while (n < 0 && errno == EINTR);
+	return n < 0 ? -errno : n;
+}
+
+static long host_pwrite(void *arg, void *buf, size_t len, uint64_t off)
+{
+	struct file *f = arg;
+	struct goferfs_file *gf = GF(f);
+	long n;
+
+	if (gf->fd < 0)
+		return gofer_write(GSB(f->inode->sb)->c, gf->fid, off, buf,
+				   MIN(len, (size_t)GOFER_MAX_IO));
+	do {
+		n = pwrite(gf->fd, buf, len, (off_t)off);
+	} while (n < 0 && errno == EINTR);
+	return n < 0 ? -errno : n;
+}
+
+/* Shared-mapped pages of [off, off+len) back to the host, through f when f
+ * may write (a read-only f cannot have dirtied anything). */
+static int goferfs_writeback(struct file *f, uint64_t off, uint64_t len)
+{
+	struct pagecache *pc = cache_of(f->inode);
+
+	if (!pc || !flags_writable(f->flags))
+		return 0;
+	return pc_writeback(pc, off, len, size_of(f->inode), host_pwrite, f);
+}
+
 static void goferfs_release(struct file *f)
 {
 	struct goferfs_file *gf = GF(f);
 
+	goferfs_writeback(f, 0, UINT64_MAX);
 	if (gf->fd >= 0)
 		close(gf->fd);
 	if (gf->fid)
@@ -495,18 +569,13 @@ static void grew(struct inode *i, int64_t end)
 
 static long goferfs_read(struct file *f, void *buf, size_t len, int64_t *pos)
 {
-	struct goferfs_file *gf = GF(f);
+	struct pagecache *pc = cache_of(f->inode);
 	long n;
 
-	if (gf->fd >= 0) {
-		do {
-			n = pread(gf->fd, buf, len, *pos);
-		} while (n < 0 && errno == EINTR);
-		n = n < 0 ? -errno : n;
-	} else {
-		n = gofer_read(GSB(f->inode->sb)->c, gf->fid, (uint64_t)*pos, buf,
-			       MIN(len, (size_t)GOFER_MAX_IO));
-	}
+	if (pc)
+		n = pc_read(pc, buf, len, (uint64_t)*pos, size_of(f->inode), host_pread, f);
+	else
+		n = host_pread(f, buf, len, (uint64_t)*pos);
 	if (n > 0)
 		*pos += n;
 	return n;
@@ -523,18 +592,19 @@ static int64_t write_pos(struct file *f, int64_t *pos)
 
 static long goferfs_write(struct file *f, const void *buf, size_t len, int64_t *pos)
 {
-	struct goferfs_file *gf = GF(f);
+	struct pagecache *pc = cache_of(f->inode);
 	int64_t at = write_pos(f, pos);
+	uint64_t old_size = size_of(f->inode);
 	long n;
 
-	if (gf->fd >= 0) {
-		do {
-			n = pwrite(gf->fd, buf, len, at);
-		} while (n < 0 && errno == EINTR);
-		n = n < 0 ? -errno : n;
+	if (pc) {
+		n = pc_write(pc, buf, len, (uint64_t)at, old_size, host_pwrite, f);
 	} else {
-		n = gofer_write(GSB(f->inode->sb)->c, gf->fid, (uint64_t)at, buf,
-				MIN(len, (size_t)GOFER_MAX_IO));
+		n = host_pwrite(f, (void *)buf, len, (uint64_t)at);
+		/* A cache made meanwhile may have been filled before this write. */
+		pc = cache_of(f->inode);
+		if (n > 0 && pc)
+			pc_update(pc, buf, (size_t)n, (uint64_t)at, old_size);
 	}
 	if (n > 0) {
 		*pos = at + n;
@@ -543,10 +613,29 @@ static long goferfs_write(struct file *f, const void *buf, size_t len, int64_t *
 	return n;
 }
 
+/* Vectored I/O through the page cache: one element at a time. */
+static long cached_iov(struct file *f, const struct iovec *iov, int cnt, int64_t *pos, bool write)
+{
+	long total = 0;
+
+	for (int k = 0; k < cnt; k++) {
+		long n = write ? goferfs_write(f, iov[k].iov_base, iov[k].iov_len, pos)
+			       : goferfs_read(f, iov[k].iov_base, iov[k].iov_len, pos);
+		if (n < 0)
+			return total ? total : n;
+		total += n;
+		if ((size_t)n < iov[k].iov_len)
+			break;
+	}
+	return total;
+}
+
 static long goferfs_read_iov(struct file *f, const struct iovec *iov, int cnt, int64_t *pos)
 {
 	long n;
 
+	if (cache_of(f->inode))
+		return cached_iov(f, iov, cnt, pos, false);
 	do {
 		n = preadv(GF(f)->fd, iov, cnt, *pos);
 	} while (n < 0 && errno == EINTR);
@@ -558,9 +647,12 @@ static long goferfs_read_iov(struct file *f, const struct iovec *iov, int cnt, i
 
 static long goferfs_write_iov(struct file *f, const struct iovec *iov, int cnt, int64_t *pos)
 {
-	int64_t at = write_pos(f, pos);
+	int64_t at;
 	long n;
 
+	if (cache_of(f->inode))
+		return cached_iov(f, iov, cnt, pos, true);
+	at = write_pos(f, pos);
 	do {
 		n = pwritev(GF(f)->fd, iov, cnt, at);
 	} while (n < 0 && errno == EINTR);
@@ -588,7 +680,10 @@ static int goferfs_fstat(struct file *f, struct kstat *st)
 static int goferfs_fsync(struct file *f, bool datasync)
 {
 	struct goferfs_file *gf = GF(f);
+	int ret = goferfs_writeback(f, 0, UINT64_MAX);
 
+	if (ret < 0)
+		return ret;
 	if (gf->fd >= 0)
 		return (datasync ? fdatasync(gf->fd) : fsync(gf->fd)) < 0 ? -errno : 0;
 	return gofer_fsync(GSB(f->inode->sb)->c, gf->fid, datasync);
@@ -597,15 +692,42 @@ static int goferfs_fsync(struct file *f, bool datasync)
 static int goferfs_fallocate(struct file *f, int mode, int64_t off, int64_t len)
 {
 	struct goferfs_file *gf = GF(f);
+	struct pagecache *pc = cache_of(f->inode);
 	int ret;
 
+	/* Shifting the file's bytes would leave the cache describing the old layout. */
+	if (pc && (mode & (FALLOC_FL_COLLAPSE_RANGE | FALLOC_FL_INSERT_RANGE)))
+		return -EOPNOTSUPP;
 	if (gf->fd >= 0)
 		ret = fallocate(gf->fd, mode, off, len) < 0 ? -errno : 0;
 	else
 		ret = gofer_fallocate(GSB(f->inode->sb)->c, gf->fid, (uint32_t)mode, (uint64_t)off,
 				      (uint64_t)len);
+	if (ret == 0 && pc && (mode & (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_ZERO_RANGE)))
+		pc_zero(pc, (uint64_t)off, (uint64_t)off + (uint64_t)len);
 	if (ret == 0 && !(mode & FALLOC_FL_KEEP_SIZE))
 		grew(f->inode, off + len);
+	return ret;
+}
+
+/* MAP_SHARED: the file's page cache, made on first use and filled over the range. */
+static int goferfs_pages(struct file *f, uint64_t off, uint64_t len, bool writable,
+			 struct pagestore **ps, pthread_mutex_t **lock)
+{
+	struct goferfs_inode *gi = GI(f->inode);
+	struct pagecache *pc;
+	int ret;
+
+	pthread_mutex_lock(&gi->lock);
+	if (!gi->pc)
+		__atomic_store_n(&gi->pc, pc_new(GSB(f->inode->sb)->mf), __ATOMIC_RELEASE);
+	pc = gi->pc;
+	pthread_mutex_unlock(&gi->lock);
+	pthread_mutex_lock(&pc->lock);
+	ret = pc_fill_locked(pc, off, len, size_of(f->inode), writable, host_pread, f);
+	pthread_mutex_unlock(&pc->lock);
+	*ps = &pc->ps;
+	*lock = &pc->lock;
 	return ret;
 }
 
@@ -617,6 +739,8 @@ static int goferfs_setfl(struct file *f, int flags)
 
 /* --file-access=gofer: data through READ and WRITE requests. */
 static const struct file_ops goferfs_file_ops = {
+	.pages = goferfs_pages,
+	.writeback = goferfs_writeback,
 	.read = goferfs_read,
 	.write = goferfs_write,
 	.llseek = goferfs_llseek,
@@ -629,6 +753,8 @@ static const struct file_ops goferfs_file_ops = {
 
 /* Donated descriptors: guest memory goes straight to the host call. */
 static const struct file_ops goferfs_donated_ops = {
+	.pages = goferfs_pages,
+	.writeback = goferfs_writeback,
 	.read = goferfs_read,
 	.write = goferfs_write,
 	.read_iov = goferfs_read_iov,
@@ -777,7 +903,8 @@ static const struct super_ops goferfs_super_ops = {
 	.release = goferfs_release_sb,
 };
 
-int goferfs_new(struct gofer_client *c, bool donate, bool exclusive, struct super_block **out)
+int goferfs_new(struct gofer_client *c, struct memfile *mf, bool donate, bool exclusive,
+		struct super_block **out)
 {
 	struct super_block *sb = sb_new(&goferfs_super_ops, "9p", V9FS_MAGIC);
 	struct goferfs_sb *gs = xzalloc(sizeof(*gs));
@@ -786,6 +913,7 @@ int goferfs_new(struct gofer_client *c, bool donate, bool exclusive, struct supe
 	int ret;
 
 	gs->c = c;
+	gs->mf = mf;
 	gs->donate = donate;
 	pthread_mutex_init(&gs->devs_lock, NULL);
 	sb->priv = gs;

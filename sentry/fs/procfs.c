@@ -10,6 +10,7 @@
 #include "config.h"
 #include "sentry/fs/procfs.h"
 #include "sentry/fs/file.h"
+#include "sentry/fs/filemap.h"
 #include "sentry/fs/hostinfo.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/task.h"
@@ -35,16 +36,16 @@
 #define PROC_SUPER_MAGIC 0x9fa0
 
 enum proc_kind {
-	PK_DIR,	     /* a static directory (children) */
-	PK_FILE,     /* generated text */
-	PK_LINK,     /* a static symlink (target) */
-	PK_SELF,     /* /proc/self -> pid */
+	PK_DIR,	 /* a static directory (children) */
+	PK_FILE, /* generated text */
+	PK_LINK, /* a static symlink (target) */
+	PK_SELF, /* /proc/self -> pid */
 	PK_THREAD_SELF,
-	PK_ROOT,     /* /proc: static children plus one directory per pid */
-	PK_PID,	     /* /proc/<pid> */
-	PK_FD_DIR,   /* /proc/<pid>/fd */
-	PK_FD,	     /* /proc/<pid>/fd/<n>: a magic link */
-	PK_EXE,	     /* magic links: exe, cwd, root */
+	PK_ROOT,   /* /proc: static children plus one directory per pid */
+	PK_PID,	   /* /proc/<pid> */
+	PK_FD_DIR, /* /proc/<pid>/fd */
+	PK_FD,	   /* /proc/<pid>/fd/<n>: a magic link */
+	PK_EXE,	   /* magic links: exe, cwd, root */
 	PK_CWD,
 	PK_ROOTDIR,
 	PK_TASK_DIR, /* /proc/<pid>/task: one entry per thread */
@@ -79,7 +80,7 @@ static const struct inode_ops proc_magic_ops;
 static const struct file_ops proc_file_ops;
 static const struct file_ops proc_dir_ops;
 
-#define PI(i) ((struct proc_inode *)(i)->priv)
+#define PI(i)	      ((struct proc_inode *)(i)->priv)
 #define KERNEL_OF(sb) (((struct proc_sb *)(sb)->priv)->k)
 
 /* --- generators ------------------------------------------------------------- */
@@ -95,20 +96,19 @@ static void gen_stat(struct proc_ctx *c, struct strbuf *o)
 	struct mm *mm = t->mm;
 	uint64_t start = (t->start_ns - c->k->boot_ns) / 10000000ull; /* clock ticks (100 Hz) */
 
-	strbuf_printf(o,
-		      "%d (%s) %c %d %d %d 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 %llu %llu 0 "
-		      "18446744073709551615 0 0 %llu 0 0 0 %llu 0 0 0 0 0 17 0 0 0 0 0 0 0 0 %llu %llu "
-		      "%llu %llu %llu 0\n",
-		      t->tgid, t->comm, task_state(t), t->ppid, t->tgid, t->tgid,
-		      (unsigned long long)start,
-		      (unsigned long long)(mm ? mm->committed : 0),
-		      (unsigned long long)(mm ? mm->start_stack : 0),
-		      (unsigned long long)t->sigmask,
-		      (unsigned long long)(mm ? mm->start_brk : 0),
-		      (unsigned long long)(mm ? mm->arg_start : 0),
-		      (unsigned long long)(mm ? mm->arg_end : 0),
-		      (unsigned long long)(mm ? mm->env_start : 0),
-		      (unsigned long long)(mm ? mm->env_end : 0));
+	strbuf_printf(
+		o,
+		"%d (%s) %c %d %d %d 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 %llu %llu 0 "
+		"18446744073709551615 0 0 %llu 0 0 0 %llu 0 0 0 0 0 17 0 0 0 0 0 0 0 0 %llu %llu "
+		"%llu %llu %llu 0\n",
+		t->tgid, t->comm, task_state(t), t->ppid, t->tgid, t->tgid,
+		(unsigned long long)start, (unsigned long long)(mm ? mm->committed : 0),
+		(unsigned long long)(mm ? mm->start_stack : 0), (unsigned long long)t->sigmask,
+		(unsigned long long)(mm ? mm->start_brk : 0),
+		(unsigned long long)(mm ? mm->arg_start : 0),
+		(unsigned long long)(mm ? mm->arg_end : 0),
+		(unsigned long long)(mm ? mm->env_start : 0),
+		(unsigned long long)(mm ? mm->env_end : 0));
 }
 
 static uint64_t sig_set(struct task *t, uint64_t handler)
@@ -129,9 +129,10 @@ static void gen_status(struct proc_ctx *c, struct strbuf *o)
 	struct creds *cr = &t->creds;
 	uint64_t vm = t->mm ? t->mm->committed / 1024 : 0;
 
-	strbuf_printf(o, "Name:\t%s\nUmask:\t%04o\nState:\t%c (%s)\nTgid:\t%d\nNgid:\t0\nPid:\t%d\n"
-			 "PPid:\t%d\nTracerPid:\t0\nUid:\t%u\t%u\t%u\t%u\nGid:\t%u\t%u\t%u\t%u\n"
-			 "FDSize:\t64\nGroups:\t",
+	strbuf_printf(o,
+		      "Name:\t%s\nUmask:\t%04o\nState:\t%c (%s)\nTgid:\t%d\nNgid:\t0\nPid:\t%d\n"
+		      "PPid:\t%d\nTracerPid:\t0\nUid:\t%u\t%u\t%u\t%u\nGid:\t%u\t%u\t%u\t%u\n"
+		      "FDSize:\t64\nGroups:\t",
 		      t->comm, t->fs ? t->fs->umask : 022, task_state(t),
 		      t->exiting ? "zombie" : "sleeping", t->tgid, t->tid, t->ppid, cr->uid,
 		      cr->euid, cr->suid, cr->fsuid, cr->gid, cr->egid, cr->sgid, cr->fsgid);
@@ -195,22 +196,42 @@ struct maps_ctx {
 	struct mm *mm;
 };
 
+static long file_link_text(struct task *viewer, struct file *f, char *buf, size_t size);
+
+/* One line of /proc/pid/maps; the name starts at column 74, as Linux pads it. */
 static void one_map(const struct vma *v, void *arg)
 {
 	struct maps_ctx *m = arg;
-	const char *name = "";
+	struct file *f = vma_file(v);
+	char line[96], *name = NULL;
+	uint64_t dev = 0, ino = 0;
+	int n;
 
-	if (v->flags & VMA_STACK)
-		name = "[stack]";
-	else if (v->flags & VMA_HEAP)
-		name = "[heap]";
-	strbuf_printf(m->o, "%012llx-%012llx %c%c%c%c %08llx 00:00 0", (unsigned long long)v->start,
-		      (unsigned long long)v->end, (v->prot & PROT_READ) ? 'r' : '-',
-		      (v->prot & PROT_WRITE) ? 'w' : '-', (v->prot & PROT_EXEC) ? 'x' : '-',
-		      (v->flags & VMA_SHARED) ? 's' : 'p', 0ull);
-	if (*name)
-		strbuf_printf(m->o, "%*s%s", 26, "", name);
+	if (f && f->inode) {
+		struct kstat st;
+		long len;
+		inode_stat(f->inode, &st);
+		dev = st.dev;
+		ino = st.ino;
+		name = xmalloc(VFS_PATH_MAX);
+		len = file_link_text(current_task(), f, name, VFS_PATH_MAX - 1);
+		name[len < 0 ? 0 : len] = 0;
+	} else if (v->flags & VMA_STACK) {
+		name = xstrdup("[stack]");
+	} else if (v->flags & VMA_HEAP) {
+		name = xstrdup("[heap]");
+	}
+	n = snprintf(line, sizeof(line), "%012llx-%012llx %c%c%c%c %08llx %02x:%02x %llu",
+		     (unsigned long long)v->start, (unsigned long long)v->end,
+		     (v->prot & PROT_READ) ? 'r' : '-', (v->prot & PROT_WRITE) ? 'w' : '-',
+		     (v->prot & PROT_EXEC) ? 'x' : '-', (v->flags & VMA_SHARED) ? 's' : 'p',
+		     (unsigned long long)(f ? v->pgoff : 0), major(dev), minor(dev),
+		     (unsigned long long)ino);
+	strbuf_append(m->o, line, (size_t)n);
+	if (name && *name)
+		strbuf_printf(m->o, "%*s%s", n < 73 ? 73 - n : 1, "", name);
 	strbuf_append(m->o, "\n", 1);
+	free(name);
 }
 
 static void gen_maps(struct proc_ctx *c, struct strbuf *o)
@@ -242,9 +263,8 @@ static void one_mount(struct mount *m, void *arg)
 		strcpy(where, "/");
 	if (mc->info)
 		strbuf_printf(mc->o, "%u %u 0:%llu / %s %s%s%s%s - %s %s %s\n", m->id,
-			      m->parent ? m->parent->id : m->id,
-			      (unsigned long long)m->sb->dev, where, opts,
-			      (m->flags & MNT_NOSUID) ? ",nosuid" : "",
+			      m->parent ? m->parent->id : m->id, (unsigned long long)m->sb->dev,
+			      where, opts, (m->flags & MNT_NOSUID) ? ",nosuid" : "",
 			      (m->flags & MNT_NODEV) ? ",nodev" : "",
 			      (m->flags & MNT_NOEXEC) ? ",noexec" : "", m->sb->fstype, m->source,
 			      opts);
@@ -283,16 +303,16 @@ static void gen_mountinfo(struct proc_ctx *c, struct strbuf *o)
 static void gen_limits(struct proc_ctx *c, struct strbuf *o)
 {
 	static const char *const names[] = {
-		"Max cpu time",	       "Max file size",	       "Max data size",
-		"Max stack size",      "Max core file size",   "Max resident set",
-		"Max processes",       "Max open files",       "Max locked memory",
-		"Max address space",   "Max file locks",       "Max pending signals",
-		"Max msgqueue size",   "Max nice priority",    "Max realtime priority",
+		"Max cpu time",		"Max file size",      "Max data size",
+		"Max stack size",	"Max core file size", "Max resident set",
+		"Max processes",	"Max open files",     "Max locked memory",
+		"Max address space",	"Max file locks",     "Max pending signals",
+		"Max msgqueue size",	"Max nice priority",  "Max realtime priority",
 		"Max realtime timeout",
 	};
-	static const char *const units[] = {"seconds", "bytes", "bytes", "bytes", "bytes", "bytes",
-					    "processes", "files", "bytes", "bytes", "locks",
-					    "signals", "bytes", "", "", "us"};
+	static const char *const units[] = {
+		"seconds", "bytes", "bytes", "bytes",	"bytes", "bytes", "processes", "files",
+		"bytes",   "bytes", "locks", "signals", "bytes", "",	  "",	       "us"};
 
 	strbuf_printf(o, "%-25s %-20s %-20s %-10s\n", "Limit", "Soft Limit", "Hard Limit", "Units");
 	for (int r = 0; r < RLIM_NLIMITS && r < (int)ARRAY_SIZE(names); r++) {
@@ -323,15 +343,17 @@ static void gen_meminfo(struct proc_ctx *c, struct strbuf *o)
 	uint64_t total = c->k->cfg.memory_limit / 1024, used = c->k->mf->allocated / 1024;
 	uint64_t free_kb = total > used ? total - used : 0;
 
-	strbuf_printf(o,
-		      "MemTotal:       %8llu kB\nMemFree:        %8llu kB\nMemAvailable:   %8llu kB\n"
-		      "Buffers:               0 kB\nCached:                0 kB\nSwapCached:            0 kB\n"
-		      "Active:         %8llu kB\nInactive:              0 kB\nSwapTotal:             0 kB\n"
-		      "SwapFree:              0 kB\nShmem:                 0 kB\n"
-		      "CommitLimit:    %8llu kB\nCommitted_AS:   %8llu kB\n",
-		      (unsigned long long)total, (unsigned long long)free_kb,
-		      (unsigned long long)free_kb, (unsigned long long)used,
-		      (unsigned long long)total, (unsigned long long)used);
+	strbuf_printf(
+		o,
+		"MemTotal:       %8llu kB\nMemFree:        %8llu kB\nMemAvailable:   %8llu kB\n"
+		"Buffers:               0 kB\nCached:                0 kB\nSwapCached:            "
+		"0 kB\n"
+		"Active:         %8llu kB\nInactive:              0 kB\nSwapTotal:             0 "
+		"kB\n"
+		"SwapFree:              0 kB\nShmem:                 0 kB\n"
+		"CommitLimit:    %8llu kB\nCommitted_AS:   %8llu kB\n",
+		(unsigned long long)total, (unsigned long long)free_kb, (unsigned long long)free_kb,
+		(unsigned long long)used, (unsigned long long)total, (unsigned long long)used);
 }
 
 static void gen_uptime(struct proc_ctx *c, struct strbuf *o)
@@ -349,7 +371,8 @@ static void gen_loadavg(struct proc_ctx *c, struct strbuf *o)
 
 static void gen_version(struct proc_ctx *c, struct strbuf *o)
 {
-	strbuf_printf(o, "Linux version 6.1.0-rung (rung@rung) (gcc) #1 SMP PREEMPT_DYNAMIC rung\n");
+	strbuf_printf(o,
+		      "Linux version 6.1.0-rung (rung@rung) (gcc) #1 SMP PREEMPT_DYNAMIC rung\n");
 }
 
 static void gen_filesystems(struct proc_ctx *c, struct strbuf *o)
@@ -367,8 +390,9 @@ static void gen_stat_global(struct proc_ctx *c, struct strbuf *o)
 	strbuf_printf(o, "cpu  %llu 0 0 0 0 0 0 0 0 0\n", (unsigned long long)up);
 	for (unsigned i = 0; i < c->k->ncpus; i++)
 		strbuf_printf(o, "cpu%u %llu 0 0 0 0 0 0 0 0 0\n", i, (unsigned long long)up);
-	strbuf_printf(o, "intr 0\nctxt 0\nbtime %lld\nprocesses %d\nprocs_running 1\n"
-			 "procs_blocked 0\nsoftirq 0\n",
+	strbuf_printf(o,
+		      "intr 0\nctxt 0\nbtime %lld\nprocesses %d\nprocs_running 1\n"
+		      "procs_blocked 0\nsoftirq 0\n",
 		      (long long)(now.tv_sec - (long long)(up / 100)), c->k->next_tid - 1);
 }
 
@@ -501,11 +525,10 @@ static uint64_t proc_ino(const struct proc_node *n, int pid, int fd)
 	       0x7fffffffffffull;
 }
 
-static struct inode *proc_inode(struct super_block *sb, const struct proc_node *n, int pid,
-				int fd)
+static struct inode *proc_inode(struct super_block *sb, const struct proc_node *n, int pid, int fd)
 {
-	bool magic = n->kind == PK_FD || n->kind == PK_EXE || n->kind == PK_CWD ||
-		     n->kind == PK_ROOTDIR;
+	bool magic =
+		n->kind == PK_FD || n->kind == PK_EXE || n->kind == PK_CWD || n->kind == PK_ROOTDIR;
 	struct inode *i = inode_new(sb, magic ? &proc_magic_ops : &proc_inode_ops, n->mode);
 	struct proc_inode *pi = xzalloc(sizeof(*pi));
 	struct task *t = pid ? kernel_find_task(KERNEL_OF(sb), pid) : NULL;
@@ -642,7 +665,8 @@ static long file_link_text(struct task *viewer, struct file *f, char *buf, size_
 		struct stat st;
 		if (fstat(hostfd, &st) == 0 && S_ISFIFO(st.st_mode))
 			snprintf(tmp, sizeof(tmp), "pipe:[%llu]", (unsigned long long)st.st_ino);
-		else if (fstat(hostfd, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3))
+		else if (fstat(hostfd, &st) == 0 && S_ISCHR(st.st_mode) &&
+			 st.st_rdev == makedev(1, 3))
 			snprintf(tmp, sizeof(tmp), "/dev/null");
 		else
 			snprintf(tmp, sizeof(tmp), "host:[%llu]", (unsigned long long)st.st_ino);

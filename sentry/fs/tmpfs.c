@@ -63,7 +63,7 @@ static const struct inode_ops tmpfs_inode_ops;
 static const struct file_ops tmpfs_file_ops;
 static const struct file_ops tmpfs_dir_ops;
 
-#define TI(i) ((struct tmpfs_inode *)(i)->priv)
+#define TI(i)	     ((struct tmpfs_inode *)(i)->priv)
 #define dirent_of(n) rb_entry(n, struct tmpfs_dirent, node)
 
 static struct inode *tmpfs_new_inode(struct super_block *sb, uint32_t mode, const struct creds *c,
@@ -489,8 +489,7 @@ static long tmpfs_listxattr(struct inode *inode, char *buf, size_t size)
 	} else {
 		size_t pos = 0;
 		if (size)
-			list_for_each_entry(x, &TI(inode)->xattrs, link)
-			{
+			list_for_each_entry(x, &TI(inode)->xattrs, link) {
 				size_t l = strlen(x->name) + 1;
 				memcpy(buf + pos, x->name, l);
 				pos += l;
@@ -530,8 +529,7 @@ static void tmpfs_evict(struct inode *inode)
 
 	while ((n = rb_first(&ti->entries)))
 		inode_put(remove_entry(inode, dirent_of(n)));
-	list_for_each_entry_safe(x, nx, &ti->xattrs, link)
-	{
+	list_for_each_entry_safe(x, nx, &ti->xattrs, link) {
 		free(x->name);
 		free(x->value);
 		free(x);
@@ -636,10 +634,12 @@ static int tmpfs_fallocate(struct file *f, int mode, int64_t off, int64_t len)
 	return ret;
 }
 
-static struct pagestore *tmpfs_pages(struct file *f, pthread_mutex_t **lock)
+static int tmpfs_pages(struct file *f, uint64_t off, uint64_t len, bool writable,
+		       struct pagestore **ps, pthread_mutex_t **lock)
 {
 	*lock = &f->inode->lock;
-	return &TI(f->inode)->data;
+	*ps = &TI(f->inode)->data;
+	return 0;
 }
 
 static const struct file_ops tmpfs_file_ops = {
@@ -673,12 +673,11 @@ static int tmpfs_getdents(struct file *f, struct dir_emitter *e)
 		f->pos = 2;
 	}
 	pthread_mutex_lock(&dir->lock);
-	list_for_each_entry(d, &TI(dir)->order, order)
-	{
+	list_for_each_entry(d, &TI(dir)->order, order) {
 		if (d->serial < (uint64_t)f->pos)
 			continue;
-		if (!e->emit(e, d->name, strlen(d->name), d->inode->ino,
-			     IFTODT(d->inode->mode), (int64_t)d->serial + 1))
+		if (!e->emit(e, d->name, strlen(d->name), d->inode->ino, IFTODT(d->inode->mode),
+			     (int64_t)d->serial + 1))
 			break;
 		f->pos = (int64_t)d->serial + 1;
 	}

@@ -26,8 +26,8 @@ static int mount_new(struct kernel *k, const char *path, struct super_block *sb,
 /* /dev, /proc and /sys: the sandbox's own, whatever the rootfs holds there. */
 int kernel_mount_system(struct kernel *k, struct rung_error *err)
 {
-	int ret = mount_new(k, "/proc", procfs_new(k), MNT_NOSUID | MNT_NODEV | MNT_NOEXEC,
-			    "proc", err);
+	int ret = mount_new(k, "/proc", procfs_new(k), MNT_NOSUID | MNT_NODEV | MNT_NOEXEC, "proc",
+			    err);
 
 	if (ret == 0)
 		ret = mount_new(k, "/dev", devfs_new(k->mf), MNT_NOSUID, "devfs", err);
@@ -56,7 +56,7 @@ int kernel_boot_gofer_root(struct kernel *k, struct gofer_client *c, bool donate
 			   struct rung_error *err)
 {
 	struct super_block *sb, *upper, *ovl;
-	int ret = goferfs_new(c, donate, true, &sb);
+	int ret = goferfs_new(c, k->mf, donate, true, &sb);
 
 	if (ret < 0) {
 		gofer_client_free(c);

@@ -10,6 +10,7 @@
 #include "sentry/loader/elf.h"
 #include "sentry/mm/mm.h"
 #include "sentry/fs/file.h"
+#include "sentry/fs/filemap.h"
 #include "platform/platform.h"
 #include "lib/cleanup.h"
 #include "lib/util.h"
@@ -25,18 +26,18 @@
 #include <unistd.h>
 
 /* Linux's ELF_ET_DYN_BASE for x86-64 (2/3 of the address space), scaled to the guest's. */
-#define ET_DYN_BASE	ALIGN_DOWN(GUEST_MAX_ADDR / 3 * 2, PAGE_SIZE)
+#define ET_DYN_BASE ALIGN_DOWN(GUEST_MAX_ADDR / 3 * 2, PAGE_SIZE)
 /* Randomisation ranges, as Linux's defaults: 28 bits of pages for mmap and
  * PIE bases, 22 bits for the stack, 32 MiB for brk. */
 #define MMAP_RND_PAGES	(1ul << 28)
 #define STACK_RND_PAGES (1ul << 22)
 #define BRK_RND_BYTES	(32ul << 20)
 /* Linux's mmap_base gap between stack and mmap area: at least 128 MiB. */
-#define MIN_STACK_GAP	(128ul << 20)
+#define MIN_STACK_GAP (128ul << 20)
 /* The minimum signal stack size the kernel reports (AT_MINSIGSTKSZ) on XSAVE hosts. */
 #define MINSIGSTKSZ_AVX 3376
 /* Linux's BINPRM_BUF_SIZE: how much of a file exec looks at first. */
-#define BINPRM_BUF	256
+#define BINPRM_BUF 256
 /* How deep "#!" interpreters may nest (Linux allows 4 levels, then ELOOP). */
 #define MAX_SCRIPT_DEPTH 4
 
@@ -124,12 +125,11 @@ static int open_exec(struct task *t, int dirfd, const char *path, unsigned looku
 }
 
 /* Parse the ELF in f (everything checked). */
-static int parse_image(struct file *f, struct elf_file *ef, struct elf_info *info,
-		       const char **why)
+static int parse_image(struct file *f, struct elf_file *ef, struct elf_info *info, const char **why)
 {
 	int ret;
 
-	*ef = (struct elf_file){.pread = file_pread, .opaque = f};
+	*ef = (struct elf_file){.pread = file_pread, .opaque = f, .bops = &file_backing_ops};
 	ret = file_size(f, &ef->size);
 	return ret ? ret : elf_parse(ef, info, why);
 }
@@ -161,8 +161,8 @@ static int exec_elf(struct exec_ctx *x, struct file *f)
 	stack_limit = MAX(stack_limit, 128ul * 1024);
 	stack_top = GUEST_MAX_ADDR - random_below(STACK_RND_PAGES) * PAGE_SIZE;
 	gap = MAX(stack_limit, MIN_STACK_GAP) + STACK_GUARD_GAP;
-	mm->mmap_base = ALIGN_DOWN(stack_top - gap - random_below(MMAP_RND_PAGES) * PAGE_SIZE,
-				   PAGE_SIZE);
+	mm->mmap_base =
+		ALIGN_DOWN(stack_top - gap - random_below(MMAP_RND_PAGES) * PAGE_SIZE, PAGE_SIZE);
 
 	ret = parse_image(f, &ef, &info, x->why);
 	if (ret)
@@ -361,8 +361,8 @@ static int exec_file(struct exec_ctx *x, struct file *f, int depth)
 	return exec_elf(x, f);
 }
 
-int task_exec(struct task *t, int dirfd, const char *path, char *const argv[],
-	      char *const envp[], int flags, const char **why)
+int task_exec(struct task *t, int dirfd, const char *path, char *const argv[], char *const envp[],
+	      int flags, const char **why)
 {
 	struct exec_ctx x = {.t = t, .filename = path, .envp = envp, .why = why};
 	struct file *f;

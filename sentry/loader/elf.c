@@ -225,6 +225,11 @@ int elf_load(struct mm *mm, const struct elf_file *f, const struct elf_info *inf
 		ret = copy_file_to_guest(mm, f, ph->p_vaddr + bias, ph->p_offset, ph->p_filesz);
 		if (ret < 0)
 			return ret;
+		/* The pages that hold file bytes are (a copy of) the file's. */
+		if (f->bops && ph->p_filesz && ph->p_offset >= ph->p_vaddr + bias - start)
+			mm_set_backing(
+				mm, start, ALIGN_UP(ph->p_vaddr + bias + ph->p_filesz, PAGE_SIZE),
+				f->bops, f->opaque, ph->p_offset - (ph->p_vaddr + bias - start));
 		if (prot != (PROT_READ | PROT_WRITE)) {
 			ret = mm_mprotect(mm, start, end - start, prot);
 			if (ret < 0)

@@ -17,11 +17,15 @@
 struct mm;
 
 /* Where the bytes come from: a host file now, a gofer file later. */
+struct mm_backing_ops;
+
 struct elf_file {
 	/* Read up to len bytes at off; returns the count (short at EOF) or -errno. */
 	long (*pread)(void *opaque, void *buf, size_t len, uint64_t off);
 	void *opaque;
 	uint64_t size;
+	/* Optional: opaque as a mapping backing, to name the segments in maps. */
+	const struct mm_backing_ops *bops;
 };
 
 /* Limits that keep a hostile header from costing the sentry anything. */

@@ -44,6 +44,14 @@
 	 MAP_NONBLOCK | MAP_STACK | MAP_HUGETLB | MAP_32BIT | MAP_FIXED_NOREPLACE | MAP_SYNC |   \
 	 (0x3fu << 26) /* MAP_HUGE_SHIFT bits */)
 
+/* A shared file mapping that may have been written: its pages go back to the file. */
+static int vma_writeback(struct vma *v)
+{
+	if (!v->bops || !v->bops->writeback || !(v->flags & VMA_SHARED) || (v->flags & VMA_NOWRITE))
+		return 0;
+	return v->bops->writeback(v->bobj, v->pgoff, v->end - v->start);
+}
+
 int mm_new(struct memfile *mf, uint64_t limit, struct mm **out)
 {
 	struct mm *mm = xzalloc(sizeof(*mm));
@@ -70,6 +78,7 @@ void mm_put(struct mm *mm)
 	if (!mm || __atomic_sub_fetch(&mm->refs, 1, __ATOMIC_ACQ_REL) != 0)
 		return;
 	while ((v = vma_first(mm))) {
+		vma_writeback(v);
 		vma_unlink(mm, v);
 		vma_destroy(v, true);
 	}
@@ -127,6 +136,7 @@ static int range_unmap(struct mm *mm, uint64_t start, uint64_t end, bool unmap_p
 		if (v->end > end)
 			vma_split(mm, v, end);
 		next = vma_next(v);
+		vma_writeback(v);
 		vma_unlink(mm, v);
 		vma_destroy(v, true);
 		any = true;
@@ -144,28 +154,30 @@ static bool too_many_vmas(struct mm *mm, unsigned long more)
 }
 
 /* Create, insert and map a fresh anonymous VMA over [start, end); with a
- * request that has fill(), its memory starts as a copy of the file's bytes. */
+ * request that names a file, its memory starts as a copy of the file's bytes. */
 static int anon_vma_fill(struct mm *mm, uint64_t start, uint64_t end, int prot, unsigned flags,
 			 const struct mmap_req *req, struct vma **out)
 {
 	struct vma *v = vma_alloc(start, end, prot, flags);
+	bool file = req && req->bops;
 	int ret;
 
-	if ((prot & PROT_ALL) || (flags & VMA_SHARED) || (req && req->fill)) {
+	if ((prot & PROT_ALL) || (flags & VMA_SHARED) || file) {
 		ret = mobj_new(mm->mf, end - start, flags & VMA_SHARED, &v->mobj);
 		if (ret < 0) {
 			free(v);
 			return ret;
 		}
 	}
-	if (req && req->fill) {
-		long n = req->fill(req->fill_arg, memfile_ptr(mm->mf, v->mobj->off), end - start,
-				   req->off);
+	if (file) {
+		long n = req->bops->read(req->bobj, memfile_ptr(mm->mf, v->mobj->off), end - start,
+					 req->off);
 		if (n < 0) {
 			mobj_put(v->mobj);
 			free(v);
 			return (int)n;
 		}
+		vma_set_backing(v, req->bops, req->bobj, req->off);
 	}
 	vma_insert(mm, v);
 	ret = vma_sync(mm, v);
@@ -179,35 +191,42 @@ static int anon_vma_fill(struct mm *mm, uint64_t start, uint64_t end, int prot, 
 	return 0;
 }
 
-static int anon_vma_create(struct mm *mm, uint64_t start, uint64_t end, int prot,
-			   unsigned flags, struct vma **out)
+static int anon_vma_create(struct mm *mm, uint64_t start, uint64_t end, int prot, unsigned flags,
+			   struct vma **out)
 {
 	return anon_vma_fill(mm, start, end, prot, flags, NULL, out);
 }
 
-/* A shared window onto a page store: one VMA per chunk it spans. */
-static int pages_vmas_create(struct mm *mm, uint64_t start, uint64_t end, int prot,
-			     unsigned flags, const struct mmap_req *req)
+/* A shared window onto a file's page store at file offset off: one VMA per
+ * chunk it spans. */
+static int pages_vmas_create(struct mm *mm, uint64_t start, uint64_t end, int prot, unsigned flags,
+			     const struct mm_backing_ops *bops, void *bobj, uint64_t off)
 {
+	struct pagestore *ps;
+	pthread_mutex_t *lock;
 	uint64_t addr = start;
-	int ret = 0;
+	int ret;
 
-	pthread_mutex_lock(req->ps_lock);
+	ret = bops->pages(bobj, off, end - start, !(flags & VMA_NOWRITE), &ps, &lock);
+	if (ret < 0)
+		return ret;
+	pthread_mutex_lock(lock);
 	while (addr < end && ret == 0) {
-		uint64_t off = req->off + (addr - start), file_off, avail, len;
+		uint64_t at = off + (addr - start), file_off, avail, len;
 		struct vma *v;
-		ret = (int)ps_map(req->ps, off, &file_off, &avail);
+		ret = (int)ps_map(ps, at, &file_off, &avail);
 		if (ret < 0)
 			break;
 		len = MIN(avail, end - addr);
 		v = vma_alloc(addr, addr + len, prot, flags | VMA_SHARED);
-		v->mobj = mobj_get(req->ps->chunks[off >> PS_CHUNK_SHIFT]);
-		v->mobj_off = off & (PS_CHUNK_SIZE - 1);
+		v->mobj = mobj_get(ps->chunks[at >> PS_CHUNK_SHIFT]);
+		v->mobj_off = at & (PS_CHUNK_SIZE - 1);
+		vma_set_backing(v, bops, bobj, at);
 		vma_insert(mm, v);
 		ret = vma_sync(mm, v);
 		addr += len;
 	}
-	pthread_mutex_unlock(req->ps_lock);
+	pthread_mutex_unlock(lock);
 	if (ret < 0)
 		range_unmap(mm, start, addr, true);
 	return ret;
@@ -231,7 +250,7 @@ static long mmap_locked(struct mm *mm, const struct mmap_req *req)
 			return -EOPNOTSUPP;
 		if (flags & MAP_SYNC)
 			return -EOPNOTSUPP; /* only for DAX files */
-					    /* fall through */
+		/* fall through */
 	case MAP_SHARED:
 		vflags |= VMA_SHARED;
 		break;
@@ -286,7 +305,7 @@ static long mmap_locked(struct mm *mm, const struct mmap_req *req)
 		}
 	}
 
-	if (((req->prot & PROT_ALL) || (vflags & VMA_SHARED) || req->fill) && over_limit(mm, len)) {
+	if (((req->prot & PROT_ALL) || (vflags & VMA_SHARED) || req->bops) && over_limit(mm, len)) {
 		/* What a MAP_FIXED replaces is given back first. */
 		uint64_t replaced = 0;
 		struct vma *v;
@@ -303,13 +322,13 @@ static long mmap_locked(struct mm *mm, const struct mmap_req *req)
 	if (fixed) {
 		/* A PROT_NONE reservation maps nothing in the stub: clear it there too. */
 		ret = range_unmap(mm, addr, addr + len,
-				  !((req->prot & PROT_ALL) || (vflags & VMA_SHARED) || req->fill ||
-				    req->ps));
+				  !((req->prot & PROT_ALL) || (vflags & VMA_SHARED) || req->bops));
 		if (ret < 0)
 			return ret;
 	}
-	if (req->ps)
-		ret = pages_vmas_create(mm, addr, addr + len, req->prot & PROT_ALL, vflags, req);
+	if (req->bops && (vflags & VMA_SHARED))
+		ret = pages_vmas_create(mm, addr, addr + len, req->prot & PROT_ALL, vflags,
+					req->bops, req->bobj, req->off);
 	else
 		ret = anon_vma_fill(mm, addr, addr + len, req->prot & PROT_ALL, vflags, req, NULL);
 	if (ret < 0)
@@ -405,6 +424,8 @@ static int vma_set_prot(struct mm *mm, struct vma *v, int prot)
 
 	if (v->prot == prot)
 		return 0;
+	if ((prot & PROT_WRITE) && (v->flags & VMA_NOWRITE))
+		return -EACCES; /* the file is not open for writing */
 	if (!v->mobj && (prot & PROT_ALL)) {
 		if (over_limit(mm, v->end - v->start))
 			return -ENOMEM;
@@ -504,6 +525,16 @@ static int vma_extend_up(struct mm *mm, struct vma *v, uint64_t new_end)
 
 	if (v->mobj && over_limit(mm, add))
 		return -ENOMEM;
+	if (v->bops) {
+		/* More of the file: a window onto its pages, or a copy of them. */
+		uint64_t off = v->pgoff + (old_end - v->start);
+		struct mmap_req req = {.bops = v->bops, .bobj = v->bobj, .off = off};
+		if (v->flags & VMA_SHARED)
+			return pages_vmas_create(mm, old_end, new_end, v->prot,
+						 v->flags & ~VMA_GROWSDOWN, v->bops, v->bobj, off);
+		return anon_vma_fill(mm, old_end, new_end, v->prot, v->flags & ~VMA_GROWSDOWN, &req,
+				     NULL);
+	}
 	if (!v->mobj) {
 		v->end = new_end;
 		return vma_sync(mm, v);
@@ -609,8 +640,8 @@ static bool one_mapping(struct mm *mm, struct vma *v, uint64_t end)
 }
 
 /* Move the VMAs of [old, old+len) (split to fit) to new_addr; returns the last one moved. */
-static int move_range(struct mm *mm, uint64_t old, uint64_t len, uint64_t new_addr,
-		      bool dontunmap, struct vma **last)
+static int move_range(struct mm *mm, uint64_t old, uint64_t len, uint64_t new_addr, bool dontunmap,
+		      struct vma **last)
 {
 	struct vma *v = mm_find_vma(mm, old), *tail, **pieces;
 	size_t n = 0, cap = 8;
@@ -729,6 +760,7 @@ static long mremap_locked(struct mm *mm, uint64_t old_addr, uint64_t old_len, ui
 		}
 		n->mobj = mobj_get(v->mobj);
 		n->mobj_off = off;
+		vma_set_backing(n, v->bops, v->bobj, v->pgoff + (old_addr - v->start));
 		vma_insert(mm, n);
 		ret = vma_sync(mm, n);
 		return ret < 0 ? ret : (long)new_addr;
@@ -881,6 +913,66 @@ int mm_madvise(struct mm *mm, uint64_t addr, uint64_t len, int advice)
 		ret = -ENOMEM;
 out:
 	pthread_rwlock_unlock(&mm->lock);
+	return ret;
+}
+
+void mm_set_backing(struct mm *mm, uint64_t start, uint64_t end, const struct mm_backing_ops *bops,
+		    void *bobj, uint64_t pgoff)
+{
+	struct vma *v;
+
+	pthread_rwlock_wrlock(&mm->lock);
+	for (v = mm_find_vma_after(mm, start); v && v->start < end; v = vma_next(v)) {
+		if (v->start < start)
+			v = vma_split(mm, v, start);
+		if (v->end > end)
+			vma_split(mm, v, end);
+		vma_set_backing(v, bops, bobj, pgoff + (v->start - start));
+	}
+	pthread_rwlock_unlock(&mm->lock);
+}
+
+int mm_msync(struct mm *mm, uint64_t addr, uint64_t len, int flags)
+{
+	uint64_t end, cur;
+	struct vma *v;
+	int ret = 0, err;
+
+	if (flags & ~(MS_ASYNC | MS_INVALIDATE | MS_SYNC))
+		return -EINVAL;
+	if (!IS_ALIGNED(addr, PAGE_SIZE) || ((flags & MS_ASYNC) && (flags & MS_SYNC)))
+		return -EINVAL;
+	if (len > UINT64_MAX - (PAGE_SIZE - 1))
+		return -ENOMEM;
+	len = ALIGN_UP(len, PAGE_SIZE);
+	if (addr > UINT64_MAX - len)
+		return -ENOMEM;
+	if (len == 0)
+		return 0;
+	end = addr + len;
+
+	pthread_rwlock_rdlock(&mm->lock);
+	cur = addr;
+	for (v = mm_find_vma_after(mm, addr); v && v->start < end; v = vma_next(v)) {
+		uint64_t s = MAX(v->start, addr), e = MIN(v->end, end);
+		if (v->start > cur)
+			ret = -ENOMEM; /* Linux goes on, then reports the hole */
+		cur = e;
+		if ((flags & MS_INVALIDATE) && (v->flags & VMA_LOCKED)) {
+			ret = -EBUSY;
+			break;
+		}
+		/* MS_ASYNC has nothing to start: reads already see the mapped pages. */
+		if (!(flags & MS_SYNC) || !v->bops || !v->bops->writeback ||
+		    !(v->flags & VMA_SHARED) || (v->flags & VMA_NOWRITE))
+			continue;
+		err = v->bops->writeback(v->bobj, v->pgoff + (s - v->start), e - s);
+		if (err < 0 && ret == 0)
+			ret = err;
+	}
+	pthread_rwlock_unlock(&mm->lock);
+	if (ret == 0 && cur < end)
+		ret = -ENOMEM;
 	return ret;
 }
 

@@ -51,6 +51,25 @@ struct pagestore;
 #define VMA_WIPEONFORK 0x20u
 #define VMA_NORESERVE  0x40u
 #define VMA_LOCKED     0x80u
+#define VMA_NOWRITE    0x100u /* shared file mapping without write access: mprotect may not add it */
+
+/*
+ * What a file mapping maps (a struct file: sentry/fs/filemap.c; mm does not
+ * know files). Each VMA of the mapping holds a reference on obj.
+ */
+struct mm_backing_ops {
+	void (*get)(void *obj);
+	void (*put)(void *obj);
+	/* Private mappings: read len bytes at off into dst (short at end of file). */
+	long (*read)(void *obj, void *dst, size_t len, uint64_t off);
+	/* Shared mappings: the page store that holds the file's bytes
+	 * [off, off+len), filled, and the lock that guards it. writable: the
+	 * mapping may be written (its pages must go back to the file). */
+	int (*pages)(void *obj, uint64_t off, uint64_t len, bool writable, struct pagestore **ps,
+		     pthread_mutex_t **lock);
+	/* Write the shared pages of [off, off+len) back to the file. Optional. */
+	int (*writeback)(void *obj, uint64_t off, uint64_t len);
+};
 
 struct vma {
 	struct rb_node node;
@@ -59,6 +78,10 @@ struct vma {
 	unsigned flags;	     /* VMA_* */
 	struct mobj *mobj;   /* backing memory; NULL for a private PROT_NONE reservation */
 	uint64_t mobj_off;   /* offset of start within mobj */
+	/* A file mapping: the file (referenced) and the file offset of start. */
+	const struct mm_backing_ops *bops;
+	void *bobj;
+	uint64_t pgoff;
 };
 
 struct mm {
@@ -86,19 +109,15 @@ struct mmap_req {
 	uint64_t len;
 	int prot;
 	int flags;	    /* MAP_* */
-	unsigned vma_flags; /* extra VMA_* (VMA_STACK, VMA_HEAP) */
+	unsigned vma_flags; /* extra VMA_* (VMA_STACK, VMA_HEAP, VMA_NOWRITE) */
 	/*
-	 * A private copy of a file: fill() reads len bytes at file offset off
-	 * into dst and returns how many it read (short at end of file; the rest
-	 * stays zero) or -errno. Called once, when the mapping is made.
+	 * A file mapping: the file and the offset. A private one starts as a
+	 * copy of the file's bytes (read once, when the mapping is made); a
+	 * shared one is a window onto the file's page store.
 	 */
-	long (*fill)(void *arg, void *dst, size_t len, uint64_t off);
-	void *fill_arg;
+	const struct mm_backing_ops *bops;
+	void *bobj;
 	uint64_t off;
-	/* Shared file pages: the mapping is a window onto ps at off (MAP_SHARED
-	 * of a file whose data is in the memory file). ps_lock guards ps. */
-	struct pagestore *ps;
-	pthread_mutex_t *ps_lock;
 };
 
 int mm_new(struct memfile *mf, uint64_t limit, struct mm **out);
@@ -115,6 +134,12 @@ int mm_mprotect(struct mm *mm, uint64_t addr, uint64_t len, int prot);
 long mm_mremap(struct mm *mm, uint64_t old_addr, uint64_t old_len, uint64_t new_len, int flags,
 	       uint64_t new_addr);
 int mm_madvise(struct mm *mm, uint64_t addr, uint64_t len, int advice);
+/* Name the private memory of [start, end) as a copy of bobj from file offset
+ * pgoff (the ELF loader's segments, for /proc/pid/maps). */
+void mm_set_backing(struct mm *mm, uint64_t start, uint64_t end, const struct mm_backing_ops *bops,
+		    void *bobj, uint64_t pgoff);
+/* msync(2): write the shared file pages of [addr, addr+len) back. */
+int mm_msync(struct mm *mm, uint64_t addr, uint64_t len, int flags);
 /* The main stack: a GROWSDOWN VMA [top - len, top) whose memory object
  * reserves reserve bytes, so that growing down stays one VMA. */
 int mm_map_stack(struct mm *mm, uint64_t top, uint64_t len, uint64_t reserve);

@@ -112,7 +112,20 @@ void vma_destroy(struct vma *v, bool release_pages)
 			memfile_punch(v->mobj->mf, v->mobj->off + v->mobj_off, v->end - v->start);
 		mobj_put(v->mobj);
 	}
+	if (v->bops)
+		v->bops->put(v->bobj);
 	free(v);
+}
+
+void vma_set_backing(struct vma *v, const struct mm_backing_ops *bops, void *bobj, uint64_t pgoff)
+{
+	if (bops)
+		bops->get(bobj);
+	if (v->bops)
+		v->bops->put(v->bobj);
+	v->bops = bops;
+	v->bobj = bobj;
+	v->pgoff = pgoff;
 }
 
 struct vma *vma_split(struct mm *mm, struct vma *v, uint64_t at)
@@ -123,6 +136,7 @@ struct vma *vma_split(struct mm *mm, struct vma *v, uint64_t at)
 		n->mobj = mobj_get(v->mobj);
 		n->mobj_off = v->mobj_off + (at - v->start);
 	}
+	vma_set_backing(n, v->bops, v->bobj, v->pgoff + (at - v->start));
 	/* v keeps its place in the tree; only its end moves. */
 	if (v->mobj)
 		mm->committed -= v->end - at;
@@ -137,6 +151,8 @@ static bool vma_mergeable(const struct vma *a, const struct vma *b)
 {
 	/* The merged VMA takes a's flags: b may only lack a's GROWSDOWN. */
 	if (a->end != b->start || a->prot != b->prot || (a->flags & ~VMA_GROWSDOWN) != b->flags)
+		return false;
+	if (a->bobj != b->bobj || (a->bops && a->pgoff + (a->end - a->start) != b->pgoff))
 		return false;
 	if (!a->mobj && !b->mobj)
 		return true;

@@ -11,6 +11,8 @@ void vma_insert(struct mm *mm, struct vma *v);
 void vma_unlink(struct mm *mm, struct vma *v);
 /* Free an unlinked v; release_pages drops the pages of a private mobj part. */
 void vma_destroy(struct vma *v, bool release_pages);
+/* Make v map bobj at file offset pgoff (taking a reference), or nothing (bops NULL). */
+void vma_set_backing(struct vma *v, const struct mm_backing_ops *bops, void *bobj, uint64_t pgoff);
 /* Split v at at (start < at < end): v keeps [start, at), the new VMA [at, end) is returned. */
 struct vma *vma_split(struct mm *mm, struct vma *v, uint64_t at);
 /* Merge v with compatible neighbours; returns the VMA that now covers v. */

@@ -13,6 +13,7 @@ GUEST_TESTS = \
 	enosys \
 	exitcode \
 	fds \
+	filemap \
 	mmap \
 	mremap \
 	process \

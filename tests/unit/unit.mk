@@ -3,6 +3,7 @@ UNIT_TESTS = \
 	tests/unit/test_rbtree \
 	tests/unit/test_memfile \
 	tests/unit/test_mm \
+	tests/unit/test_pagecache \
 	tests/unit/test_elf \
 	tests/unit/test_stack \
 	tests/unit/test_syscall_table \
@@ -29,6 +30,10 @@ tests_unit_test_memfile_LDADD = $(UNIT_LDADD)
 tests_unit_test_mm_SOURCES = tests/unit/test_mm.c tests/unit/unit.h
 tests_unit_test_mm_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_mm_LDADD = $(UNIT_LDADD)
+
+tests_unit_test_pagecache_SOURCES = tests/unit/test_pagecache.c tests/unit/unit.h
+tests_unit_test_pagecache_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_pagecache_LDADD = $(UNIT_LDADD)
 
 tests_unit_test_elf_SOURCES = tests/unit/test_elf.c tests/unit/unit.h
 tests_unit_test_elf_CFLAGS = $(UNIT_CFLAGS)

@@ -1,0 +1,86 @@
+/*
+ * Files as mapping backings: a private mapping copies the file's bytes
+ * through its read op; a shared one maps the page store the file offers
+ * (tmpfs data, a host file's page cache) and writes it back through the
+ * file's writeback op.
+ */
+#include "config.h"
+#include "sentry/fs/filemap.h"
+#include "sentry/fs/file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+static void fm_get(void *obj)
+{
+	file_get(obj);
+}
+
+static void fm_put(void *obj)
+{
+	file_put(obj);
+}
+
+/* Read file bytes for a private mapping (short at end of file). */
+static long fm_read(void *obj, void *dst, size_t len, uint64_t off)
+{
+	struct file *f = obj;
+	size_t done = 0;
+
+	while (done < len) {
+		int64_t pos = (int64_t)(off + done);
+		long n = f->ops->read(f, (char *)dst + done, len - done, &pos);
+		if (n < 0)
+			return done ? (long)done : n;
+		if (n == 0)
+			break;
+		done += (size_t)n;
+	}
+	return (long)done;
+}
+
+static int fm_pages(void *obj, uint64_t off, uint64_t len, bool writable, struct pagestore **ps,
+		    pthread_mutex_t **lock)
+{
+	struct file *f = obj;
+
+	if (!f->ops->pages)
+		return -ENODEV;
+	return f->ops->pages(f, off, len, writable, ps, lock);
+}
+
+static int fm_writeback(void *obj, uint64_t off, uint64_t len)
+{
+	struct file *f = obj;
+
+	return f->ops->writeback ? f->ops->writeback(f, off, len) : 0;
+}
+
+const struct mm_backing_ops file_backing_ops = {
+	.get = fm_get,
+	.put = fm_put,
+	.read = fm_read,
+	.pages = fm_pages,
+	.writeback = fm_writeback,
+};
+
+long file_mmap_check(struct file *f, int prot, int flags)
+{
+	int fl = file_getfl(f);
+	bool shared = (flags & MAP_TYPE) != MAP_PRIVATE;
+
+	if (!f->inode || !S_ISREG(f->inode->mode))
+		return -ENODEV;
+	if (!flags_readable(fl))
+		return -EACCES;
+	/* (O_APPEND does not matter: only an append-only inode would.) */
+	if (shared && (prot & PROT_WRITE) && !flags_writable(fl))
+		return -EACCES;
+	if ((prot & PROT_EXEC) && f->path.mnt && (f->path.mnt->flags & MNT_NOEXEC))
+		return -EPERM;
+	if (shared && !f->ops->pages)
+		return -ENODEV;
+	return 0;
+}

@@ -1,0 +1,21 @@
+/* Files as the backing of guest mappings (mmap of a file). */
+#ifndef RUNG_FILEMAP_H
+#define RUNG_FILEMAP_H
+
+#include "sentry/mm/mm.h"
+
+struct file;
+
+/* The backing ops of every file mapping: vma->bobj is then a struct file. */
+extern const struct mm_backing_ops file_backing_ops;
+
+/* Linux's checks for mapping f with prot and flags (MAP_*): 0 or -errno. */
+long file_mmap_check(struct file *f, int prot, int flags);
+
+/* The file a VMA maps, or NULL (anonymous memory). */
+static inline struct file *vma_file(const struct vma *v)
+{
+	return v->bops == &file_backing_ops ? (struct file *)v->bobj : NULL;
+}
+
+#endif
