@@ -135,7 +135,8 @@ static int times_in(struct task *t, uint64_t utimes, struct iattr *attr)
 	if (mm_copy_in(t->mm, ts, utimes, sizeof(ts)) < 0)
 		return -EFAULT;
 	for (int i = 0; i < 2; i++) {
-		unsigned set = i ? ATTR_MTIME : ATTR_ATIME, now = i ? ATTR_MTIME_NOW : ATTR_ATIME_NOW;
+		unsigned set = i ? ATTR_MTIME : ATTR_ATIME,
+			 now = i ? ATTR_MTIME_NOW : ATTR_ATIME_NOW;
 		if (ts[i].tv_nsec == UTIME_OMIT) {
 			attr->valid &= ~set;
 		} else if (ts[i].tv_nsec == UTIME_NOW) {
@@ -241,9 +242,9 @@ SYSCALL(truncate)
 	if (ret == 0) {
 		/* Truncating needs write access, not ownership. */
 		ret = (p.mnt->flags & MNT_RDONLY) ? -EROFS
-			: p.dentry->inode->ops->setattr
-				  ? p.dentry->inode->ops->setattr(p.dentry->inode, &attr)
-				  : -EPERM;
+		      : p.dentry->inode->ops->setattr
+			      ? p.dentry->inode->ops->setattr(p.dentry->inode, &attr)
+			      : -EPERM;
 	}
 	path_put(&p);
 	return ret;

@@ -43,7 +43,8 @@ static long copy_between(struct file *in, int64_t *in_off, struct file *out, int
 				w = out->ops->write(out, buf + wrote, (size_t)(n - wrote), out_off);
 			else if (out->fmode & FMODE_ATPOS) {
 				pthread_mutex_lock(&out->pos_lock);
-				w = out->ops->write(out, buf + wrote, (size_t)(n - wrote), &out->pos);
+				w = out->ops->write(out, buf + wrote, (size_t)(n - wrote),
+						    &out->pos);
 				pthread_mutex_unlock(&out->pos_lock);
 			} else
 				w = out->ops->write(out, buf + wrote, (size_t)(n - wrote), NULL);
@@ -71,8 +72,8 @@ SYSCALL(sendfile)
 		ret = -EBADF;
 		goto done;
 	}
-	if (!flags_readable(file_getfl(in)) || !flags_writable(file_getfl(out)) ||
-	    !in->ops->read || !out->ops->write) {
+	if (!flags_readable(file_getfl(in)) || !flags_writable(file_getfl(out)) || !in->ops->read ||
+	    !out->ops->write) {
 		ret = -EBADF;
 		goto done;
 	}
@@ -90,7 +91,8 @@ SYSCALL(sendfile)
 			goto done;
 		}
 	}
-	ret = copy_between(in, a->a[2] ? &off : NULL, out, NULL, MIN(a->a[3], (uint64_t)0x7ffff000));
+	ret = copy_between(in, a->a[2] ? &off : NULL, out, NULL,
+			   MIN(a->a[3], (uint64_t)0x7ffff000));
 	if (ret >= 0 && a->a[2] && mm_copy_out(t->mm, a->a[2], &off, sizeof(off)) < 0)
 		ret = -EFAULT;
 done:

@@ -13,8 +13,8 @@
 
 /* Bounds on what an execve may ask the sentry to copy (Linux's limits are
  * checked again when the stack is built). */
-#define EXEC_MAX_STRINGS   (1u << 20)
-#define EXEC_MAX_BYTES	   (32u << 20)
+#define EXEC_MAX_STRINGS (1u << 20)
+#define EXEC_MAX_BYTES	 (32u << 20)
 
 static void strv_free(char **v)
 {

@@ -94,7 +94,8 @@ SYSCALL(fcntl)
 		if (arg >= task_nofile(t))
 			ret = -EINVAL;
 		else
-			ret = fd_install(t->files, f, (int)arg, cmd == F_DUPFD_CLOEXEC, task_nofile(t));
+			ret = fd_install(t->files, f, (int)arg, cmd == F_DUPFD_CLOEXEC,
+					 task_nofile(t));
 		break;
 	case F_GETFD:
 		ret = fd_get_cloexec(t->files, fd);

@@ -18,15 +18,15 @@
 #include <sys/mman.h>
 
 /* The O_* flags open() knows (Linux's VALID_OPEN_FLAGS). */
-#define VALID_OPEN_FLAGS                                                                          \
-	(O_RDONLY | O_WRONLY | O_RDWR | O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | O_APPEND |        \
-	 O_NDELAY | O_NONBLOCK | O_DSYNC | O_ASYNC | O_DIRECT | O_LARGEFILE | O_DIRECTORY |        \
+#define VALID_OPEN_FLAGS                                                                    \
+	(O_RDONLY | O_WRONLY | O_RDWR | O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | O_APPEND |  \
+	 O_NDELAY | O_NONBLOCK | O_DSYNC | O_ASYNC | O_DIRECT | O_LARGEFILE | O_DIRECTORY | \
 	 O_NOFOLLOW | O_NOATIME | O_CLOEXEC | O_SYNC | O_PATH | O_TMPFILE)
 #ifndef OPEN_HOW_SIZE_VER0
 #define OPEN_HOW_SIZE_VER0 24
 #endif
-#define VALID_RESOLVE                                                                             \
-	(RESOLVE_NO_XDEV | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH |        \
+#define VALID_RESOLVE                                                                      \
+	(RESOLVE_NO_XDEV | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH | \
 	 RESOLVE_IN_ROOT | RESOLVE_CACHED)
 
 static unsigned resolve_to_lookup(uint64_t resolve)
@@ -104,8 +104,8 @@ SYSCALL(openat2)
 		return -EINVAL;
 	if (how.mode && !(how.flags & (O_CREAT | __O_TMPFILE)))
 		return -EINVAL;
-	if ((how.flags & O_PATH) && (how.flags & ~(uint64_t)(O_PATH | O_CLOEXEC | O_DIRECTORY |
-							      O_NOFOLLOW)))
+	if ((how.flags & O_PATH) &&
+	    (how.flags & ~(uint64_t)(O_PATH | O_CLOEXEC | O_DIRECTORY | O_NOFOLLOW)))
 		return -EINVAL;
 	return do_open(t, (int)a->a[0], a->a[1], (int)how.flags, (uint32_t)how.mode,
 		       resolve_to_lookup(how.resolve));
@@ -137,7 +137,8 @@ static long do_pipe(struct task *t, uint64_t ufds, int flags)
 	if (ret)
 		return ret;
 	fds[0] = fd_install(t->files, rd, 0, flags & O_CLOEXEC, task_nofile(t));
-	fds[1] = fds[0] < 0 ? fds[0] : fd_install(t->files, wr, 0, flags & O_CLOEXEC, task_nofile(t));
+	fds[1] = fds[0] < 0 ? fds[0]
+			    : fd_install(t->files, wr, 0, flags & O_CLOEXEC, task_nofile(t));
 	file_put(rd);
 	file_put(wr);
 	if (fds[0] < 0 || fds[1] < 0) {
@@ -187,8 +188,8 @@ SYSCALL(memfd_create)
 		if (*c == '/')
 			*c = '_';
 	sb = tmpfs_new(t->k->mf, 01777, 0, 0);
-	ret = sb->root->inode->ops->create(sb->root->inode, full, S_IFREG | 0777, &t->creds,
-					   O_RDWR, &inode, &f);
+	ret = sb->root->inode->ops->create(sb->root->inode, full, S_IFREG | 0777, &t->creds, O_RDWR,
+					   &inode, &f);
 	if (ret == 0) {
 		struct dentry *d = dentry_add(sb->root, full, inode);
 		/* The file has no name anyone can find. */

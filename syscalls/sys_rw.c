@@ -64,7 +64,8 @@ static long file_io_direct(struct task *t, struct file *f, uint64_t buf, size_t 
 		pthread_mutex_lock(&f->pos_lock);
 		at = &f->pos;
 	}
-	n = write ? f->ops->write_iov(f, pin.iov, pin.n, at) : f->ops->read_iov(f, pin.iov, pin.n, at);
+	n = write ? f->ops->write_iov(f, pin.iov, pin.n, at)
+		  : f->ops->read_iov(f, pin.iov, pin.n, at);
 	if (at == &f->pos)
 		pthread_mutex_unlock(&f->pos_lock);
 	mm_unpin(&pin);

@@ -21,8 +21,7 @@ static void node(struct inode *dir, const char *name, uint32_t mode, uint64_t rd
 		inode_put(i);
 }
 
-static void link_to(struct inode *dir, const char *name, const char *target,
-		    const struct creds *c)
+static void link_to(struct inode *dir, const char *name, const char *target, const struct creds *c)
 {
 	struct inode *i = NULL;
 

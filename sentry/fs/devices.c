@@ -63,20 +63,32 @@ static int dev_setfl(struct file *f, int flags)
 }
 
 static const struct file_ops null_ops = {
-	.read = null_read, .write = sink_write, .llseek = dev_llseek,
-	.fstat = dev_fstat, .setfl = dev_setfl,
+	.read = null_read,
+	.write = sink_write,
+	.llseek = dev_llseek,
+	.fstat = dev_fstat,
+	.setfl = dev_setfl,
 };
 static const struct file_ops zero_ops = {
-	.read = zero_read, .write = sink_write, .llseek = dev_llseek,
-	.fstat = dev_fstat, .setfl = dev_setfl,
+	.read = zero_read,
+	.write = sink_write,
+	.llseek = dev_llseek,
+	.fstat = dev_fstat,
+	.setfl = dev_setfl,
 };
 static const struct file_ops full_ops = {
-	.read = zero_read, .write = full_write, .llseek = dev_llseek,
-	.fstat = dev_fstat, .setfl = dev_setfl,
+	.read = zero_read,
+	.write = full_write,
+	.llseek = dev_llseek,
+	.fstat = dev_fstat,
+	.setfl = dev_setfl,
 };
 static const struct file_ops random_ops = {
-	.read = random_read, .write = sink_write, .llseek = dev_llseek,
-	.fstat = dev_fstat, .setfl = dev_setfl,
+	.read = random_read,
+	.write = sink_write,
+	.llseek = dev_llseek,
+	.fstat = dev_fstat,
+	.setfl = dev_setfl,
 };
 
 bool file_is_dev_zero(struct file *f)

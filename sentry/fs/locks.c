@@ -27,7 +27,7 @@ struct file_lock {
 	const void *owner; /* a struct file * (OFD, flock) or a process tag (POSIX) */
 	bool flock;	   /* BSD lock namespace */
 	bool ofd;
-	short type; /* F_RDLCK / F_WRLCK */
+	short type;	    /* F_RDLCK / F_WRLCK */
 	int64_t start, end; /* inclusive */
 	int pid;	    /* reported by F_GETLK */
 };
@@ -75,8 +75,7 @@ static void remove_range(struct inode_locks *l, const void *owner, bool flock, i
 {
 	struct file_lock *fl, *n;
 
-	list_for_each_entry_safe(fl, n, &l->locks, link)
-	{
+	list_for_each_entry_safe(fl, n, &l->locks, link) {
 		if (fl->owner != owner || fl->flock != flock || fl->end < start || fl->start > end)
 			continue;
 		if (fl->start < start && fl->end > end) {

@@ -561,7 +561,8 @@ static void drop_whiteouts(struct inode *udir)
 		return;
 	for (size_t k = 0; k < c.n; k++) {
 		struct inode *w = NULL;
-		if (c.types[k] == DT_CHR && real_lookup(udir, c.names[k], &w) == 0 && is_whiteout(w))
+		if (c.types[k] == DT_CHR && real_lookup(udir, c.names[k], &w) == 0 &&
+		    is_whiteout(w))
 			udir->ops->unlink(udir, c.names[k], w);
 		if (w)
 			inode_put(w);
@@ -768,8 +769,8 @@ static int merge(struct inode *dir, struct collect *out)
 		if (u)
 			inode_put(u);
 		if (!wo)
-			collect_one(&out->e, up.names[k], strlen(up.names[k]), up.inos[k], up.types[k],
-				    0);
+			collect_one(&out->e, up.names[k], strlen(up.names[k]), up.inos[k],
+				    up.types[k], 0);
 	}
 	for (size_t k = 0; k < lo.n; k++)
 		if (!in_list(&up, up.n, lo.names[k]))
@@ -787,7 +788,6 @@ static int merge(struct inode *dir, struct collect *out)
 	free(lo.types);
 	return ret;
 }
-
 
 static int merged_entries(struct inode *dir, char ***names, size_t *n)
 {
@@ -882,7 +882,6 @@ static const struct file_ops ovl_dir_ops = {
 	.fsync = ovl_dir_fsync,
 	.release = ovl_dir_release,
 };
-
 
 static int ovl_statfs(struct super_block *sb, struct statfs_info *out)
 {

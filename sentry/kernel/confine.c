@@ -65,7 +65,8 @@ int sentry_confine(const struct confine_opts *o, struct rung_error *err)
 	if (ret == 0 && o->seccomp)
 		ret = sentry_filter_install(o->memfd, err);
 	if (ret == 0)
-		log_debug("sentry confined:%s no capabilities%s", o->empty_root ? " empty root," : "",
+		log_debug("sentry confined:%s no capabilities%s",
+			  o->empty_root ? " empty root," : "",
 			  o->seccomp ? ", seccomp allowlist" : "");
 	return ret;
 }

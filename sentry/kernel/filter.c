@@ -89,19 +89,19 @@ static const struct {
 };
 
 /* The thread flags glibc's pthread_create uses, and a stub's plain fork. */
-#define THREAD_CLONE                                                                              \
-	(CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM |      \
+#define THREAD_CLONE                                                                        \
+	(CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM | \
 	 CLONE_SETTLS | CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID)
 
-static const unsigned long ioctls[] = {TCGETS,	   TCSETS,  TCSETSW, TCSETSF,
+static const unsigned long ioctls[] = {TCGETS,	   TCSETS,     TCSETSW, TCSETSF,
 				       TIOCGWINSZ, TIOCSWINSZ, FIONREAD};
 
 static const int prctls[] = {PR_SET_PDEATHSIG, PR_SET_NAME, PR_SET_NO_NEW_PRIVS};
 
-#define ADD(ctx, action, nr, ...)                                                                 \
-	do {                                                                                      \
-		if (seccomp_rule_add(ctx, action, nr, __VA_ARGS__) < 0)                           \
-			goto fail;                                                                \
+#define ADD(ctx, action, nr, ...)                                       \
+	do {                                                            \
+		if (seccomp_rule_add(ctx, action, nr, __VA_ARGS__) < 0) \
+			goto fail;                                      \
 	} while (0)
 
 scmp_filter_ctx sentry_filter_build(int memfd)
@@ -109,7 +109,8 @@ scmp_filter_ctx sentry_filter_build(int memfd)
 	/* RUNG_SECCOMP_LOG=1: log what would be killed (kernel audit log) and
 	 * carry on, to find what a change to the sentry newly needs. */
 	const char *log = getenv("RUNG_SECCOMP_LOG");
-	scmp_filter_ctx ctx = seccomp_init(log && *log == '1' ? SCMP_ACT_LOG : SCMP_ACT_KILL_PROCESS);
+	scmp_filter_ctx ctx =
+		seccomp_init(log && *log == '1' ? SCMP_ACT_LOG : SCMP_ACT_KILL_PROCESS);
 
 	if (!ctx)
 		return NULL;
@@ -132,7 +133,8 @@ scmp_filter_ctx sentry_filter_build(int memfd)
 		ADD(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1, SCMP_A1(SCMP_CMP_EQ, ioctls[i]));
 	/* What a new stub sets up before it stops for its tracer. */
 	for (size_t i = 0; i < ARRAY_SIZE(prctls); i++)
-		ADD(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prctl), 1, SCMP_A0(SCMP_CMP_EQ, (uint64_t)prctls[i]));
+		ADD(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prctl), 1,
+		    SCMP_A0(SCMP_CMP_EQ, (uint64_t)prctls[i]));
 	return ctx;
 fail:
 	seccomp_release(ctx);

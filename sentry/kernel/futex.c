@@ -56,7 +56,8 @@ static void buckets_init(void)
 
 static struct bucket *bucket_of(const struct futex_key *k)
 {
-	uint64_t h = (uint64_t)(uintptr_t)k->obj * 0x9e3779b97f4a7c15ull ^ k->off * 0xff51afd7ed558ccdull;
+	uint64_t h = (uint64_t)(uintptr_t)k->obj * 0x9e3779b97f4a7c15ull ^
+		     k->off * 0xff51afd7ed558ccdull;
 
 	return &buckets[(h >> 32) % FUTEX_BUCKETS];
 }
@@ -70,8 +71,8 @@ static bool key_eq(const struct futex_key *a, const struct futex_key *b)
  * The key of the futex at addr and a sentry pointer to its word (checked for
  * alignment and access). Shared futexes in shared memory key on the memory.
  */
-static int get_key(struct task *t, uint64_t addr, bool private, bool write,
-		   struct futex_key *key, uint32_t **word)
+static int get_key(struct task *t, uint64_t addr, bool private, bool write, struct futex_key *key,
+		   uint32_t **word)
 {
 	struct mm *mm = t->mm;
 	struct vma *v;
@@ -161,8 +162,7 @@ static int wake_locked(struct bucket *b, const struct futex_key *key, int n, uin
 	struct futex_waiter *w, *nw;
 	int woken = 0;
 
-	list_for_each_entry_safe(w, nw, &b->waiters, link)
-	{
+	list_for_each_entry_safe(w, nw, &b->waiters, link) {
 		if (woken >= n)
 			break;
 		if (!key_eq(&w->key, key) || !(w->bitset & bitset))
@@ -240,8 +240,7 @@ static long futex_requeue(struct task *t, uint64_t addr, uint64_t addr2, bool pr
 		return -EAGAIN;
 	}
 	woken = wake_locked(b1, &k1, n, FUTEX_BITSET_MATCH_ANY);
-	list_for_each_entry_safe(w, nw, &b1->waiters, link)
-	{
+	list_for_each_entry_safe(w, nw, &b1->waiters, link) {
 		if (moved >= n2)
 			break;
 		if (!key_eq(&w->key, &k1))
@@ -359,9 +358,9 @@ static int deadline_of(struct task *t, uint64_t utime, bool absolute, bool realt
 		return -EFAULT;
 	if (ts.sec < 0 || ts.nsec < 0 || ts.nsec >= 1000000000)
 		return -EINVAL;
-	v = (uint64_t)ts.sec > UINT64_MAX / 4000000000ull ? UINT64_MAX / 4
-							  : (uint64_t)ts.sec * 1000000000ull +
-								    (uint64_t)ts.nsec;
+	v = (uint64_t)ts.sec > UINT64_MAX / 4000000000ull
+		    ? UINT64_MAX / 4
+		    : (uint64_t)ts.sec * 1000000000ull + (uint64_t)ts.nsec;
 	if (!absolute) {
 		*deadline = now_ns(CLOCK_MONOTONIC) + v;
 	} else if (realtime) {

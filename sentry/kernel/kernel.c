@@ -94,7 +94,8 @@ int kernel_mount(struct kernel *k, const char *path, struct super_block *sb, uns
 	int ret = 0;
 
 	path_get(&p);
-	for (name = strtok_r(copy, "/", &save); name && ret == 0; name = strtok_r(NULL, "/", &save)) {
+	for (name = strtok_r(copy, "/", &save); name && ret == 0;
+	     name = strtok_r(NULL, "/", &save)) {
 		struct dentry *d;
 		struct mount *m;
 		ret = mkdir_one(&p, name, &d);
@@ -182,7 +183,8 @@ int kernel_start_init(struct kernel *k, const char *path, char *const argv[], ch
 	/* The working directory the caller asked for, when the guest has it. */
 	if (k->cfg.cwd) {
 		struct path p;
-		if (vfs_lookup(t, AT_FDCWD, k->cfg.cwd, LOOKUP_FOLLOW | LOOKUP_DIRECTORY, &p) == 0) {
+		if (vfs_lookup(t, AT_FDCWD, k->cfg.cwd, LOOKUP_FOLLOW | LOOKUP_DIRECTORY, &p) ==
+		    0) {
 			fs_set_cwd(t->fs, &p);
 			path_put(&p);
 		}

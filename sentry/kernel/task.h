@@ -33,7 +33,6 @@ struct k_sigaction {
 	uint64_t mask;
 };
 
-
 struct task {
 	int refs;
 	struct list_head knode; /* in kernel->tasks */
@@ -107,8 +106,8 @@ static inline void task_regs_dirty(struct task *t, unsigned what)
  * stack, give it a new address space. Returns 0 or -errno (and *why, a
  * static reason, for ENOEXEC and friends).
  */
-int task_exec(struct task *t, int dirfd, const char *path, char *const argv[],
-	      char *const envp[], int flags, const char **why);
+int task_exec(struct task *t, int dirfd, const char *path, char *const argv[], char *const envp[],
+	      int flags, const char **why);
 /* The init task's first exec (kernel_start_init's program). */
 int task_exec_init(struct task *t, const char **why);
 

@@ -31,7 +31,10 @@ struct waiter {
 	bool queued;
 };
 
-#define WAITQ_INIT(name) {PTHREAD_MUTEX_INITIALIZER, LIST_HEAD_INIT((name).waiters)}
+#define WAITQ_INIT(name)                                                  \
+	{                                                                 \
+		PTHREAD_MUTEX_INITIALIZER, LIST_HEAD_INIT((name).waiters) \
+	}
 
 void waitq_init(struct waitq *wq);
 /* Queue w for t on wq and return t's wake snapshot. */

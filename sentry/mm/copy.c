@@ -138,7 +138,8 @@ void mm_pin(struct mm *mm, uint64_t addr, size_t len, bool want_write, struct mm
 	while (done < len && pin->n < MM_PIN_SEGS) {
 		size_t chunk = len - done;
 		struct vma *v = mm_find_vma(mm, addr + done);
-		char *p = translate(mm, addr + done, want_write ? PROT_WRITE : PROT_ANY, &chunk, true);
+		char *p = translate(mm, addr + done, want_write ? PROT_WRITE : PROT_ANY, &chunk,
+				    true);
 		if (!p)
 			break;
 		pin->iov[pin->n].iov_base = p;

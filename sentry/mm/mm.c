@@ -248,9 +248,11 @@ static long mmap_locked(struct mm *mm, const struct mmap_req *req)
 	case MAP_SHARED_VALIDATE:
 		if (flags & ~MAP_KNOWN)
 			return -EOPNOTSUPP;
+		/* MAP_SYNC is only for DAX files. */
 		if (flags & MAP_SYNC)
-			return -EOPNOTSUPP; /* only for DAX files */
-		/* fall through */
+			return -EOPNOTSUPP;
+		vflags |= VMA_SHARED;
+		break;
 	case MAP_SHARED:
 		vflags |= VMA_SHARED;
 		break;

@@ -168,7 +168,8 @@ int vfs_statfs(struct path *p, struct statfs_info *out)
 	}
 	out->type = sb->magic;
 	/* ST_RDONLY, ST_NOSUID, ST_NODEV, ST_NOEXEC from the mount. */
-	out->flags = ((p->mnt->flags & MNT_RDONLY) ? 1 : 0) | ((p->mnt->flags & MNT_NOSUID) ? 2 : 0) |
+	out->flags = ((p->mnt->flags & MNT_RDONLY) ? 1 : 0) |
+		     ((p->mnt->flags & MNT_NOSUID) ? 2 : 0) |
 		     ((p->mnt->flags & MNT_NODEV) ? 4 : 0) | ((p->mnt->flags & MNT_NOEXEC) ? 8 : 0);
 	return 0;
 }

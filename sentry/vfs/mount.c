@@ -29,8 +29,8 @@ void mount_put(struct mount *m)
 	free(m);
 }
 
-static struct mount *mount_alloc(struct mnt_namespace *ns, struct super_block *sb,
-				 unsigned flags, const char *source)
+static struct mount *mount_alloc(struct mnt_namespace *ns, struct super_block *sb, unsigned flags,
+				 const char *source)
 {
 	struct mount *m = xzalloc(sizeof(*m));
 
@@ -131,8 +131,7 @@ void mntns_for_each(struct mnt_namespace *ns, void (*fn)(struct mount *m, void *
 
 	/* Take references under the lock, call fn outside it (fn resolves paths). */
 	pthread_mutex_lock(&mount_lock);
-	list_for_each_entry(m, &ns->mounts, all)
-	{
+	list_for_each_entry(m, &ns->mounts, all) {
 		if (n == cap) {
 			cap = cap ? cap * 2 : 16;
 			all = xrealloc(all, cap * sizeof(*all));

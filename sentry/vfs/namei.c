@@ -18,8 +18,8 @@
 
 struct nameidata {
 	struct task *t;
-	struct path root; /* "/" for this resolution */
-	struct path cur;  /* where the walk is */
+	struct path root;  /* "/" for this resolution */
+	struct path cur;   /* where the walk is */
 	struct path start; /* the starting directory (LOOKUP_BENEATH) */
 	unsigned flags;
 	unsigned depth; /* symlinks followed */
@@ -116,8 +116,7 @@ int vfs_lookup_child_locked(const struct path *dir, const char *name, struct den
 	return 0;
 }
 
-int vfs_lookup_child(struct task *t, const struct path *dir, const char *name,
-		     struct dentry **out)
+int vfs_lookup_child(struct task *t, const struct path *dir, const char *name, struct dentry **out)
 {
 	struct inode *dirnode = dir->dentry->inode;
 	struct dentry *d = cached_child(dir->dentry, name);

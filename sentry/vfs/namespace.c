@@ -148,8 +148,8 @@ static bool may_link_to(const struct creds *c, struct inode *inode)
 	return inode_permission(c, inode, MAY_READ | MAY_WRITE) == 0;
 }
 
-int vfs_link(struct task *t, int olddirfd, const char *oldpath, int newdirfd,
-	     const char *newpath, int flags)
+int vfs_link(struct task *t, int olddirfd, const char *oldpath, int newdirfd, const char *newpath,
+	     int flags)
 {
 	struct create_ctx cc;
 	struct path old;
@@ -340,8 +340,8 @@ static int rename_checks(struct task *t, struct parent_lookup *op, struct dentry
 	return 0;
 }
 
-int vfs_rename(struct task *t, int olddirfd, const char *oldpath, int newdirfd,
-	       const char *newpath, unsigned flags)
+int vfs_rename(struct task *t, int olddirfd, const char *oldpath, int newdirfd, const char *newpath,
+	       unsigned flags)
 {
 	struct parent_lookup op, np;
 	struct dentry *od = NULL, *nd = NULL;

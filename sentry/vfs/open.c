@@ -267,8 +267,9 @@ int vfs_open(struct task *t, int dirfd, const char *path, int flags, uint32_t mo
 		}
 		/* A symlink to follow. */
 		target = xmalloc(VFS_PATH_MAX);
-		len = d->inode->ops->readlink ? d->inode->ops->readlink(d->inode, target, VFS_PATH_MAX)
-					      : -EINVAL;
+		len = d->inode->ops->readlink
+			      ? d->inode->ops->readlink(d->inode, target, VFS_PATH_MAX)
+			      : -EINVAL;
 		dentry_put(d);
 		if (++depth > VFS_MAXSYMLINKS || len <= 0 || len >= VFS_PATH_MAX) {
 			ret = len < 0 ? (int)len : (len == 0 ? -ENOENT : -ELOOP);

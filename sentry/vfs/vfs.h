@@ -152,10 +152,10 @@ struct inode {
 	uint64_t size;
 	uint64_t blocks;
 	struct timespec atime, mtime, ctime;
-	void *priv; /* the filesystem's */
-	struct pipe *pipe; /* a fifo's pipe, once opened */
+	void *priv;		   /* the filesystem's */
+	struct pipe *pipe;	   /* a fifo's pipe, once opened */
 	struct inode_locks *locks; /* advisory locks, once used */
-	struct rb_node hash_node; /* in sb->inodes, when the fs keys them */
+	struct rb_node hash_node;  /* in sb->inodes, when the fs keys them */
 	uint64_t hash_key;
 };
 
@@ -198,10 +198,10 @@ struct dentry {
 	bool deleted;		 /* unlinked: never found by lookup again */
 };
 
-#define MNT_RDONLY  0x01
-#define MNT_NOEXEC  0x02
-#define MNT_NOSUID  0x04
-#define MNT_NODEV   0x08
+#define MNT_RDONLY 0x01
+#define MNT_NOEXEC 0x02
+#define MNT_NOSUID 0x04
+#define MNT_NODEV  0x08
 
 struct mount {
 	int refs;
@@ -313,13 +313,13 @@ void mntns_for_each(struct mnt_namespace *ns, void (*fn)(struct mount *m, void *
 /* --- path resolution --------------------------------------------------------- */
 
 /* Lookup flags. */
-#define LOOKUP_FOLLOW	   0x0001 /* follow a symlink in the last component */
-#define LOOKUP_DIRECTORY   0x0002 /* the result must be a directory */
-#define LOOKUP_EMPTY	   0x0004 /* "" means the dirfd itself (AT_EMPTY_PATH) */
-#define LOOKUP_NO_SYMLINKS 0x0008 /* no symlink anywhere (openat2 RESOLVE_NO_SYMLINKS) */
-#define LOOKUP_BENEATH	   0x0010 /* never leave the starting directory (RESOLVE_BENEATH) */
-#define LOOKUP_IN_ROOT	   0x0020 /* treat the start as the root (RESOLVE_IN_ROOT) */
-#define LOOKUP_NO_XDEV	   0x0040 /* never cross a mount (RESOLVE_NO_XDEV) */
+#define LOOKUP_FOLLOW	     0x0001 /* follow a symlink in the last component */
+#define LOOKUP_DIRECTORY     0x0002 /* the result must be a directory */
+#define LOOKUP_EMPTY	     0x0004 /* "" means the dirfd itself (AT_EMPTY_PATH) */
+#define LOOKUP_NO_SYMLINKS   0x0008 /* no symlink anywhere (openat2 RESOLVE_NO_SYMLINKS) */
+#define LOOKUP_BENEATH	     0x0010 /* never leave the starting directory (RESOLVE_BENEATH) */
+#define LOOKUP_IN_ROOT	     0x0020 /* treat the start as the root (RESOLVE_IN_ROOT) */
+#define LOOKUP_NO_XDEV	     0x0040 /* never cross a mount (RESOLVE_NO_XDEV) */
 #define LOOKUP_NO_MAGICLINKS 0x0080
 
 /*
@@ -348,8 +348,7 @@ int vfs_lookup_parent(struct task *t, int dirfd, const char *path, unsigned flag
 int vfs_lookup_parent_from(struct task *t, int dirfd, const struct path *from, const char *path,
 			   unsigned flags, struct parent_lookup *out);
 /* Find (or cache as negative) name in the directory path dir; reference taken. */
-int vfs_lookup_child(struct task *t, const struct path *dir, const char *name,
-		     struct dentry **out);
+int vfs_lookup_child(struct task *t, const struct path *dir, const char *name, struct dentry **out);
 /* The same with dir's inode->dir_lock already held. */
 int vfs_lookup_child_locked(const struct path *dir, const char *name, struct dentry **out);
 
@@ -377,11 +376,11 @@ int vfs_open_path(struct task *t, const struct path *p, int flags, struct file *
 int vfs_mkdir(struct task *t, int dirfd, const char *path, uint32_t mode);
 int vfs_mknod(struct task *t, int dirfd, const char *path, uint32_t mode, uint64_t dev);
 int vfs_symlink(struct task *t, const char *target, int dirfd, const char *path);
-int vfs_link(struct task *t, int olddirfd, const char *oldpath, int newdirfd,
-	     const char *newpath, int flags);
+int vfs_link(struct task *t, int olddirfd, const char *oldpath, int newdirfd, const char *newpath,
+	     int flags);
 int vfs_unlink(struct task *t, int dirfd, const char *path, bool rmdir);
-int vfs_rename(struct task *t, int olddirfd, const char *oldpath, int newdirfd,
-	       const char *newpath, unsigned flags);
+int vfs_rename(struct task *t, int olddirfd, const char *oldpath, int newdirfd, const char *newpath,
+	       unsigned flags);
 long vfs_readlink(struct task *t, int dirfd, const char *path, char *buf, size_t size);
 int vfs_stat(struct task *t, int dirfd, const char *path, unsigned flags, struct kstat *st);
 int vfs_setattr(struct task *t, struct path *p, struct iattr *attr);

@@ -131,9 +131,9 @@ static void do_ioctl(int memfd)
 	ioctl(0, 0x5422 /* TIOCSCTTY */, 0);
 }
 
-static void (*const forbidden[])(int) = {do_socket,	   do_open,	 do_exec_mmap,
-					  do_exec_mprotect, do_execve,	 do_setrlimit,
-					  do_fork_flags,    do_io_uring, do_ioctl};
+static void (*const forbidden[])(int) = {do_socket,	   do_open,	do_exec_mmap,
+					 do_exec_mprotect, do_execve,	do_setrlimit,
+					 do_fork_flags,	   do_io_uring, do_ioctl};
 
 START_TEST(test_forbidden_calls_kill)
 {
