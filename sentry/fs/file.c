@@ -4,6 +4,7 @@
 #include "lib/util.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -82,4 +83,11 @@ int64_t generic_llseek(struct file *f, int64_t off, int whence, int64_t size)
 	if ((off > 0 && base > INT64_MAX - off) || base + off < 0)
 		return -EINVAL;
 	return base + off;
+}
+
+unsigned file_poll(struct file *f, struct poll_table *pt)
+{
+	if (f->ops->poll)
+		return f->ops->poll(f, pt);
+	return POLLIN | POLLOUT | POLLRDNORM | POLLWRNORM;
 }

@@ -22,6 +22,22 @@ struct task;
 struct file;
 struct kstat;
 struct pagestore;
+struct waitq;
+
+/*
+ * What poll, select and epoll hand a file's poll op: the op calls
+ * poll_wait() for every wait queue whose wake-ups may change the file's
+ * readiness, then returns the readiness now.
+ */
+struct poll_table {
+	void (*queue)(struct poll_table *pt, struct waitq *wq);
+};
+
+static inline void poll_wait(struct poll_table *pt, struct waitq *wq)
+{
+	if (pt && pt->queue)
+		pt->queue(pt, wq);
+}
 
 /* What getdents hands each entry to; returns false when the buffer is full. */
 struct dir_emitter {
@@ -61,6 +77,10 @@ struct file_ops {
 	 * munmap). NULL: the store is the file (tmpfs). */
 	int (*writeback)(struct file *f, uint64_t off, uint64_t len);
 	int (*fallocate)(struct file *f, int mode, int64_t off, int64_t len);
+	/* Readiness now (POLLIN, POLLOUT, POLLHUP, ...); with pt, also queue on
+	 * what may change it. NULL: always ready for reading and writing
+	 * (regular files). Wakers use waitq_wake_events() with the new events. */
+	unsigned (*poll)(struct file *f, struct poll_table *pt);
 	void (*release)(struct file *f);
 };
 
@@ -99,6 +119,9 @@ static inline bool flags_writable(int flags)
 {
 	return (flags & 3) == 1 || (flags & 3) == 2;
 }
+
+/* f's poll op, or the default readiness of files that have none. */
+unsigned file_poll(struct file *f, struct poll_table *pt);
 
 /* Default lseek for files with a size: SEEK_SET/CUR/END, DATA/HOLE as one extent. */
 int64_t generic_llseek(struct file *f, int64_t off, int whence, int64_t size);

@@ -45,21 +45,34 @@ void task_wake(struct task *t)
 	syscall(SYS_futex, &t->wake_seq, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
-void waitq_wake_all(struct waitq *wq)
+static void wake_waiter(struct waiter *w, unsigned events)
 {
-	struct waiter *w;
+	if (w->func)
+		w->func(w, events);
+	else
+		task_wake(w->t);
+}
+
+void waitq_wake_events(struct waitq *wq, unsigned events)
+{
+	struct waiter *w, *n;
 
 	pthread_mutex_lock(&wq->lock);
-	list_for_each_entry(w, &wq->waiters, link)
-		task_wake(w->t);
+	list_for_each_entry_safe(w, n, &wq->waiters, link)
+		wake_waiter(w, events);
 	pthread_mutex_unlock(&wq->lock);
+}
+
+void waitq_wake_all(struct waitq *wq)
+{
+	waitq_wake_events(wq, 0);
 }
 
 void waitq_wake_one(struct waitq *wq)
 {
 	pthread_mutex_lock(&wq->lock);
 	if (!list_empty(&wq->waiters))
-		task_wake(list_first_entry(&wq->waiters, struct waiter, link)->t);
+		wake_waiter(list_first_entry(&wq->waiters, struct waiter, link), 0);
 	pthread_mutex_unlock(&wq->lock);
 }
 

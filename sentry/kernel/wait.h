@@ -29,6 +29,10 @@ struct waiter {
 	struct list_head link;
 	struct task *t;
 	bool queued;
+	/* Called under the queue's lock on every wake-up of the queue, with the
+	 * events that happened (POLL* bits; 0: anything). NULL: wake t. epoll
+	 * and poll use it to learn which file became ready. */
+	void (*func)(struct waiter *w, unsigned events);
 };
 
 #define WAITQ_INIT(name)                                                  \
@@ -42,6 +46,8 @@ uint32_t waiter_prepare(struct waitq *wq, struct waiter *w, struct task *t);
 void waiter_finish(struct waitq *wq, struct waiter *w);
 void waitq_wake_all(struct waitq *wq);
 void waitq_wake_one(struct waitq *wq);
+/* Wake every waiter, telling callbacks which events (POLL*) happened. */
+void waitq_wake_events(struct waitq *wq, unsigned events);
 
 /*
  * Sleep until t's wake word moves past snapshot, the absolute CLOCK_MONOTONIC
