@@ -18,6 +18,7 @@ struct memfile;
 struct platform;
 struct platform_ops;
 struct task;
+struct unix_net;
 
 struct kernel_config {
 	const struct platform_ops *platform;
@@ -49,6 +50,9 @@ struct kernel {
 	bool exiting;	 /* the sandbox is going down */
 	bool done;	 /* every task is gone */
 	int exit_status; /* the sandbox's exit status, 0-255 */
+
+	/* Unix socket names and state (sentry/net/unix.c), made on first use. */
+	struct unix_net *unix_net;
 
 	/* One "unsupported syscall" event per number per sandbox. */
 	uint64_t unsupported_seen[(1024 + 63) / 64];

@@ -22,7 +22,13 @@ GUEST_TESTS = \
 	segv_null \
 	segv_rowrite \
 	segv_stack \
-	tls
+	tls \
+	unix_dgram \
+	unix_errors \
+	unix_listen \
+	unix_scm \
+	unix_sigpipe \
+	unix_stream
 
 GUEST_STDIN = \
 	tests/guest/efault.stdin \
