@@ -14,6 +14,7 @@
 #include "sentry/fs/hostinfo.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/task.h"
+#include "sentry/kernel/process.h"
 #include "sentry/mm/mm.h"
 #include "sentry/mm/mobj.h"
 #include "sentry/mm/memfile.h"
@@ -87,7 +88,43 @@ static const struct file_ops proc_dir_ops;
 
 static char task_state(struct task *t)
 {
-	return t->exiting ? 'Z' : 'S';
+	if (t->exited)
+		return 'Z';
+	if (t->tg->flags & TG_STOPPED)
+		return 'T';
+	return t == current_task() ? 'R' : 'S';
+}
+
+static const char *task_state_name(char s)
+{
+	switch (s) {
+	case 'Z':
+		return "zombie";
+	case 'T':
+		return "stopped";
+	case 'R':
+		return "running";
+	default:
+		return "sleeping";
+	}
+}
+
+/* The fields /proc/pid/stat and status take from the process tree. */
+struct tree_ids {
+	int ppid, pgid, sid, nthreads;
+};
+
+static struct tree_ids tree_ids(struct kernel *k, struct task *t)
+{
+	struct tree_ids ids;
+
+	pthread_mutex_lock(&k->lock);
+	ids.ppid = t->tg->parent ? t->tg->parent->tgid : 0;
+	ids.pgid = t->tg->pgid;
+	ids.sid = t->tg->sid;
+	ids.nthreads = t->tg->nr_threads;
+	pthread_mutex_unlock(&k->lock);
+	return ids;
 }
 
 static void gen_stat(struct proc_ctx *c, struct strbuf *o)
@@ -95,13 +132,14 @@ static void gen_stat(struct proc_ctx *c, struct strbuf *o)
 	struct task *t = c->t;
 	struct mm *mm = t->mm;
 	uint64_t start = (t->start_ns - c->k->boot_ns) / 10000000ull; /* clock ticks (100 Hz) */
+	struct tree_ids ids = tree_ids(c->k, t);
 
 	strbuf_printf(
 		o,
-		"%d (%s) %c %d %d %d 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 %llu %llu 0 "
+		"%d (%s) %c %d %d %d 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 %d 0 %llu %llu 0 "
 		"18446744073709551615 0 0 %llu 0 0 0 %llu 0 0 0 0 0 17 0 0 0 0 0 0 0 0 %llu %llu "
 		"%llu %llu %llu 0\n",
-		t->tgid, t->comm, task_state(t), t->ppid, t->tgid, t->tgid,
+		t->tgid, t->comm, task_state(t), ids.ppid, ids.pgid, ids.sid, ids.nthreads,
 		(unsigned long long)start, (unsigned long long)(mm ? mm->committed : 0),
 		(unsigned long long)(mm ? mm->start_stack : 0), (unsigned long long)t->sigmask,
 		(unsigned long long)(mm ? mm->start_brk : 0),
@@ -116,7 +154,7 @@ static uint64_t sig_set(struct task *t, uint64_t handler)
 	uint64_t set = 0;
 
 	for (int i = 0; i < GUEST_NSIG; i++) {
-		uint64_t h = t->sigactions[i].handler;
+		uint64_t h = t->sighand ? t->sighand->action[i].handler : 0;
 		if (handler == 2 ? (h > 1) : h == handler)
 			set |= 1ull << i;
 	}
@@ -128,27 +166,28 @@ static void gen_status(struct proc_ctx *c, struct strbuf *o)
 	struct task *t = c->t;
 	struct creds *cr = &t->creds;
 	uint64_t vm = t->mm ? t->mm->committed / 1024 : 0;
+	struct tree_ids ids = tree_ids(c->k, t);
 
 	strbuf_printf(o,
 		      "Name:\t%s\nUmask:\t%04o\nState:\t%c (%s)\nTgid:\t%d\nNgid:\t0\nPid:\t%d\n"
 		      "PPid:\t%d\nTracerPid:\t0\nUid:\t%u\t%u\t%u\t%u\nGid:\t%u\t%u\t%u\t%u\n"
 		      "FDSize:\t64\nGroups:\t",
 		      t->comm, t->fs ? t->fs->umask : 022, task_state(t),
-		      t->exiting ? "zombie" : "sleeping", t->tgid, t->tid, t->ppid, cr->uid,
-		      cr->euid, cr->suid, cr->fsuid, cr->gid, cr->egid, cr->sgid, cr->fsgid);
+		      task_state_name(task_state(t)), t->tgid, t->tid, ids.ppid, cr->uid, cr->euid,
+		      cr->suid, cr->fsuid, cr->gid, cr->egid, cr->sgid, cr->fsgid);
 	for (uint32_t i = 0; i < cr->ngroups; i++)
 		strbuf_printf(o, "%u ", cr->groups[i]);
 	strbuf_printf(o,
 		      "\nNStgid:\t%d\nNSpid:\t%d\nNSpgid:\t%d\nNSsid:\t%d\nVmPeak:\t%8llu kB\n"
-		      "VmSize:\t%8llu kB\nVmRSS:\t%8llu kB\nThreads:\t1\nSigQ:\t0/%llu\n"
+		      "VmSize:\t%8llu kB\nVmRSS:\t%8llu kB\nThreads:\t%d\nSigQ:\t0/%llu\n"
 		      "SigPnd:\t0000000000000000\nShdPnd:\t0000000000000000\nSigBlk:\t%016llx\n"
 		      "SigIgn:\t%016llx\nSigCgt:\t%016llx\nCapInh:\t%016llx\nCapPrm:\t%016llx\n"
 		      "CapEff:\t%016llx\nCapBnd:\t%016llx\nCapAmb:\t%016llx\nNoNewPrivs:\t0\n"
 		      "Seccomp:\t0\nCpus_allowed_list:\t0-%u\nvoluntary_ctxt_switches:\t0\n"
 		      "nonvoluntary_ctxt_switches:\t0\n",
-		      t->tgid, t->tid, t->tgid, t->tgid, (unsigned long long)vm,
-		      (unsigned long long)vm, (unsigned long long)vm,
-		      (unsigned long long)t->rlim[RLIMIT_SIGPENDING].rlim_cur,
+		      t->tgid, t->tid, ids.pgid, ids.sid, (unsigned long long)vm,
+		      (unsigned long long)vm, (unsigned long long)vm, ids.nthreads,
+		      (unsigned long long)t->tg->rlim[RLIMIT_SIGPENDING].rlim_cur,
 		      (unsigned long long)t->sigmask, (unsigned long long)sig_set(t, 1),
 		      (unsigned long long)sig_set(t, 2), (unsigned long long)cr->cap_inheritable,
 		      (unsigned long long)cr->cap_permitted, (unsigned long long)cr->cap_effective,
@@ -317,7 +356,7 @@ static void gen_limits(struct proc_ctx *c, struct strbuf *o)
 	strbuf_printf(o, "%-25s %-20s %-20s %-10s\n", "Limit", "Soft Limit", "Hard Limit", "Units");
 	for (int r = 0; r < RLIM_NLIMITS && r < (int)ARRAY_SIZE(names); r++) {
 		char soft[32], hard[32];
-		struct rlimit *l = &c->t->rlim[r];
+		struct rlimit *l = &c->t->tg->rlim[r];
 		if (l->rlim_cur == RLIM_INFINITY)
 			strcpy(soft, "unlimited");
 		else
