@@ -129,6 +129,11 @@ scmp_filter_ctx sentry_filter_build(int memfd)
 	ADD(ctx, SCMP_ACT_ALLOW, SCMP_SYS(clone), 1, SCMP_A0(SCMP_CMP_EQ, SIGCHLD));
 	ADD(ctx, SCMP_ACT_ALLOW, SCMP_SYS(clone), 1, SCMP_A0(SCMP_CMP_EQ, STUB_CLONE_FLAGS));
 	ADD(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
+	/* glibc's malloc reads /proc/sys/vm/overcommit_memory the first time it
+	 * trims a thread's heap; the confined sandbox has no files to open, so
+	 * opening fails (glibc then does not shrink heaps) instead of killing. */
+	ADD(ctx, SCMP_ACT_ERRNO(ENOENT), SCMP_SYS(openat), 0);
+	ADD(ctx, SCMP_ACT_ERRNO(ENOENT), SCMP_SYS(open), 0);
 	/* Reading the caller's resource limits (never setting them). */
 	ADD(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prlimit64), 1, SCMP_A2(SCMP_CMP_EQ, 0));
 	/* Terminal requests the guest makes on inherited stdio. */
