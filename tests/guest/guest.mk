@@ -17,12 +17,15 @@ GUEST_TESTS = \
 	filemap \
 	mmap \
 	mremap \
+	proc_fork \
 	process \
 	rw \
 	segv_exec \
 	segv_null \
 	segv_rowrite \
 	segv_stack \
+	sig_deliver \
+	thr_basic \
 	tls \
 	fs_open \
 	fs_rw \
