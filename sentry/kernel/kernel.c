@@ -296,6 +296,88 @@ struct task *kernel_find_task(struct kernel *k, int tid)
 	return found;
 }
 
+struct task *kernel_find_process(struct kernel *k, int tgid)
+{
+	struct thread_group *tg;
+	struct task *t = NULL;
+
+	pthread_mutex_lock(&k->lock);
+	tg = kernel_find_tg_locked(k, tgid, false);
+	if (tg) {
+		t = tg->leader && !tg->leader->exited
+			    ? tg->leader
+			    : list_first_entry_or_null(&tg->threads, struct task, tg_node);
+		if (t)
+			task_get(t);
+	}
+	pthread_mutex_unlock(&k->lock);
+	return t;
+}
+
+static void push_id(int **ids, size_t *n, size_t *cap, int id)
+{
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 32;
+		*ids = xrealloc(*ids, *cap * sizeof(**ids));
+	}
+	(*ids)[(*n)++] = id;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+void kernel_process_ids(struct kernel *k, int **ids, size_t *n)
+{
+	struct thread_group *tg;
+	size_t cap = 0;
+
+	*ids = NULL;
+	*n = 0;
+	pthread_mutex_lock(&k->lock);
+	list_for_each_entry(tg, &k->groups, knode)
+		if (tg->nr_threads > 0)
+			push_id(ids, n, &cap, tg->tgid);
+	pthread_mutex_unlock(&k->lock);
+	qsort(*ids, *n, sizeof(int), cmp_int);
+}
+
+void kernel_thread_ids(struct kernel *k, int tgid, int **ids, size_t *n)
+{
+	struct thread_group *tg;
+	struct task *t;
+	size_t cap = 0;
+
+	*ids = NULL;
+	*n = 0;
+	pthread_mutex_lock(&k->lock);
+	tg = kernel_find_tg_locked(k, tgid, false);
+	if (tg)
+		list_for_each_entry(t, &tg->threads, tg_node)
+			push_id(ids, n, &cap, t->tid);
+	pthread_mutex_unlock(&k->lock);
+	qsort(*ids, *n, sizeof(int), cmp_int);
+}
+
+void kernel_child_ids(struct kernel *k, int tgid, int **ids, size_t *n)
+{
+	struct thread_group *tg, *c;
+	size_t cap = 0;
+
+	*ids = NULL;
+	*n = 0;
+	pthread_mutex_lock(&k->lock);
+	tg = kernel_find_tg_locked(k, tgid, false);
+	if (tg)
+		list_for_each_entry(c, &tg->children, sibling)
+			push_id(ids, n, &cap, c->tgid);
+	pthread_mutex_unlock(&k->lock);
+	qsort(*ids, *n, sizeof(int), cmp_int);
+}
+
 void kernel_for_each_task(struct kernel *k, void (*fn)(struct task *t, void *arg), void *arg)
 {
 	struct task *t;

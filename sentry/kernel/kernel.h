@@ -8,6 +8,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "sentry/vfs/vfs.h"
@@ -109,6 +110,14 @@ void kernel_thread_done(struct kernel *k);
 
 /* The task with this (virtual) id, with a reference, or NULL. */
 struct task *kernel_find_task(struct kernel *k, int tid);
+/* A live thread of process tgid (its first thread while it lives), with a
+ * reference, or NULL. */
+struct task *kernel_find_process(struct kernel *k, int tgid);
+/* Sorted ids (malloc'd into *ids, *n of them): processes with live threads,
+ * the threads of tgid, the children of tgid. */
+void kernel_process_ids(struct kernel *k, int **ids, size_t *n);
+void kernel_thread_ids(struct kernel *k, int tgid, int **ids, size_t *n);
+void kernel_child_ids(struct kernel *k, int tgid, int **ids, size_t *n);
 /* Call fn for each live task under the kernel lock (fn must not block). */
 void kernel_for_each_task(struct kernel *k, void (*fn)(struct task *t, void *arg), void *arg);
 

@@ -18,6 +18,7 @@ GUEST_TESTS = \
 	mmap \
 	mremap \
 	proc_fork \
+	proc_tasks \
 	process \
 	rw \
 	segv_exec \
