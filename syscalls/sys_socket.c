@@ -295,8 +295,8 @@ SYSCALL(setsockopt)
 		/* As sock_setsockopt: an int first, the rest of a larger option after. */
 		size_t n = MIN((size_t)optlen, sizeof(val));
 		if (mm_copy_in(t->mm, val, a->a[3], sizeof(int)) < 0 ||
-		    (n > sizeof(int) &&
-		     mm_copy_in(t->mm, val + sizeof(int), a->a[3] + sizeof(int), n - sizeof(int)) < 0))
+		    (n > sizeof(int) && mm_copy_in(t->mm, val + sizeof(int), a->a[3] + sizeof(int),
+						   n - sizeof(int)) < 0))
 			ret = -EFAULT;
 		else
 			ret = s->ops->setsockopt(s, level, name, val, (unsigned)optlen);
@@ -442,14 +442,16 @@ static int scm_parse(struct task *t, struct socket *s, const char *ctl, size_t c
 					break;
 				if (num > SCM_MAX_FD || have + num > SCM_MAX_FD)
 					return -EINVAL;
-				scm->fds = xrealloc(scm->fds, sizeof(*scm->fds) +
-								      (size_t)(have + num) *
-									      sizeof(struct file *));
+				scm->fds =
+					xrealloc(scm->fds,
+						 sizeof(*scm->fds) + (size_t)(have + num) *
+									     sizeof(struct file *));
 				scm->fds->count = have;
 				for (long i = 0; i < num; i++) {
 					int fd;
 					struct file *f;
-					memcpy(&fd, ctl + off + CMSG_LEN(0) + (size_t)i * sizeof(int),
+					memcpy(&fd,
+					       ctl + off + CMSG_LEN(0) + (size_t)i * sizeof(int),
 					       sizeof(fd));
 					f = fd >= 0 ? fd_get(t->files, fd) : NULL;
 					if (!f)
@@ -489,8 +491,7 @@ static void scm_clear(struct scm *scm)
 }
 
 /* ___sys_sendmsg: one message (k already copied in); flags of the call. */
-static long send_one(struct task *t, struct socket *s, struct file *f, struct kmsghdr *k,
-		     int flags)
+static long send_one(struct task *t, struct socket *s, struct file *f, struct kmsghdr *k, int flags)
 {
 	struct sock_msg m = {.t = t};
 	size_t clen = k->h.msg_controllen;
@@ -560,13 +561,15 @@ static void put_cmsg(struct ctl_out *c, int type, const void *data, size_t len, 
 static void detach_fds(struct task *t, struct ctl_out *c, struct scm_fds *fds, int *flags)
 {
 	size_t left = c->room - c->used;
-	int fdmax = left <= sizeof(struct cmsghdr) ? 0
-						   : (int)((left - sizeof(struct cmsghdr)) / sizeof(int));
+	int fdmax = left <= sizeof(struct cmsghdr)
+			    ? 0
+			    : (int)((left - sizeof(struct cmsghdr)) / sizeof(int));
 	int got[SCM_MAX_FD], i;
 
 	fdmax = MIN(fdmax, fds->count);
 	/* A descriptor the guest cannot be told of must not be installed. */
-	if (fdmax > 0 && !mm_access_ok(t->mm, c->uptr + c->used, CMSG_LEN(fdmax * sizeof(int)), true))
+	if (fdmax > 0 &&
+	    !mm_access_ok(t->mm, c->uptr + c->used, CMSG_LEN(fdmax * sizeof(int)), true))
 		fdmax = 0;
 	for (i = 0; i < fdmax; i++) {
 		int fd = fd_install(t->files, fds->files[i], 0, *flags & MSG_CMSG_CLOEXEC,
@@ -819,7 +822,8 @@ SYSCALL(recvmmsg)
 		if (flags & MSG_WAITFORONE)
 			flags |= MSG_DONTWAIT;
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (deadline && (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec >= deadline) {
+		if (deadline &&
+		    (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec >= deadline) {
 			done++;
 			break;
 		}

@@ -15,9 +15,7 @@
 
 #include <cap-ng.h>
 #include <errno.h>
-#include <pthread.h>
 #include <sched.h>
-#include <stdlib.h>
 #include <sys/mount.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -48,32 +46,6 @@ static int empty_root(struct rung_error *err)
 	return 0;
 }
 
-/* Allocate and free enough in a thread's own arena that glibc trims its heap. */
-static void *malloc_primer(void *arg)
-{
-	void *p[8];
-
-	for (int i = 0; i < 8; i++)
-		p[i] = malloc(60 << 10);
-	for (int i = 7; i >= 0; i--)
-		free(p[i]);
-	return arg;
-}
-
-/*
- * glibc reads /proc/sys/vm/overcommit_memory (an openat the filter kills)
- * the first time it shrinks the heap of a thread's arena, which a task
- * thread does after freeing a few large blocks (socket buffers). Make it
- * happen now, in a thread that is gone again before unshare.
- */
-static void prime_malloc(void)
-{
-	pthread_t th;
-
-	if (pthread_create(&th, NULL, malloc_primer, NULL) == 0)
-		pthread_join(th, NULL);
-}
-
 static int drop_caps(struct rung_error *err)
 {
 	capng_clear(CAPNG_SELECT_ALL);
@@ -86,8 +58,6 @@ int sentry_confine(const struct confine_opts *o, struct rung_error *err)
 {
 	int ret = 0;
 
-	if (o->seccomp)
-		prime_malloc();
 	if (o->empty_root)
 		ret = empty_root(err);
 	if (ret == 0)

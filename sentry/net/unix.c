@@ -80,9 +80,9 @@ struct unix_sock {
 	int err;	   /* pending error (SO_ERROR) */
 	struct unix_sock *peer;
 	struct unix_addr *addr;
-	struct path path;     /* the socket file it is bound to */
-	bool bsd;	      /* named by a file (dev, ino) rather than abstract */
-	uint64_t dev, ino;    /* of that file */
+	struct path path;	    /* the socket file it is bound to */
+	bool bsd;		    /* named by a file (dev, ino) rather than abstract */
+	uint64_t dev, ino;	    /* of that file */
 	struct list_head bind_link; /* in net->bound while named */
 	struct list_head rq;	    /* received messages (listener: connections) */
 	unsigned rq_count;
@@ -981,7 +981,7 @@ static int check_inflight(struct unix_net *net, struct sock_msg *msg)
 
 	if (!msg->scm.fds || !t)
 		return 0;
-	if (net->inflight > t->rlim[RLIMIT_NOFILE].rlim_cur &&
+	if (net->inflight > t->tg->rlim[RLIMIT_NOFILE].rlim_cur &&
 	    !creds_capable(&t->creds, KCAP_SYS_RESOURCE) &&
 	    !creds_capable(&t->creds, KCAP_SYS_ADMIN))
 		return -ETOOMANYREFS;
@@ -1738,12 +1738,11 @@ static void unix_file_release(struct socket *s)
 	unix_release_sock(U(s), false);
 }
 
-#define UNIX_COMMON_OPS                          \
-	.family = AF_UNIX, .bind = unix_bind,    \
-	.listen = unix_listen, .accept = unix_accept, \
-	.getname = unix_getname, .shutdown = unix_shutdown, \
-	.setsockopt = unix_setsockopt, .getsockopt = unix_getsockopt, \
-	.poll = unix_poll, .inq = unix_inq, .release = unix_file_release
+#define UNIX_COMMON_OPS                                                                     \
+	.family = AF_UNIX, .bind = unix_bind, .listen = unix_listen, .accept = unix_accept, \
+	.getname = unix_getname, .shutdown = unix_shutdown, .setsockopt = unix_setsockopt,  \
+	.getsockopt = unix_getsockopt, .poll = unix_poll, .inq = unix_inq,                  \
+	.release = unix_file_release
 
 static const struct sock_ops unix_stream_ops = {
 	UNIX_COMMON_OPS,
@@ -1796,8 +1795,7 @@ int unix_create(struct task *t, int type, int protocol, struct socket **out)
 	return 0;
 }
 
-int unix_create_pair(struct task *t, int type, int protocol, struct socket **a,
-		     struct socket **b)
+int unix_create_pair(struct task *t, int type, int protocol, struct socket **a, struct socket **b)
 {
 	struct unix_net *net = unix_net_of(t);
 	struct unix_sock *ua, *ub;

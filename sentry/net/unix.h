@@ -12,8 +12,7 @@ struct socket;
 struct task;
 
 int unix_create(struct task *t, int type, int protocol, struct socket **out);
-int unix_create_pair(struct task *t, int type, int protocol, struct socket **a,
-		     struct socket **b);
+int unix_create_pair(struct task *t, int type, int protocol, struct socket **a, struct socket **b);
 
 /* The sandbox's unix socket namespace (names and the lock over every unix
  * socket's state); made on first use, freed with the kernel. */
