@@ -335,14 +335,6 @@ struct timeo {
 	uint64_t deadline;
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static struct timeo timeo_start(uint64_t timeo, bool nonblock)
 {
 	struct timeo to = {0};
@@ -351,7 +343,7 @@ static struct timeo timeo_start(uint64_t timeo, bool nonblock)
 		to.none_left = true;
 	else if (timeo != TIMEO_NONE) {
 		to.timed = true;
-		to.deadline = now_ns() + timeo;
+		to.deadline = monotonic_ns() + timeo;
 	}
 	return to;
 }
@@ -501,7 +493,7 @@ static int unix_autobind(struct unix_sock *u)
 	uint32_t order, last;
 
 	if (getrandom(&order, sizeof(order), 0) != sizeof(order))
-		order = (uint32_t)now_ns();
+		order = (uint32_t)monotonic_ns();
 	order &= 0xfffff;
 	last = order;
 	pthread_mutex_lock(&net->lock);
@@ -702,8 +694,10 @@ restart:
 	/* The server end: connected to us, named as the listener. */
 	newu->peer = usock_get(u);
 	newu->state = US_ESTABLISHED;
-	newu->peercred = peercred_of(t);
-	newu->peercred_set = true;
+	if (t) {
+		newu->peercred = peercred_of(t);
+		newu->peercred_set = true;
+	}
 	newu->addr = other->addr;
 	__atomic_add_fetch(&other->addr->refs, 1, __ATOMIC_RELAXED);
 	if (other->path.dentry) {

@@ -37,6 +37,7 @@ GUEST_TESTS = \
 	fs_special \
 	fs_mmap \
 	fs_exec \
+	unix_block \
 	unix_dgram \
 	unix_errors \
 	unix_listen \
