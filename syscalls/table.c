@@ -216,8 +216,10 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	     A_HEX, A_INT),
 	PART(socketpair, "AF_UNIX only; other families EAFNOSUPPORT", 4, A_INT, A_HEX, A_INT,
 	     A_PTR),
-	PART(bind, "AF_UNIX: paths (S_IFSOCK files), abstract names, autobind", 3, A_FD, A_PTR,
-	     A_INT),
+	PART(bind,
+	     "AF_UNIX: paths (S_IFSOCK files; EPERM on a gofer filesystem without the overlay), "
+	     "abstract names, autobind",
+	     3, A_FD, A_PTR, A_INT),
 	FULL(connect, 3, A_FD, A_PTR, A_INT),
 	FULL(listen, 2, A_FD, A_INT),
 	FULL(accept, 3, A_FD, A_PTR, A_PTR),

@@ -44,9 +44,10 @@
 #include <sys/un.h>
 #include <time.h>
 
-#define UNIX_MAX_DGRAM_QLEN 10	  /* net.unix.max_dgram_qlen */
-#define UNIX_MSG_OVERHEAD   576	  /* what an skb costs beyond its data */
-#define UNIX_STREAM_CHUNK   36544 /* the largest stream skb (SKB_MAX_HEAD(0) + 32 KiB) */
+#define UNIX_MAX_DGRAM_QLEN 10		/* net.unix.max_dgram_qlen */
+#define UNIX_INFLIGHT_MAX   (1ul << 20) /* descriptors in flight per sandbox, even for root */
+#define UNIX_MSG_OVERHEAD   576		/* what an skb costs beyond its data */
+#define UNIX_STREAM_CHUNK   36544	/* the largest stream skb (SKB_MAX_HEAD(0) + 32 KiB) */
 #define SHUTDOWN_MASK	    (SOCK_RCV_SHUTDOWN | SOCK_SEND_SHUTDOWN)
 #define TIMEO_NONE	    UINT64_MAX /* SO_*TIMEO unset: block for ever */
 #define SUN_PATH_OFF	    ((int)offsetof(struct sockaddr_un, sun_path))
@@ -99,6 +100,8 @@ struct unix_sock {
 	pthread_mutex_t iolock;
 	struct list_head incoming;	/* datagram sockets connected to this one */
 	struct list_head incoming_link; /* in our peer's incoming */
+	struct list_head release_link;	/* waiting in a thread's release_pending */
+	bool release_embrion;
 };
 
 struct unix_msg {
@@ -288,7 +291,7 @@ static void unhash(struct unix_sock *u)
  * of a connected socket sees the end (ECONNRESET if data was left unread),
  * queued messages and the descriptors in them are freed.
  */
-static void unix_release_sock(struct unix_sock *u, bool embrion)
+static void do_release(struct unix_sock *u, bool embrion)
 {
 	struct unix_net *net = u->net;
 	struct unix_sock *peer, *s, *n;
@@ -325,6 +328,32 @@ static void unix_release_sock(struct unix_sock *u, bool embrion)
 	path_put(&path);
 	usock_put(peer);
 	usock_put(u);
+}
+
+/* Sockets whose release was asked for while this thread was releasing
+ * another: freeing a queue releases the sockets in flight in it, and so on
+ * down a chain as long as the guest made it, so they wait here instead of
+ * recursing. */
+static __thread struct list_head *release_pending;
+
+static void unix_release_sock(struct unix_sock *u, bool embrion)
+{
+	struct list_head pending;
+
+	if (release_pending) {
+		u->release_embrion = embrion;
+		list_add_tail(&u->release_link, release_pending);
+		return;
+	}
+	list_init(&pending);
+	release_pending = &pending;
+	do_release(u, embrion);
+	while (!list_empty(&pending)) {
+		u = list_first_entry(&pending, struct unix_sock, release_link);
+		list_del(&u->release_link);
+		do_release(u, u->release_embrion);
+	}
+	release_pending = NULL;
 }
 
 /* --- time and waiting --------------------------------------------------------------- */
@@ -975,6 +1004,10 @@ static int check_inflight(struct unix_net *net, struct sock_msg *msg)
 
 	if (!msg->scm.fds || !t)
 		return 0;
+	/* Beyond Linux: a bound for root too, since every socket in flight
+	 * costs the sentry memory that no file descriptor limit counts. */
+	if (net->inflight + (unsigned long)msg->scm.fds->count > UNIX_INFLIGHT_MAX)
+		return -ETOOMANYREFS;
 	if (net->inflight > t->tg->rlim[RLIMIT_NOFILE].rlim_cur &&
 	    !creds_capable(&t->creds, KCAP_SYS_RESOURCE) &&
 	    !creds_capable(&t->creds, KCAP_SYS_ADMIN))

@@ -3,8 +3,9 @@
  * descriptors (EBADF) and non-sockets (ENOTSOCK), socket() arguments,
  * address lengths and families, EFAULT for bad pointers everywhere, and
  * msghdrs built to hurt: huge msg_iovlen, msg_controllen, bogus cmsg
- * lengths, iovecs whose lengths overflow. The sentry must answer each with
- * Linux's error and go on.
+ * lengths, iovecs whose lengths overflow; a chain of 10000 sockets each in
+ * flight in the next one's queue, released at once. The sentry must answer
+ * each with Linux's error and go on.
  */
 #include "guest.h"
 
@@ -20,6 +21,44 @@
 static long sendmsg_raw(int fd, struct msghdr *mh, int flags)
 {
 	return sendmsg(fd, mh, flags);
+}
+
+static long send_fd(int sock, int fd)
+{
+	char c[CMSG_SPACE(sizeof(int))] = {0};
+	struct iovec iov = {"x", 1};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = c};
+	struct cmsghdr *h;
+
+	mh.msg_controllen = sizeof(c);
+	h = CMSG_FIRSTHDR(&mh);
+	h->cmsg_level = SOL_SOCKET;
+	h->cmsg_type = SCM_RIGHTS;
+	h->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(h), &fd, sizeof(fd));
+	return sendmsg(sock, &mh, 0);
+}
+
+/* Each socket travels in the queue of the next; closing the last frees all. */
+static int chain(int n)
+{
+	int prev = -1, made = 0;
+
+	for (int i = 0; i < n; i++) {
+		int sv[2];
+		if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0)
+			break;
+		if (prev >= 0) {
+			if (send_fd(sv[0], prev) != 1)
+				break;
+			close(prev);
+		}
+		close(sv[0]);
+		prev = sv[1];
+		made++;
+	}
+	close(prev);
+	return made;
 }
 
 int main(void)
@@ -216,6 +255,7 @@ int main(void)
 		CHECK_ERRNO(recvmmsg(sv[0], BAD, 2, 0, NULL), EFAULT, "recvmmsg of a bad vector");
 		CHECK_ERRNO(recvmmsg(sv[0], mm, 2, 0, BAD), EFAULT, "recvmmsg of a bad timeout");
 	}
+	CHECK_EQ(chain(10000), 10000, "a chain of 10000 sockets in flight, released at once");
 	close(sv[0]);
 	close(sv[1]);
 	close(p[0]);

@@ -195,6 +195,22 @@ int main(void)
 	close(lfd);
 	unlink(path);
 
+	/* A name on a tmpfs (/dev/shm) works the same. */
+	{
+		char shm[64];
+		snprintf(shm, sizeof(shm), "/dev/shm/unix_listen.%d", getpid());
+		a = mkaddr(shm);
+		lfd = socket(AF_UNIX, SOCK_DGRAM, 0);
+		fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+		CHECK_EQ(bind(lfd, (struct sockaddr *)&a, ALEN(shm)), 0, "bind on /dev/shm");
+		CHECK_EQ(sendto(fd, "shm", 3, 0, (struct sockaddr *)&a, ALEN(shm)), 3,
+			 "sendto the /dev/shm name");
+		CHECK_EQ(recv(lfd, buf, sizeof(buf), 0), 3, "received");
+		close(fd);
+		close(lfd);
+		unlink(shm);
+	}
+
 	/* Abstract names and autobind. */
 	{
 		struct sockaddr_un ab = {.sun_family = AF_UNIX};
