@@ -59,8 +59,11 @@ enum { US_CLOSE, US_LISTEN, US_ESTABLISHED };
 
 struct unix_net {
 	pthread_mutex_t lock;
-	struct list_head bound; /* every named socket */
-	unsigned long inflight; /* descriptors in messages */
+	struct list_head bound;		 /* every named socket */
+	unsigned long inflight;		 /* descriptors in messages */
+	struct list_head inflight_socks; /* unix sockets with inflight > 0 */
+	unsigned long n_inflight_socks;
+	unsigned long releases; /* since the collector last ran */
 };
 
 struct unix_addr {
@@ -102,6 +105,13 @@ struct unix_sock {
 	struct list_head incoming_link; /* in our peer's incoming */
 	struct list_head release_link;	/* waiting in a thread's release_pending */
 	bool release_embrion;
+	/* The collector of unreachable sockets in flight (unix_gc_locked). */
+	unsigned long inflight;	  /* messages in queues that hold this socket's file */
+	struct list_head gc_link; /* in net->inflight_socks while inflight > 0 */
+	struct list_head gc_work; /* on the collector's list of candidates */
+	struct list_head gc_scan; /* on its list of sockets to scan */
+	long gc_refs;		  /* references from outside the candidates */
+	bool gc_candidate, gc_alive;
 };
 
 struct unix_msg {
@@ -142,6 +152,7 @@ static struct unix_net *unix_net_of(struct task *t)
 		net = xzalloc(sizeof(*net));
 		pthread_mutex_init(&net->lock, NULL);
 		list_init(&net->bound);
+		list_init(&net->inflight_socks);
 		k->unix_net = net;
 	}
 	net = k->unix_net;
@@ -231,6 +242,40 @@ static struct ucred scm_creds_of(struct task *t)
 	return (struct ucred){.pid = t->tgid, .uid = t->creds.uid, .gid = t->creds.gid};
 }
 
+/* The unix socket behind f, or NULL. */
+static struct unix_sock *unix_of_file(struct file *f)
+{
+	struct socket *s = socket_from_file(f);
+
+	return s && s->ops->family == AF_UNIX ? container_of(s, struct unix_sock, sock) : NULL;
+}
+
+/* Descriptors enter a queue (lock held): count them, and the unix sockets among them. */
+static void fds_enter(struct unix_net *net, struct scm_fds *fds)
+{
+	net->inflight += (unsigned long)fds->count;
+	for (int i = 0; i < fds->count; i++) {
+		struct unix_sock *x = unix_of_file(fds->files[i]);
+		if (x && x->inflight++ == 0) {
+			list_add_tail(&x->gc_link, &net->inflight_socks);
+			net->n_inflight_socks++;
+		}
+	}
+}
+
+/* Descriptors leave their queue (lock held). */
+static void fds_leave(struct unix_net *net, struct scm_fds *fds)
+{
+	net->inflight -= (unsigned long)fds->count;
+	for (int i = 0; i < fds->count; i++) {
+		struct unix_sock *x = unix_of_file(fds->files[i]);
+		if (x && --x->inflight == 0) {
+			list_del(&x->gc_link);
+			net->n_inflight_socks--;
+		}
+	}
+}
+
 /* A message leaves a queue (lock held): the sender gets its buffer back. */
 static void msg_uncharge(struct unix_net *net, struct unix_msg *m)
 {
@@ -239,7 +284,7 @@ static void msg_uncharge(struct unix_net *net, struct unix_msg *m)
 		waitq_wake_events(&m->sender->wq, POLL_WAKE_OUT);
 	}
 	if (m->fds)
-		net->inflight -= (unsigned long)m->fds->count;
+		fds_leave(net, m->fds);
 }
 
 static void unix_release_sock(struct unix_sock *u, bool embrion);
@@ -330,6 +375,89 @@ static void do_release(struct unix_sock *u, bool embrion)
 	usock_put(u);
 }
 
+/* Call fn(x, arg) for every candidate socket in flight in u's queue, and in
+ * the queues of the connections waiting on it when it listens (lock held). */
+static void for_each_child(struct unix_sock *u, void (*fn)(struct unix_sock *x, void *arg),
+			   void *arg)
+{
+	struct unix_msg *m, *e;
+
+	list_for_each_entry(m, &u->rq, link) {
+		for (int i = 0; m->fds && i < m->fds->count; i++) {
+			struct unix_sock *x = unix_of_file(m->fds->files[i]);
+			if (x && x->gc_candidate)
+				fn(x, arg);
+		}
+		if (m->embryo)
+			list_for_each_entry(e, &m->embryo->rq, link)
+				for (int i = 0; e->fds && i < e->fds->count; i++) {
+					struct unix_sock *x = unix_of_file(e->fds->files[i]);
+					if (x && x->gc_candidate)
+						fn(x, arg);
+				}
+	}
+}
+
+static void dec_refs(struct unix_sock *x, void *arg)
+{
+	x->gc_refs--;
+}
+
+static void mark_alive(struct unix_sock *x, void *arg)
+{
+	struct list_head *work = arg;
+
+	if (!x->gc_alive) {
+		x->gc_alive = true;
+		list_add_tail(&x->gc_scan, work);
+	}
+}
+
+/*
+ * Linux's unix_gc: sockets whose every reference is a message in some
+ * queue, and which no socket outside that set can reach, only keep each
+ * other alive (a socket sent over itself, then closed). Their queues are
+ * emptied into purge, which frees them. Lock held: nothing can enter or
+ * leave a queue meanwhile, and a socket without a descriptor gets no new
+ * reference but by being received.
+ */
+static void unix_gc_locked(struct unix_net *net, struct list_head *purge)
+{
+	struct unix_sock *u;
+	struct list_head cands, work;
+
+	list_init(&cands);
+	list_init(&work);
+	list_for_each_entry(u, &net->inflight_socks, gc_link) {
+		struct file *f = u->sock.file;
+		u->gc_candidate = u->gc_alive = false;
+		if (f &&
+		    (unsigned long)__atomic_load_n(&f->refs, __ATOMIC_SEQ_CST) == u->inflight) {
+			u->gc_candidate = true;
+			u->gc_refs = (long)u->inflight;
+			list_add_tail(&u->gc_work, &cands);
+		}
+	}
+	/* Take away the references candidates hold on each other ... */
+	list_for_each_entry(u, &cands, gc_work)
+		for_each_child(u, dec_refs, NULL);
+	/* ... what is left comes from outside: alive, with all it reaches. */
+	list_for_each_entry(u, &cands, gc_work)
+		if (u->gc_refs > 0)
+			mark_alive(u, &work);
+	while (!list_empty(&work)) {
+		u = list_first_entry(&work, struct unix_sock, gc_scan);
+		list_del(&u->gc_scan);
+		for_each_child(u, mark_alive, &work);
+	}
+	/* The rest is garbage (purging changes inflight_socks: not walked here). */
+	list_for_each_entry(u, &cands, gc_work)
+		if (!u->gc_alive)
+			purge_queue(u, purge);
+	list_for_each_entry(u, &cands, gc_work)
+		u->gc_candidate = false;
+}
+
 /* Sockets whose release was asked for while this thread was releasing
  * another: freeing a queue releases the sockets in flight in it, and so on
  * down a chain as long as the guest made it, so they wait here instead of
@@ -338,7 +466,9 @@ static __thread struct list_head *release_pending;
 
 static void unix_release_sock(struct unix_sock *u, bool embrion)
 {
-	struct list_head pending;
+	struct unix_net *net = u->net;
+	struct list_head pending, garbage;
+	bool collected = false;
 
 	if (release_pending) {
 		u->release_embrion = embrion;
@@ -348,10 +478,26 @@ static void unix_release_sock(struct unix_sock *u, bool embrion)
 	list_init(&pending);
 	release_pending = &pending;
 	do_release(u, embrion);
-	while (!list_empty(&pending)) {
-		u = list_first_entry(&pending, struct unix_sock, release_link);
-		list_del(&u->release_link);
-		do_release(u, u->release_embrion);
+	for (;;) {
+		while (!list_empty(&pending)) {
+			u = list_first_entry(&pending, struct unix_sock, release_link);
+			list_del(&u->release_link);
+			do_release(u, u->release_embrion);
+		}
+		if (collected)
+			break;
+		/* A close may have left a cycle only messages hold: collect it.
+		 * A collection costs a walk of every socket in flight, so with
+		 * many in flight it runs once per a quarter as many releases. */
+		collected = true;
+		list_init(&garbage);
+		pthread_mutex_lock(&net->lock);
+		if (net->n_inflight_socks && ++net->releases >= net->n_inflight_socks / 4) {
+			net->releases = 0;
+			unix_gc_locked(net, &garbage);
+		}
+		pthread_mutex_unlock(&net->lock);
+		msg_destroy_list(&garbage);
 	}
 	release_pending = NULL;
 }
@@ -1119,7 +1265,7 @@ restart:
 	m->fds = msg->scm.fds;
 	msg->scm.fds = NULL;
 	if (m->fds)
-		net->inflight += (unsigned long)m->fds->count;
+		fds_enter(net, m->fds);
 	list_add_tail(&m->link, &other->rq);
 	other->rq_count++;
 	waitq_wake_events(&other->wq, POLL_WAKE_IN);
@@ -1226,7 +1372,7 @@ static long unix_stream_sendmsg(struct socket *s, struct sock_msg *msg)
 		if (fds) {
 			m->fds = fds;
 			msg->scm.fds = NULL;
-			net->inflight += (unsigned long)fds->count;
+			fds_enter(net, fds);
 		}
 		fds_sent = true;
 		list_add_tail(&m->link, &other->rq);
@@ -1454,7 +1600,7 @@ static long unix_stream_recvmsg(struct socket *s, struct sock_msg *msg)
 			if (m->fds) {
 				msg->scm.fds = m->fds;
 				m->fds = NULL;
-				net->inflight -= (unsigned long)msg->scm.fds->count;
+				fds_leave(net, msg->scm.fds);
 			}
 			if (m->consumed < m->len) {
 				pthread_mutex_unlock(&net->lock);

@@ -3,7 +3,8 @@
  * write end (then used), several descriptors, a socket, with
  * MSG_CMSG_CLOEXEC, through MSG_PEEK, into a short control buffer
  * (MSG_CTRUNC) and into none; SCM_MAX_FD; references in flight are released
- * when the receiving socket closes unread. SCM_CREDENTIALS with SO_PASSCRED,
+ * when the receiving socket closes unread, and when sockets sent over
+ * themselves are closed (the garbage collector). SCM_CREDENTIALS with SO_PASSCRED,
  * sent explicitly, and refused for a process that does not exist.
  */
 #include "guest.h"
@@ -139,6 +140,45 @@ int main(void)
 	close(sv[1]);
 	CHECK_EQ(read(p[0], buf, 1), 0, "closing the receiving socket released it: EOF");
 	close(sv[0]);
+	close(p[0]);
+
+	/* A socket whose only reference is in flight to a live socket is not garbage. */
+	{
+		int xy[2];
+		socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
+		socketpair(AF_UNIX, SOCK_STREAM, 0, xy);
+		CHECK_EQ(send_fds(sv[0], &xy[0], 1), 1, "send a socket");
+		close(xy[0]);
+		close(socket(AF_UNIX, SOCK_DGRAM, 0));
+		CHECK_EQ(recv_fds(sv[1], got, 260, &n, CMSG_SPACE(sizeof(int)), 0, &flags), 1,
+			 "receive it after a collection");
+		CHECK_EQ(n, 1, "it is there");
+		CHECK_EQ(write(got[0], "alive", 5), 5, "it still works");
+		CHECK_EQ(read(xy[1], buf, sizeof(buf)), 5, "its peer reads");
+		close(got[0]);
+		close(xy[1]);
+		close(sv[0]);
+		close(sv[1]);
+	}
+
+	/* A cycle: both ends travel in one end's own queue, with a pipe's write
+	 * end; once both are closed only the collector can free them. It runs
+	 * when a unix socket is released (Linux may run it a little later:
+	 * wait up to 5 s). */
+	pipe(p);
+	socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
+	fds[0] = sv[0];
+	fds[1] = sv[1];
+	fds[2] = p[1];
+	CHECK_EQ(send_fds(sv[0], fds, 3), 1, "send both ends and a pipe into the pair itself");
+	close(sv[0]);
+	close(sv[1]);
+	close(p[1]);
+	close(socket(AF_UNIX, SOCK_DGRAM, 0));
+	fcntl(p[0], F_SETFL, O_NONBLOCK);
+	for (n = 0; n < 500 && read(p[0], buf, 1) < 0 && errno == EAGAIN; n++)
+		usleep(10000);
+	CHECK_EQ(read(p[0], buf, 1), 0, "the collector frees the cycle: the pipe reads EOF");
 	close(p[0]);
 
 	/* SCM_CREDENTIALS. */
