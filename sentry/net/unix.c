@@ -16,9 +16,8 @@
  * messages hold are released only after the lock is dropped (releasing a
  * socket takes it).
  *
- * Not done: the garbage collector for descriptor cycles (a socket sent
- * over itself and closed stays until the sandbox ends), MSG_OOB
- * (EOPNOTSUPP), SO_PEEK_OFF, SO_PASSSEC/SO_PEERSEC.
+ * Not done: MSG_OOB (EOPNOTSUPP), SO_PEEK_OFF, SO_PASSSEC/SO_PEERSEC,
+ * SO_PASSPIDFD/SO_PEERPIDFD (ENOPROTOOPT), SIOCOUTQ.
  */
 #include "config.h"
 #include "sentry/net/unix.h"
@@ -757,13 +756,15 @@ static int unix_bind(struct socket *s, const void *addr, int len)
 	return ret;
 }
 
-/* The address of u into out (SOCK_ADDR_MAX bytes); its length (lock held). */
+/* The address of u into out (SOCK_ADDR_MAX bytes); its length (lock held).
+ * A full 108-byte path reports one byte more than sockaddr_un: a NUL, as
+ * Linux's buffer has there. */
 static int copy_name(struct unix_sock *u, void *out)
 {
 	struct sockaddr_un *sun = out;
 
+	memset(out, 0, SOCK_ADDR_MAX);
 	if (!u->addr) {
-		memset(sun, 0, SUN_PATH_OFF + 1);
 		sun->sun_family = AF_UNIX;
 		return SUN_PATH_OFF;
 	}

@@ -195,6 +195,27 @@ int main(void)
 	close(lfd);
 	unlink(path);
 
+	/* A path of the full 108 bytes, without a NUL: Linux's length is 111. */
+	{
+		struct sockaddr_un full = {.sun_family = AF_UNIX};
+		unsigned char out[200];
+		char name[109];
+		int k = snprintf(name, sizeof(name), "%s/", dir);
+		memset(name + k, 'n', sizeof(name) - 1 - (size_t)k);
+		name[108] = 0;
+		memcpy(full.sun_path, name, 108);
+		fd = socket(AF_UNIX, SOCK_DGRAM, 0);
+		CHECK_EQ(bind(fd, (struct sockaddr *)&full, sizeof(full)), 0,
+			 "bind a 108-byte path without a NUL");
+		memset(out, 0x55, sizeof(out));
+		l = sizeof(out);
+		getsockname(fd, (struct sockaddr *)out, &l);
+		CHECK(l == 111 && out[109] == 'n' && out[110] == 0,
+		      "getsockname: length 111, ending in a NUL");
+		close(fd);
+		unlink(name);
+	}
+
 	/* A name on a tmpfs (/dev/shm) works the same. */
 	{
 		char shm[64];
