@@ -275,12 +275,21 @@ static void fds_leave(struct unix_net *net, struct scm_fds *fds)
 	}
 }
 
-/* A message leaves a queue (lock held): the sender gets its buffer back. */
+/*
+ * A message leaves a queue (lock held): the sender gets its buffer back.
+ * Its wait queue is woken only when that can matter, a writer blocked on a
+ * full buffer or a poller waiting to become writable: its readers sleep
+ * there too, and a needless wake-up costs a trip across CPUs.
+ */
 static void msg_uncharge(struct unix_net *net, struct unix_msg *m)
 {
-	if (m->sender) {
-		m->sender->wmem -= m->truesize;
-		waitq_wake_events(&m->sender->wq, POLL_WAKE_OUT);
+	struct unix_sock *s = m->sender;
+
+	if (s) {
+		size_t before = s->wmem, limit = (size_t)s->sndbuf;
+		s->wmem -= m->truesize;
+		if (before >= limit || ((before << 2) > limit && (s->wmem << 2) <= limit))
+			waitq_wake_events(&s->wq, POLL_WAKE_OUT);
 	}
 	if (m->fds)
 		fds_leave(net, m->fds);
@@ -1415,11 +1424,14 @@ static void set_scm_creds(struct scm *scm, const struct unix_msg *m)
 }
 
 /* Room was made in u's queue: senders waiting for it, and the datagram
- * sockets connected to u that poll for POLLOUT (lock held). */
+ * sockets connected to u that poll for POLLOUT (lock held). Only a queue
+ * that was over the limit can have any. */
 static void wake_senders(struct unix_sock *u)
 {
 	struct unix_sock *s;
 
+	if (u->rq_count + 1 <= UNIX_MAX_DGRAM_QLEN)
+		return;
 	waitq_wake_events(&u->peer_wait, POLL_WAKE_OUT);
 	list_for_each_entry(s, &u->incoming, incoming_link)
 		waitq_wake_events(&s->wq, POLL_WAKE_OUT);
