@@ -49,8 +49,9 @@ enum arg_fmt {
 	A_RLIMIT_RES,
 	A_MADVICE,
 	A_OPEN_FLAGS,
-	A_DIRFD, /* AT_FDCWD or an fd */
-	A_STRV,	 /* NULL-terminated array of strings (argv) */
+	A_DIRFD,    /* AT_FDCWD or an fd */
+	A_STRV,	    /* NULL-terminated array of strings (argv) */
+	A_SOCKADDR, /* struct sockaddr the guest passes in; its length is the next argument */
 };
 
 struct syscall_desc {

@@ -219,8 +219,8 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	PART(bind,
 	     "AF_UNIX: paths (S_IFSOCK files; EPERM on a gofer filesystem without the overlay), "
 	     "abstract names, autobind",
-	     3, A_FD, A_PTR, A_INT),
-	FULL(connect, 3, A_FD, A_PTR, A_INT),
+	     3, A_FD, A_SOCKADDR, A_INT),
+	FULL(connect, 3, A_FD, A_SOCKADDR, A_INT),
 	FULL(listen, 2, A_FD, A_INT),
 	FULL(accept, 3, A_FD, A_PTR, A_PTR),
 	FULL(accept4, 4, A_FD, A_PTR, A_PTR, A_HEX),
@@ -235,7 +235,8 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	     "SOL_SOCKET: SO_TYPE, SO_DOMAIN, SO_PROTOCOL, SO_ERROR, SO_PEERCRED, SO_ACCEPTCONN, "
 	     "buffers, timeouts (not rounded to jiffies); other levels EOPNOTSUPP",
 	     5, A_FD, A_INT, A_INT, A_PTR, A_PTR),
-	PART(sendto, "no MSG_OOB (EOPNOTSUPP)", 6, A_FD, A_BUF_IN, A_UINT, A_HEX, A_PTR, A_INT),
+	PART(sendto, "no MSG_OOB (EOPNOTSUPP)", 6, A_FD, A_BUF_IN, A_UINT, A_HEX, A_SOCKADDR,
+	     A_INT),
 	PART(recvfrom, "no MSG_OOB (EOPNOTSUPP), no SO_PEEK_OFF", 6, A_FD, A_PTR, A_UINT, A_HEX,
 	     A_PTR, A_PTR),
 	PART(sendmsg, "SCM_RIGHTS and SCM_CREDENTIALS; no MSG_OOB (EOPNOTSUPP)", 3, A_FD, A_PTR,
