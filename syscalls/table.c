@@ -228,8 +228,9 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	FULL(getpeername, 3, A_FD, A_PTR, A_PTR),
 	FULL(shutdown, 2, A_FD, A_INT),
 	PART(setsockopt,
-	     "SOL_SOCKET: buffers, timeouts, SO_PASSCRED, SO_REUSEADDR, SO_LINGER, flags; other "
-	     "levels EOPNOTSUPP",
+	     "SOL_SOCKET: buffers (and *FORCE), timeouts, SO_PASSCRED, SO_REUSEADDR, SO_LINGER, "
+	     "SO_PRIORITY, SO_RCVLOWAT, flags; no SO_TIMESTAMP*, SO_PEEK_OFF, filters "
+	     "(ENOPROTOOPT); other levels EOPNOTSUPP",
 	     5, A_FD, A_INT, A_INT, A_PTR, A_INT),
 	PART(getsockopt,
 	     "SOL_SOCKET: SO_TYPE, SO_DOMAIN, SO_PROTOCOL, SO_ERROR, SO_PEERCRED, SO_ACCEPTCONN, "

@@ -94,6 +94,7 @@ struct unix_sock {
 	unsigned backlog;
 	bool passcred, reuseaddr, keepalive, broadcast, dontroute, oobinline;
 	int linger_onoff, linger_secs;
+	int priority;
 	uint64_t rcvtimeo, sndtimeo; /* ns, or TIMEO_NONE */
 	bool peercred_set;
 	struct ucred peercred;
@@ -1743,6 +1744,16 @@ static void get_timeout(uint64_t t, struct timeval *tv)
 #define SO_SNDTIMEO_NEW 67
 #endif
 
+/* May the caller set options that need CAP_NET_ADMIN (or CAP_NET_RAW)? */
+static bool net_capable(int cap)
+{
+	struct task *t = current_task();
+
+	return t && creds_capable(&t->creds, cap);
+}
+
+#define KCAP_NET_ADMIN 12
+
 static int unix_setsockopt(struct socket *s, int level, int name, const void *val, unsigned len)
 {
 	struct unix_sock *u = U(s);
@@ -1791,6 +1802,26 @@ static int unix_setsockopt(struct socket *s, int level, int name, const void *va
 		u->rcvbuf = MAX((int)n * 2, SOCK_MIN_RCVBUF);
 		break;
 	}
+	case SO_SNDBUFFORCE:
+	case SO_RCVBUFFORCE:
+		if (!net_capable(KCAP_NET_ADMIN)) {
+			ret = -EPERM;
+			break;
+		}
+		v = MIN(MAX(v, 0), INT_MAX / 2);
+		if (name == SO_SNDBUFFORCE) {
+			u->sndbuf = MAX(v * 2, SOCK_MIN_SNDBUF);
+			waitq_wake_events(&u->wq, POLL_WAKE_OUT);
+		} else {
+			u->rcvbuf = MAX(v * 2, SOCK_MIN_RCVBUF);
+		}
+		break;
+	case SO_PRIORITY:
+		if ((v >= 0 && v <= 6) || net_capable(KCAP_NET_RAW) || net_capable(KCAP_NET_ADMIN))
+			u->priority = v;
+		else
+			ret = -EPERM;
+		break;
 	case SO_PASSCRED:
 		u->passcred = v != 0;
 		break;
@@ -1883,6 +1914,9 @@ static int unix_getsockopt(struct socket *s, int level, int name, void *val, uns
 		break;
 	case SO_SNDLOWAT:
 		v.i = 1;
+		break;
+	case SO_PRIORITY:
+		v.i = u->priority;
 		break;
 	case SO_LINGER:
 		v.l.l_onoff = u->linger_onoff;

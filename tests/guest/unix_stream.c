@@ -65,6 +65,15 @@ int main(void)
 	n = 1;
 	CHECK_EQ(setsockopt(sv[0], SOL_SOCKET, SO_RCVBUF, &n, sizeof(n)), 0, "set SO_RCVBUF 1");
 	CHECK_EQ(getint(sv[0], SO_RCVBUF), 2304, "SO_RCVBUF has a minimum");
+	n = 3;
+	CHECK_EQ(setsockopt(sv[0], SOL_SOCKET, SO_PRIORITY, &n, sizeof(n)), 0, "SO_PRIORITY 3");
+	CHECK_EQ(getint(sv[0], SO_PRIORITY), 3, "SO_PRIORITY reads back");
+	if (getuid() == 0) {
+		n = 1000000;
+		CHECK_EQ(setsockopt(sv[0], SOL_SOCKET, SO_SNDBUFFORCE, &n, sizeof(n)), 0,
+			 "SO_SNDBUFFORCE (root)");
+		CHECK_EQ(getint(sv[0], SO_SNDBUF), 2000000, "is not held to wmem_max");
+	}
 	n = 212992 / 2;
 	setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &n, sizeof(n));
 	CHECK_EQ(setsockopt(sv[0], SOL_SOCKET, SO_REUSEADDR, &n, sizeof(n)), 0, "SO_REUSEADDR");
