@@ -798,8 +798,10 @@ SYSCALL(recvmmsg)
 		if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000)
 			return -EINVAL;
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		deadline = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec +
-			   (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+		/* Beyond a century it never comes (and the sum cannot wrap). */
+		if (ts.tv_sec < 3153600000)
+			deadline = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec +
+				   (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	}
 	s = sock_lookup(t, (int)a->a[0], &f, &err);
 	if (!s)
