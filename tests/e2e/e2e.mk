@@ -4,12 +4,14 @@
 E2E_TESTS = \
 	tests/e2e/cli.sh \
 	tests/e2e/busybox.sh \
+	tests/e2e/hostpoll.sh \
 	tests/e2e/isolation.sh \
 	tests/e2e/lifecycle.sh \
 	tests/e2e/rootfs_write.sh
 
 # Guest programs of the e2e tests, built static like the guest tests.
 E2E_PROGS = \
+	hostpoll \
 	isolation
 
 E2E_BINS = $(E2E_PROGS:%=tests/e2e/bin/%)

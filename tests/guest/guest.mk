@@ -11,17 +11,24 @@ GUEST_TESTS = \
 	clock \
 	efault \
 	enosys \
+	epoll_basic \
+	epoll_edge \
+	epoll_nested \
+	eventfd \
 	exitcode \
 	fds \
 	filemap \
 	mmap \
 	mremap \
+	poll_pipe \
+	poll_select \
 	process \
 	rw \
 	segv_exec \
 	segv_null \
 	segv_rowrite \
 	segv_stack \
+	timerfd \
 	tls
 
 GUEST_STDIN = \
