@@ -1,7 +1,8 @@
 # Benchmarks: `make bench` runs bench/run against this build's rung. Pass
 # options in BENCH_ARGS, e.g. `make bench BENCH_ARGS="--quick"` or
-# `make bench BENCH_ARGS="--cpu 1 --json getpid"`. See bench/README.md.
-EXTRA_DIST += bench/README.md bench/run bench/getpid.c bench/floor.c
+# `make bench BENCH_ARGS="--cpu 1 --json getpid"` or `make bench BENCH_ARGS=fs`.
+# See bench/README.md.
+EXTRA_DIST += bench/README.md bench/run bench/getpid.c bench/floor.c bench/fsops.c
 
 bench: rung
 	RUNG=$(abs_top_builddir)/rung $(top_srcdir)/bench/run $(BENCH_ARGS)

@@ -114,17 +114,20 @@ static int timespec_in(struct task *t, uint64_t addr, struct kts *ts)
 enum poll_time_type { PT_TIMEVAL, PT_TIMESPEC };
 
 /*
- * Linux's poll_select_finish: write the time left back (select, pselect6,
- * ppoll) unless the timeout was zero or absent. When it cannot be written
- * the result stands, but a restart becomes EINTR (the restarted call would
- * wait all over again).
+ * Linux's poll_select_finish: the old signal mask back unless a signal
+ * interrupted (umask: the call set a temporary one), and the time left
+ * written back (select, pselect6, ppoll) unless the timeout was zero or
+ * absent. When it cannot be written the result stands, but a restart
+ * becomes EINTR (the restarted call would wait all over again).
  */
 static long poll_select_finish(struct task *t, const struct kts *end, uint64_t uaddr,
-			       enum poll_time_type type, long ret)
+			       enum poll_time_type type, long ret, uint64_t umask)
 {
 	struct kts rts, now;
 	int err;
 
+	if (umask && ret != -ERESTARTNOHAND)
+		task_restore_sigmask(t);
 	if (!uaddr || kts_zero(end))
 		return ret;
 	now = kts_now();
@@ -328,7 +331,7 @@ static long do_sys_poll(struct task *t, uint64_t ufds, unsigned nfds, const stru
 	struct kpollfd *fds = NULL;
 	long count;
 
-	if (nfds > t->rlim[RLIMIT_NOFILE].rlim_cur || nfds > NR_OPEN_MAX)
+	if (nfds > t->tg->rlim[RLIMIT_NOFILE].rlim_cur || nfds > NR_OPEN_MAX)
 		return -EINVAL;
 	if (nfds) {
 		fds = xmalloc(nfds * sizeof(*fds));
@@ -350,8 +353,35 @@ static long do_sys_poll(struct task *t, uint64_t ufds, unsigned nfds, const stru
 	return count;
 }
 
-/* An interrupted poll restarts (Linux restarts it with the time left; with
- * no restart block yet, the restart waits the whole timeout again). */
+/*
+ * An interrupted poll restarts through restart_syscall with the same end
+ * time (Linux's do_restart_poll): arg[0] the array, arg[1] nfds (bit 32:
+ * there is a timeout), arg[2] and arg[3] its end.
+ */
+static long poll_restartable(struct task *t, uint64_t ufds, unsigned nfds, const struct kts *end);
+
+static long do_restart_poll(struct task *t, struct restart_block *rb)
+{
+	struct kts end = {(int64_t)rb->arg[2], (int64_t)rb->arg[3]};
+
+	return poll_restartable(t, rb->arg[0], (unsigned)rb->arg[1],
+				(rb->arg[1] >> 32) ? &end : NULL);
+}
+
+static long poll_restartable(struct task *t, uint64_t ufds, unsigned nfds, const struct kts *end)
+{
+	long ret = do_sys_poll(t, ufds, nfds, end);
+
+	if (ret != -ERESTARTNOHAND)
+		return ret;
+	t->restart.fn = do_restart_poll;
+	t->restart.arg[0] = ufds;
+	t->restart.arg[1] = nfds | (end ? 1ull << 32 : 0);
+	t->restart.arg[2] = end ? (uint64_t)end->tv_sec : 0;
+	t->restart.arg[3] = end ? (uint64_t)end->tv_nsec : 0;
+	return -ERESTART_RESTARTBLOCK;
+}
+
 SYSCALL(poll)
 {
 	int timeout = (int)a->a[2];
@@ -361,7 +391,7 @@ SYSCALL(poll)
 		to = &end;
 		set_timeout(to, timeout / 1000, NSEC_PER_MSEC * (timeout % 1000));
 	}
-	return do_sys_poll(t, a->a[0], (unsigned)a->a[1], to);
+	return poll_restartable(t, a->a[0], (unsigned)a->a[1], to);
 }
 
 SYSCALL(ppoll)
@@ -380,7 +410,7 @@ SYSCALL(ppoll)
 	if (ret)
 		return ret;
 	ret = do_sys_poll(t, a->a[0], (unsigned)a->a[1], to);
-	return poll_select_finish(t, &end, a->a[2], PT_TIMESPEC, ret);
+	return poll_select_finish(t, &end, a->a[2], PT_TIMESPEC, ret, a->a[3]);
 }
 
 /* --- select ----------------------------------------------------------------------- */
@@ -573,7 +603,7 @@ SYSCALL(select)
 			return -EINVAL;
 	}
 	ret = core_sys_select(t, (int)a->a[0], a->a[1], a->a[2], a->a[3], to);
-	return poll_select_finish(t, &end, a->a[4], PT_TIMEVAL, ret);
+	return poll_select_finish(t, &end, a->a[4], PT_TIMEVAL, ret, 0);
 }
 
 SYSCALL(pselect6)
@@ -598,7 +628,7 @@ SYSCALL(pselect6)
 	if (ret)
 		return ret;
 	ret = core_sys_select(t, (int)a->a[0], a->a[1], a->a[2], a->a[3], to);
-	return poll_select_finish(t, &end, a->a[4], PT_TIMESPEC, ret);
+	return poll_select_finish(t, &end, a->a[4], PT_TIMESPEC, ret, pack.ss);
 }
 
 /* --- epoll ------------------------------------------------------------------------- */
@@ -691,6 +721,14 @@ SYSCALL(epoll_wait)
 			     ms_deadline((int)a->a[3], &dl));
 }
 
+/* epoll_pwait's end: the old mask back unless a signal interrupted. */
+static long epoll_pwait_finish(struct task *t, uint64_t umask, long ret)
+{
+	if (umask && ret != -EINTR)
+		task_restore_sigmask(t);
+	return ret;
+}
+
 SYSCALL(epoll_pwait)
 {
 	uint64_t dl;
@@ -698,8 +736,8 @@ SYSCALL(epoll_pwait)
 
 	if (ret)
 		return ret;
-	return do_epoll_wait(t, (int)a->a[0], a->a[1], (int)a->a[2],
-			     ms_deadline((int)a->a[3], &dl));
+	ret = do_epoll_wait(t, (int)a->a[0], a->a[1], (int)a->a[2], ms_deadline((int)a->a[3], &dl));
+	return epoll_pwait_finish(t, a->a[4], ret);
 }
 
 SYSCALL(epoll_pwait2)
@@ -720,7 +758,8 @@ SYSCALL(epoll_pwait2)
 	ret = set_user_sigmask(t, a->a[4], a->a[5]);
 	if (ret)
 		return ret;
-	return do_epoll_wait(t, (int)a->a[0], a->a[1], (int)a->a[2], deadline);
+	ret = do_epoll_wait(t, (int)a->a[0], a->a[1], (int)a->a[2], deadline);
+	return epoll_pwait_finish(t, a->a[4], ret);
 }
 
 /* --- eventfd ---------------------------------------------------------------------- */

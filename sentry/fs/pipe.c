@@ -68,7 +68,7 @@ static int pipe_wait(struct pipe *p, struct waitq *wq)
 	int ret;
 
 	if (!t)
-		return -EINTR;
+		return -ERESTARTSYS;
 	snap = waiter_prepare(wq, &w, t);
 	pthread_mutex_unlock(&p->lock);
 	ret = task_block(t, snap, 0);

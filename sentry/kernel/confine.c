@@ -15,9 +15,7 @@
 
 #include <cap-ng.h>
 #include <errno.h>
-#include <pthread.h>
 #include <sched.h>
-#include <stdlib.h>
 #include <sys/mount.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -56,32 +54,6 @@ static int drop_caps(struct rung_error *err)
 	return 0;
 }
 
-/*
- * glibc's malloc opens /proc/sys/vm/overcommit_memory the first time a
- * thread's arena gives memory back (check_may_shrink_heap), which the
- * filter would punish by killing the sandbox (a guest closing a pipe can
- * cause it). Make a thread arena shrink once now, so the answer is cached.
- */
-static void *shrink_arena_once(void *arg)
-{
-	/* volatile: the compiler must not drop the malloc/free pairs. */
-	void *volatile a = malloc(100 * 1024);
-	void *volatile b = malloc(100 * 1024);
-
-	(void)arg;
-	free(b);
-	free(a);
-	return NULL;
-}
-
-static void prewarm_malloc(void)
-{
-	pthread_t th;
-
-	if (pthread_create(&th, NULL, shrink_arena_once, NULL) == 0)
-		pthread_join(th, NULL);
-}
-
 int sentry_confine(const struct confine_opts *o, struct rung_error *err)
 {
 	int ret = 0;
@@ -90,10 +62,8 @@ int sentry_confine(const struct confine_opts *o, struct rung_error *err)
 		ret = empty_root(err);
 	if (ret == 0)
 		ret = drop_caps(err);
-	if (ret == 0 && o->seccomp) {
-		prewarm_malloc();
+	if (ret == 0 && o->seccomp)
 		ret = sentry_filter_install(o->memfd, err);
-	}
 	if (ret == 0)
 		log_debug("sentry confined:%s no capabilities%s",
 			  o->empty_root ? " empty root," : "",

@@ -3,11 +3,15 @@
 # and under `rung do` on every platform `rung help platforms` calls usable;
 # stdout and the exit status must be identical.
 #
-# The programs are those named in $GUEST_BIN/tests.list (NAME-static and
-# NAME-pie for each NAME; written by guest.mk), or every executable there.
-# Program NAME gets tests/guest/NAME.stdin as stdin when that file exists,
-# /dev/null otherwise. A rung run that takes longer than $GUEST_TIMEOUT
-# seconds (default 60) is killed and fails.
+# The programs are those named in $GUEST_BIN/${GUEST_LIST:-tests.list}
+# (NAME-static and NAME-pie for each NAME; written by guest.mk, which also
+# writes pending.list), or every executable there. Program NAME gets
+# tests/guest/NAME.stdin as stdin when that file exists, /dev/null
+# otherwise. The file system tests (fs_*) run in rung once with each
+# --file-access mode. A program that exits 77 natively lacks something on
+# this host (and prints "SKIP: why"): its runs are skipped. A rung run
+# that takes longer than $GUEST_TIMEOUT seconds (default 60) is killed and
+# fails.
 set -u
 : "${RUNG:?RUNG must point at the rung binary}"
 : "${GUEST_BIN:?GUEST_BIN must point at the built guest tests}"
@@ -22,17 +26,29 @@ trap 'rm -rf "$tmp"' EXIT
 # shellcheck disable=SC3045 # dash, bash and busybox sh all have ulimit -c
 ulimit -c 0 2>/dev/null
 
-if [ -f "$GUEST_BIN/tests.list" ]; then
-	bins=$(sed "s|.*|$GUEST_BIN/&-static $GUEST_BIN/&-pie|" "$GUEST_BIN/tests.list")
+list=$GUEST_BIN/${GUEST_LIST:-tests.list}
+if [ -f "$list" ]; then
+	bins=$(sed "s|.*|$GUEST_BIN/&-static $GUEST_BIN/&-pie|" "$list")
 else
 	bins=$(ls "$GUEST_BIN"/* 2>/dev/null)
 fi
+
+# modes NAME: the --file-access modes program NAME runs with in rung
+# ("default": no option).
+modes() {
+	case $(basename "$1") in
+	fs_*) echo direct gofer ;;
+	*) echo default ;;
+	esac
+}
 
 n=0
 total=0
 for bin in $bins; do
 	[ -f "$bin" ] && [ ! -x "$bin" ] && continue
-	for p in $platforms; do total=$((total + 1)); done
+	for p in $platforms; do
+		for m in $(modes "$bin"); do total=$((total + 1)); done
+	done
 done
 echo "1..$total"
 [ -n "$skipped" ] && echo "# platforms skipped: $skipped"
@@ -50,8 +66,10 @@ for bin in $bins; do
 	name=$(basename "$bin")
 	if [ ! -e "$bin" ]; then
 		for p in $platforms; do
-			n=$((n + 1))
-			echo "not ok $n - $name on $p: not built"
+			for m in $(modes "$bin"); do
+				n=$((n + 1))
+				echo "not ok $n - $name on $p: not built"
+			done
 		done
 		continue
 	fi
@@ -63,18 +81,33 @@ for bin in $bins; do
 	run_guest "$tmp/native.out" "$tmp/native.err" "$bin"
 	native=$?
 	for p in $platforms; do
-		n=$((n + 1))
-		run_guest "$tmp/rung.out" "$tmp/rung.err" \
-			timeout -k 5 "$timeout" "$RUNG" "do" --platform "$p" "$bin"
-		got=$?
-		if [ "$got" = "$native" ] && cmp -s "$tmp/native.out" "$tmp/rung.out"; then
-			echo "ok $n - $name on $p (status $got)"
-		else
-			echo "not ok $n - $name on $p: status native $native, rung $got"
-			[ "$got" = 124 ] && echo "# rung was killed after ${timeout}s"
-			diff -a "$tmp/native.out" "$tmp/rung.out" | cat -v | sed 's/^/# /' | head -40
-			cat -v "$tmp/rung.err" | sed 's/^/# rung stderr: /' | head -20
-		fi
+		for m in $(modes "$bin"); do
+			n=$((n + 1))
+			what="$name on $p"
+			opt=
+			if [ "$m" != default ]; then
+				what="$what, --file-access=$m"
+				opt=--file-access=$m
+			fi
+			if [ "$native" = 77 ]; then
+				why=$(sed -n 's/^SKIP: //p' "$tmp/native.out" | head -n 1)
+				echo "ok $n - $what # SKIP natively: ${why:-exit status 77}"
+				continue
+			fi
+			# shellcheck disable=SC2086 # $opt is one word or none
+			run_guest "$tmp/rung.out" "$tmp/rung.err" \
+				timeout -k 5 "$timeout" "$RUNG" "do" --platform "$p" $opt "$bin"
+			got=$?
+			if [ "$got" = "$native" ] && cmp -s "$tmp/native.out" "$tmp/rung.out"; then
+				echo "ok $n - $what (status $got)"
+			else
+				echo "not ok $n - $what: status native $native, rung $got"
+				[ "$got" = 124 ] && echo "# rung was killed after ${timeout}s"
+				diff -a "$tmp/native.out" "$tmp/rung.out" | cat -v | sed 's/^/# /' |
+					head -40
+				cat -v "$tmp/rung.err" | sed 's/^/# rung stderr: /' | head -20
+			fi
+		done
 	done
 done
 exit 0
