@@ -127,8 +127,8 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	FULL(readlink, 3, A_STR, A_PTR, A_UINT),
 	FULL(readlinkat, 4, A_DIRFD, A_STR, A_PTR, A_UINT),
 	/* I/O multiplexing */
-	FULL(poll, 3, A_PTR, A_UINT, A_INT),
-	FULL(ppoll, 5, A_PTR, A_UINT, A_TIMESPEC, A_PTR, A_UINT),
+	FULL(poll, 3, A_POLLFDS, A_UINT, A_INT),
+	FULL(ppoll, 5, A_POLLFDS, A_UINT, A_TIMESPEC, A_PTR, A_UINT),
 	FULL(select, 5, A_INT, A_PTR, A_PTR, A_PTR, A_PTR),
 	FULL(pselect6, 6, A_INT, A_PTR, A_PTR, A_PTR, A_TIMESPEC, A_PTR),
 	FULL(epoll_create, 1, A_INT),
@@ -136,7 +136,7 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	PART(epoll_ctl,
 	     "EPOLLEXCLUSIVE entries are all woken (one or more, as documented); EPOLLWAKEUP "
 	     "is accepted and means nothing",
-	     4, A_FD, A_INT, A_FD, A_PTR),
+	     4, A_FD, A_EPOLL_OP, A_FD, A_EPOLL_EVENT),
 	FULL(epoll_wait, 4, A_FD, A_PTR, A_INT, A_INT),
 	FULL(epoll_pwait, 6, A_FD, A_PTR, A_INT, A_INT, A_PTR, A_UINT),
 	FULL(epoll_pwait2, 6, A_FD, A_PTR, A_INT, A_TIMESPEC, A_PTR, A_UINT),
