@@ -11,6 +11,7 @@
 #include "lib/error.h"
 #include "lib/util.h"
 
+#include <asm/prctl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/sched.h>
@@ -142,6 +143,8 @@ scmp_filter_ctx sentry_filter_build(int memfd)
 	 * opening fails (glibc then does not shrink heaps) instead of killing. */
 	ADD(ctx, SCMP_ACT_ERRNO(ENOENT), SCMP_SYS(openat), 0);
 	ADD(ctx, SCMP_ACT_ERRNO(ENOENT), SCMP_SYS(open), 0);
+	/* A new stub makes guest CPUID fault to the sentry (where the host can). */
+	ADD(ctx, SCMP_ACT_ALLOW, SCMP_SYS(arch_prctl), 1, SCMP_A0(SCMP_CMP_EQ, ARCH_SET_CPUID));
 	/* Reading the caller's resource limits (never setting them). */
 	ADD(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prlimit64), 1, SCMP_A2(SCMP_CMP_EQ, 0));
 	/* Terminal requests the guest makes on inherited stdio. */
