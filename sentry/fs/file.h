@@ -87,6 +87,7 @@ struct file_ops {
 /* f->fmode */
 #define FMODE_ATPOS 0x1 /* reads and writes without an offset use f->pos */
 #define FMODE_PREAD 0x2 /* pread/pwrite/lseek are allowed */
+#define FMODE_PATH  0x4 /* O_PATH: a position in the tree and nothing else */
 
 struct file {
 	int refs;
@@ -156,8 +157,14 @@ struct fdtable *fdtable_dup(struct fdtable *t);
 int fd_install(struct fdtable *t, struct file *f, int minfd, bool cloexec, unsigned limit);
 /* Put f at exactly fd (closing what was there). Returns fd or -errno. */
 int fd_install_at(struct fdtable *t, struct file *f, int fd, bool cloexec, unsigned limit);
-/* The file at fd with a new reference, or NULL. */
+/*
+ * The file at fd with a new reference, or NULL. As Linux's fdget, fd_get
+ * does not see O_PATH descriptors (the caller answers EBADF); fd_get_raw
+ * (Linux's fdget_raw) does, for the calls that work on them: dup*, fcntl's
+ * descriptor commands, fstat, fstatfs, fchdir, and the *at() starting points.
+ */
 struct file *fd_get(struct fdtable *t, int fd);
+struct file *fd_get_raw(struct fdtable *t, int fd);
 int fd_close(struct fdtable *t, int fd);
 /* close_range(2): close (or mark close-on-exec) every fd in [lo, hi]. */
 void fd_close_range(struct fdtable *t, unsigned lo, unsigned hi, bool cloexec_only);

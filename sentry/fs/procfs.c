@@ -594,7 +594,7 @@ static int proc_lookup(struct inode *dir, const char *name, struct inode **out)
 	case PK_FD_DIR: {
 		int fd = parse_num(name);
 		struct task *t = proc_task(dir);
-		struct file *f = (t && t->files && fd >= 0) ? fd_get(t->files, fd) : NULL;
+		struct file *f = (t && t->files && fd >= 0) ? fd_get_raw(t->files, fd) : NULL;
 		task_put(t);
 		if (!f)
 			return -ENOENT;
@@ -701,7 +701,7 @@ static long proc_readlink(struct inode *inode, char *buf, size_t size)
 	if (!t)
 		return -ENOENT;
 	if (n->kind == PK_FD) {
-		struct file *f = t->files ? fd_get(t->files, PI(inode)->fd) : NULL;
+		struct file *f = t->files ? fd_get_raw(t->files, PI(inode)->fd) : NULL;
 		ret = f ? file_link_text(viewer, f, buf, size) : -ENOENT;
 		if (f)
 			file_put(f);
@@ -739,7 +739,7 @@ static int proc_get_link(struct inode *inode, struct task *viewer, struct path *
 	if (!t)
 		return -ENOENT;
 	if (n->kind == PK_FD) {
-		struct file *f = t->files ? fd_get(t->files, PI(inode)->fd) : NULL;
+		struct file *f = t->files ? fd_get_raw(t->files, PI(inode)->fd) : NULL;
 		if (f && f->path.dentry && f->path.mnt) {
 			*out = f->path;
 			path_get(out);

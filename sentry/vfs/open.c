@@ -88,6 +88,7 @@ int vfs_open_path(struct task *t, const struct path *p, int flags, struct file *
 
 	if (flags & O_PATH) {
 		f = file_alloc(&path_file_ops, O_PATH | (flags & O_DIRECTORY), NULL);
+		f->fmode = FMODE_PATH;
 		file_set_path(f, p);
 		*out = f;
 		return 0;
@@ -136,6 +137,7 @@ static int create_locked(struct task *t, const struct path *dir, struct dentry *
 				   &inode, &f);
 	if (ret)
 		return ret;
+	inode_touch(dirnode, ATTR_MTIME | ATTR_CTIME);
 	nd = dentry_add(dir->dentry, d->name, inode);
 	inode_put(inode);
 	p.mnt = dir->mnt;

@@ -152,12 +152,32 @@ struct inode {
 	uint64_t size;
 	uint64_t blocks;
 	struct timespec atime, mtime, ctime;
+	unsigned flags;		   /* I_*, changed atomically */
 	void *priv;		   /* the filesystem's */
 	struct pipe *pipe;	   /* a fifo's pipe, once opened */
 	struct inode_locks *locks; /* advisory locks, once used */
 	struct rb_node hash_node;  /* in sb->inodes, when the fs keys them */
 	uint64_t hash_key;
 };
+
+/* inode->flags */
+#define I_DEAD	   0x1 /* a removed directory: nothing can be found or made in it */
+#define I_LINKABLE 0x2 /* an O_TMPFILE file (no O_EXCL): linkat may give it a name */
+
+static inline bool inode_has(const struct inode *i, unsigned flag)
+{
+	return __atomic_load_n(&i->flags, __ATOMIC_ACQUIRE) & flag;
+}
+
+static inline void inode_set(struct inode *i, unsigned flag)
+{
+	__atomic_or_fetch(&i->flags, flag, __ATOMIC_RELEASE);
+}
+
+static inline void inode_clear(struct inode *i, unsigned flag)
+{
+	__atomic_and_fetch(&i->flags, ~flag, __ATOMIC_RELEASE);
+}
 
 struct statfs_info {
 	uint64_t type, bsize, blocks, bfree, bavail, files, ffree, namelen, frsize, flags;

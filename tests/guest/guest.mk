@@ -32,7 +32,10 @@ GUEST_TESTS = \
 	fs_xattr \
 	fs_special \
 	fs_mmap \
-	fs_exec
+	fs_exec \
+	fs_opath \
+	fs_dead \
+	fs_io
 
 # Built like the others but not run by `make check` until rung passes them:
 # `GUEST_LIST=pending.list tests/guest/run.sh` runs them (see each one's
