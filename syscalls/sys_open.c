@@ -197,6 +197,8 @@ SYSCALL(memfd_create)
 		dentry_delete(d);
 		ret = inode->ops->open(inode, d, O_RDWR, &f);
 		if (ret == 0) {
+			/* An anonymous mount, so that /proc/self/fd can open it again. */
+			f->path.mnt = mount_internal(sb);
 			f->path.dentry = d; /* the reference goes to the file */
 			f->flags = O_RDWR | O_LARGEFILE;
 			ret = fd_install(t->files, f, 0, flags & MFD_CLOEXEC, task_nofile(t));

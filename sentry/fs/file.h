@@ -19,6 +19,7 @@
 #include "sentry/vfs/vfs.h"
 
 struct task;
+struct creds;
 struct file;
 struct kstat;
 struct pagestore;
@@ -131,6 +132,9 @@ int64_t generic_llseek(struct file *f, int64_t off, int whence, int64_t size);
 struct file *hostfile_new(int hostfd);
 /* Is f a file over a host stream (for /proc/self/fd links)? Returns the host fd or -1. */
 int hostfile_fd(struct file *f);
+/* A path that opens the host stream of f again (a duplicate of its host
+ * descriptor, see hostfile.c), for the task with credentials c. */
+int hostfile_reopen_path(struct file *f, const struct creds *c, struct path *out);
 
 /* --- descriptor tables ----------------------------------------------------- */
 

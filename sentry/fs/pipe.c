@@ -1,8 +1,9 @@
 /*
  * Pipes: a ring buffer, reader and writer counts, and two wait queues.
- * Anonymous pipes get an inode on an internal "pipefs" so fstat and
- * /proc/pid/fd see them as Linux shows them (pipe:[ino]); fifos keep their
- * pipe on their own inode.
+ * Anonymous pipes get an inode and a (nameless) dentry on an internal
+ * "pipefs" mount so fstat and /proc/pid/fd see them as Linux shows them
+ * (pipe:[ino]), and opening /proc/pid/fd/N opens the pipe again as a fifo
+ * (Linux's pipefifo_fops); fifos keep their pipe on their own inode.
  */
 #include "config.h"
 #include "sentry/fs/pipe.h"
@@ -14,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/ioctl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -224,11 +226,29 @@ static struct file *pipe_file(struct pipe *p, struct inode *inode, int flags)
 /* --- anonymous pipes ------------------------------------------------------- */
 
 static struct super_block *pipefs;
+static struct mount *pipefs_mnt;
 static pthread_once_t pipefs_once = PTHREAD_ONCE_INIT;
+
+/* Reopening an anonymous pipe (through /proc/self/fd): a new end of it. */
+static int pipefs_open(struct inode *inode, struct dentry *dentry, int flags, struct file **out)
+{
+	return fifo_open(inode, flags, out);
+}
+
+static const struct inode_ops pipefs_inode_ops = {
+	.open = pipefs_open,
+};
+static const struct inode_ops pipefs_root_ops = {0};
 
 static void pipefs_init(void)
 {
+	struct inode *root;
+
 	pipefs = sb_new(NULL, "pipefs", PIPEFS_MAGIC);
+	root = inode_new(pipefs, &pipefs_root_ops, S_IFDIR | 0500);
+	pipefs->root = dentry_make_root(pipefs, root);
+	inode_put(root);
+	pipefs_mnt = mount_internal(pipefs);
 }
 
 static struct super_block *pipefs_sb(void)
@@ -237,14 +257,13 @@ static struct super_block *pipefs_sb(void)
 	return pipefs;
 }
 
-/* Anonymous pipe inodes need no operations: the pipe goes with the inode. */
-static const struct inode_ops pipefs_inode_ops = {0};
-
 int pipe_create(int flags, struct file **rd, struct file **wr)
 {
 	struct inode *inode = inode_new(pipefs_sb(), &pipefs_inode_ops, S_IFIFO | 0600);
 	struct pipe *p = pipe_new();
 	struct task *t = current_task();
+	struct path path;
+	char name[32];
 
 	if (t) {
 		inode->uid = t->creds.fsuid;
@@ -255,6 +274,12 @@ int pipe_create(int flags, struct file **rd, struct file **wr)
 	*rd = pipe_file(p, inode, O_RDONLY | (flags & O_NONBLOCK));
 	*wr = pipe_file(p, inode, O_WRONLY | (flags & (O_NONBLOCK | O_DIRECT)));
 	pthread_mutex_unlock(&p->lock);
+	snprintf(name, sizeof(name), "pipe:[%llu]", (unsigned long long)inode->ino);
+	path.mnt = pipefs_mnt;
+	path.dentry = dentry_alloc_anon(pipefs->root, name, inode);
+	file_set_path(*rd, &path);
+	file_set_path(*wr, &path);
+	dentry_put(path.dentry);
 	inode_put(inode);
 	return 0;
 }
@@ -265,6 +290,9 @@ static pthread_mutex_t fifo_lock = PTHREAD_MUTEX_INITIALIZER;
 
 int fifo_open(struct inode *inode, int flags, struct file **out)
 {
+	/* An anonymous pipe opened again never waits for the other end, nor
+	 * refuses a writer without readers (Linux's fifo_open, is_pipe). */
+	bool anon = inode->sb == pipefs;
 	struct pipe *p;
 	struct file *f;
 	unsigned seen;
@@ -285,11 +313,12 @@ int fifo_open(struct inode *inode, int flags, struct file **out)
 		waitq_wake_all(&p->wq);
 		/* Wait for a writer, unless non-blocking. */
 		seen = p->w_opens;
-		while (!(flags & O_NONBLOCK) && !p->writers && p->w_opens == seen && ret == 0)
+		while (!anon && !(flags & O_NONBLOCK) && !p->writers && p->w_opens == seen &&
+		       ret == 0)
 			ret = pipe_wait(p, &p->rq);
 		break;
 	case O_WRONLY:
-		if (!p->readers && (flags & O_NONBLOCK)) {
+		if (!anon && !p->readers && (flags & O_NONBLOCK)) {
 			pthread_mutex_unlock(&p->lock);
 			pipe_put(p);
 			return -ENXIO;
@@ -298,7 +327,7 @@ int fifo_open(struct inode *inode, int flags, struct file **out)
 		p->w_opens++;
 		waitq_wake_all(&p->rq);
 		seen = p->r_opens;
-		while (!p->readers && p->r_opens == seen && ret == 0)
+		while (!anon && !p->readers && p->r_opens == seen && ret == 0)
 			ret = pipe_wait(p, &p->wq);
 		break;
 	default:

@@ -634,7 +634,12 @@ static long file_link_text(struct task *viewer, struct file *f, char *buf, size_
 	char tmp[128];
 	int hostfd;
 
-	if (f->path.dentry && f->path.mnt) {
+	if (f->inode && S_ISFIFO(f->inode->mode) &&
+	    (!f->path.mnt || (f->path.mnt->flags & MNT_INTERNAL))) {
+		snprintf(tmp, sizeof(tmp), "pipe:[%llu]", (unsigned long long)f->inode->ino);
+		return copy_link(tmp, buf, size);
+	}
+	if (f->path.dentry && f->path.mnt && !(f->path.mnt->flags & MNT_INTERNAL)) {
 		struct path root;
 		long n;
 		char *p = xmalloc(VFS_PATH_MAX);
@@ -651,13 +656,9 @@ static long file_link_text(struct task *viewer, struct file *f, char *buf, size_
 		return n;
 	}
 	if (f->path.dentry) {
-		/* A file of an internal mount (memfd): "/name (deleted)". */
+		/* An anonymous file (memfd): "/name (deleted)". */
 		snprintf(tmp, sizeof(tmp), "/%s%s", f->path.dentry->name,
 			 f->path.dentry->deleted ? " (deleted)" : "");
-		return copy_link(tmp, buf, size);
-	}
-	if (f->inode && S_ISFIFO(f->inode->mode)) {
-		snprintf(tmp, sizeof(tmp), "pipe:[%llu]", (unsigned long long)f->inode->ino);
 		return copy_link(tmp, buf, size);
 	}
 	hostfd = hostfile_fd(f);
@@ -744,8 +745,10 @@ static int proc_get_link(struct inode *inode, struct task *viewer, struct path *
 			*out = f->path;
 			path_get(out);
 			ret = 0;
+		} else if (f && hostfile_fd(f) >= 0) {
+			ret = viewer ? hostfile_reopen_path(f, &viewer->creds, out) : -ENXIO;
 		} else if (f) {
-			ret = -ENXIO; /* pipes and host streams have no path to follow */
+			ret = -ENXIO; /* nothing to open again */
 		}
 		if (f)
 			file_put(f);

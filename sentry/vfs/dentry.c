@@ -228,6 +228,16 @@ struct dentry *dentry_add(struct dentry *dir, const char *name, struct inode *in
 	return d;
 }
 
+struct dentry *dentry_alloc_anon(struct dentry *dir, const char *name, struct inode *inode)
+{
+	struct dentry *d = dentry_alloc(dir->sb, name, strlen(name));
+
+	d->inode = inode ? inode_get(inode) : NULL;
+	d->deleted = true;
+	d->parent = dentry_get(dir);
+	return d;
+}
+
 void dentry_delete(struct dentry *d)
 {
 	pthread_mutex_lock(&dcache_lock);

@@ -222,6 +222,9 @@ struct dentry {
 #define MNT_NOEXEC 0x02
 #define MNT_NOSUID 0x04
 #define MNT_NODEV  0x08
+/* Not in any namespace: the home of anonymous files (pipes, memfds), so
+ * that /proc/self/fd can reopen them. Paths through it name no place. */
+#define MNT_INTERNAL 0x10
 
 struct mount {
 	int refs;
@@ -285,6 +288,9 @@ struct dentry *dentry_make_root(struct super_block *sb, struct inode *root);
 struct dentry *dentry_lookup_cached(struct dentry *dir, const char *name);
 /* Insert a child of dir with inode (NULL: negative); replaces a cached one. */
 struct dentry *dentry_add(struct dentry *dir, const char *name, struct inode *inode);
+/* A dentry for inode under dir that no lookup finds (deleted from the
+ * start): the name of an anonymous or O_TMPFILE file. Reference returned. */
+struct dentry *dentry_alloc_anon(struct dentry *dir, const char *name, struct inode *inode);
 /* Make d negative / deleted (after unlink or rmdir). */
 void dentry_delete(struct dentry *d);
 /* Move d under newdir as newname (after rename); drops a dentry it replaces. */
@@ -323,6 +329,8 @@ struct mnt_namespace *mntns_new(struct super_block *sb, unsigned flags, const ch
 /* Attach sb at path (a directory) with flags. */
 int mount_attach(struct mnt_namespace *ns, const struct path *at, struct super_block *sb,
 		 unsigned flags, const char *source);
+/* A mount of sb in no namespace (MNT_INTERNAL); the reference is the caller's. */
+struct mount *mount_internal(struct super_block *sb);
 /* The mount on top of (mnt, dentry), with a reference, or NULL. */
 struct mount *mount_lookup(struct mount *mnt, struct dentry *dentry);
 /* Write the full path of p as seen from root into buf; returns the length or -errno. */

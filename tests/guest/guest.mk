@@ -35,7 +35,8 @@ GUEST_TESTS = \
 	fs_exec \
 	fs_opath \
 	fs_dead \
-	fs_io
+	fs_io \
+	fs_reopen
 
 # Built like the others but not run by `make check` until rung passes them:
 # `GUEST_LIST=pending.list tests/guest/run.sh` runs them (see each one's
@@ -46,6 +47,7 @@ GUEST_PENDING = \
 
 GUEST_STDIN = \
 	tests/guest/efault.stdin \
+	tests/guest/fs_reopen.stdin \
 	tests/guest/rw.stdin
 
 GUEST_ALL = $(GUEST_TESTS) $(GUEST_PENDING)
