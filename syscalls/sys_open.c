@@ -102,7 +102,7 @@ SYSCALL(openat2)
 		return -EINVAL;
 	if (how.mode & ~(uint64_t)07777)
 		return -EINVAL;
-	if (how.mode && !(how.flags & (O_CREAT | __O_TMPFILE)))
+	if (how.mode && !(how.flags & (O_CREAT | 020000000 /* the kernel's __O_TMPFILE */)))
 		return -EINVAL;
 	if ((how.flags & O_PATH) &&
 	    (how.flags & ~(uint64_t)(O_PATH | O_CLOEXEC | O_DIRECTORY | O_NOFOLLOW)))

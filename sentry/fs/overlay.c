@@ -449,6 +449,25 @@ static int ovl_create(struct inode *dir, const char *name, uint32_t mode, const 
 	return 0;
 }
 
+/* O_TMPFILE: an unnamed file of the upper layer (Linux's overlayfs has
+ * them since 6.6). */
+static int ovl_tmpfile(struct inode *dir, uint32_t mode, const struct creds *c, struct inode **out)
+{
+	struct inode *udir, *u = NULL;
+	int ret = dir_upper(dir, &udir);
+
+	if (ret)
+		return ret;
+	if (!udir->ops->tmpfile)
+		return -EOPNOTSUPP;
+	ret = udir->ops->tmpfile(udir, mode, c, &u);
+	if (ret)
+		return ret;
+	*out = ovl_new(dir->sb, u, NULL, false);
+	inode_put(u);
+	return 0;
+}
+
 static int ovl_mkdir(struct inode *dir, const char *name, uint32_t mode, const struct creds *c,
 		     struct inode **out)
 {
@@ -540,6 +559,8 @@ static int remove_name(struct inode *dir, const char *name, struct inode *victim
 	if (lower)
 		ret = make_whiteout(udir, name);
 	sync_attrs(dir);
+	if (OI(victim)->upper)
+		sync_attrs(victim); /* one link fewer */
 	return ret;
 }
 
@@ -808,6 +829,7 @@ static const struct inode_ops ovl_inode_ops = {
 	.prepare_change = ovl_prepare_change,
 	.lookup = ovl_lookup,
 	.create = ovl_create,
+	.tmpfile = ovl_tmpfile,
 	.mkdir = ovl_mkdir,
 	.mknod = ovl_mknod,
 	.symlink = ovl_symlink,

@@ -194,6 +194,16 @@ static int tmpfs_create(struct inode *dir, const char *name, uint32_t mode, cons
 	return 0;
 }
 
+static int tmpfs_tmpfile(struct inode *dir, uint32_t mode, const struct creds *c,
+			 struct inode **out)
+{
+	struct inode *i = tmpfs_new_inode(dir->sb, mode, c, dir);
+
+	i->nlink = 0;
+	*out = i;
+	return 0;
+}
+
 static int tmpfs_mkdir(struct inode *dir, const char *name, uint32_t mode, const struct creds *c,
 		       struct inode **out)
 {
@@ -727,6 +737,7 @@ static const struct file_ops tmpfs_dir_ops = {
 static const struct inode_ops tmpfs_inode_ops = {
 	.lookup = tmpfs_lookup,
 	.create = tmpfs_create,
+	.tmpfile = tmpfs_tmpfile,
 	.mkdir = tmpfs_mkdir,
 	.mknod = tmpfs_mknod,
 	.symlink = tmpfs_symlink,

@@ -170,8 +170,12 @@ int vfs_link(struct task *t, int olddirfd, const char *oldpath, int newdirfd, co
 		return ret;
 	}
 	src = old.dentry->inode;
+	if (src->ops->getattr)
+		src->ops->getattr(src); /* its link count, where it can change behind us */
 	if (old.mnt != cc.pl.parent.mnt)
 		ret = -EXDEV;
+	else if (src->nlink == 0 && !inode_has(src, I_LINKABLE))
+		ret = -ENOENT; /* an unlinked file stays so (but O_TMPFILE ones) */
 	else if ((ret = vfs_prepare_change(old.dentry)))
 		;
 	else if (S_ISDIR(src->mode))
@@ -182,8 +186,10 @@ int vfs_link(struct task *t, int olddirfd, const char *oldpath, int newdirfd, co
 		ret = -EPERM;
 	else
 		ret = cc.dir->ops->link(cc.dir, cc.pl.last, src);
-	if (ret == 0)
+	if (ret == 0) {
+		inode_clear(src, I_LINKABLE);
 		inode_touch(src, ATTR_CTIME);
+	}
 	path_put(&old);
 	return create_end(&cc, ret, ret == 0 ? inode_get(src) : NULL);
 }

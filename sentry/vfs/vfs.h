@@ -106,6 +106,8 @@ struct inode_ops {
 	/* Create a regular file and open it with flags (O_* access mode etc.). */
 	int (*create)(struct inode *dir, const char *name, uint32_t mode, const struct creds *c,
 		      int flags, struct inode **out, struct file **file);
+	/* O_TMPFILE: a regular file in dir's filesystem with no name (nlink 0). */
+	int (*tmpfile)(struct inode *dir, uint32_t mode, const struct creds *c, struct inode **out);
 	int (*mkdir)(struct inode *dir, const char *name, uint32_t mode, const struct creds *c,
 		     struct inode **out);
 	int (*mknod)(struct inode *dir, const char *name, uint32_t mode, uint64_t rdev,

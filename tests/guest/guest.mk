@@ -36,7 +36,8 @@ GUEST_TESTS = \
 	fs_opath \
 	fs_dead \
 	fs_io \
-	fs_reopen
+	fs_reopen \
+	fs_tmpfile
 
 # Built like the others but not run by `make check` until rung passes them:
 # `GUEST_LIST=pending.list tests/guest/run.sh` runs them (see each one's
