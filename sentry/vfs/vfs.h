@@ -301,6 +301,12 @@ void dentry_move(struct dentry *d, struct dentry *newdir, const char *newname);
 struct dentry *dentry_get_parent(struct dentry *d);
 /* Drop unused cached dentries beyond the cache's size. */
 void dcache_prune(void);
+/* Drop every unused cached dentry (a filesystem short of what its
+ * dentries hold); returns how many went. */
+unsigned long dcache_shrink(void);
+/* Keep at most max unused dentries from now on (the smallest limit any
+ * caller asked for wins). */
+void dcache_limit(unsigned long max);
 /* The path of d from the root of its filesystem, into buf; returns its length. */
 long dentry_path(struct dentry *d, char *buf, size_t size);
 /* Prepend "/name" components of d and its ancestors to buf (ending at *pos)
