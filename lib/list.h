@@ -50,8 +50,16 @@ static inline void list_del(struct list_head *n)
 	n->next = n->prev = n;
 }
 
+/* list_del leaves the entry pointing at itself, so it may be deleted again. */
+static inline void list_del_init(struct list_head *n)
+{
+	list_del(n);
+}
+
 #define list_entry(ptr, type, member)	     ((type *)((char *)(ptr)-offsetof(type, member)))
 #define list_first_entry(head, type, member) list_entry((head)->next, type, member)
+#define list_first_entry_or_null(head, type, member) \
+	(list_empty(head) ? NULL : list_first_entry(head, type, member))
 
 #define list_for_each_entry(pos, head, member)                                                 \
 	for (pos = list_entry((head)->next, __typeof__(*pos), member); &pos->member != (head); \

@@ -44,6 +44,11 @@ struct cpu_state {
 	unsigned dirty;
 	/* Reset the FPU/SSE/AVX state to its power-on values (execve). */
 	bool fpu_reset;
+	/* The FPU/SSE/AVX state in XSAVE layout (platform->fpu_size bytes, the
+	 * task's buffer): fpu_valid when it holds the guest's current state,
+	 * fpu_dirty when the sentry changed it and the platform must load it. */
+	uint8_t *fpu;
+	bool fpu_valid, fpu_dirty;
 };
 
 /*
@@ -87,11 +92,15 @@ struct platform_ops {
 	int (*as_new)(struct platform *p, struct address_space **out);
 	/* A new context for one guest task. Returns -errno. */
 	int (*ctx_new)(struct platform *p, struct pcontext **out);
+	/* The calling sentry thread is done running tasks: returns once nothing
+	 * the platform made on this thread needs it any more. */
+	void (*thread_exit)(struct platform *p);
 };
 
 struct platform {
 	const struct platform_ops *ops;
 	struct memfile *mf;
+	unsigned fpu_size; /* bytes of the XSAVE state the guest's FPU needs */
 };
 
 struct as_ops {
@@ -100,6 +109,14 @@ struct as_ops {
 		   uint64_t file_off);
 	/* Remove whatever is mapped in [addr, addr+len). */
 	int (*unmap)(struct address_space *as, uint64_t addr, uint64_t len);
+	/*
+	 * Make ctx (a new task's context) able to run in as too (threads,
+	 * CLONE_VM children). Called by a task that runs in as, from one of its
+	 * system calls; ctx's first switch_to on as completes the join.
+	 */
+	int (*add_ctx)(struct address_space *as, struct pcontext *ctx);
+	/* ctx stops running in as (its task exits or execs) while others go on. */
+	void (*remove_ctx)(struct address_space *as, struct pcontext *ctx);
 	void (*release)(struct address_space *as);
 };
 
@@ -120,6 +137,8 @@ struct pcontext_ops {
 			 struct pevent *ev);
 	/* Read every register into cpu (when cpu->valid is not ALL). */
 	int (*fetch_regs)(struct pcontext *ctx, struct cpu_state *cpu);
+	/* Read the FPU state into cpu->fpu (when cpu->fpu_valid is false). */
+	int (*fetch_fpu)(struct pcontext *ctx, struct cpu_state *cpu);
 	/* Make a running or future switch_to() return PEVENT_INTERRUPT soon. Any thread. */
 	void (*interrupt)(struct pcontext *ctx);
 	/* CPU time the guest thread has used, in nanoseconds. */

@@ -166,5 +166,24 @@ SYSCALL(rt_sigprocmask);
 SYSCALL(kill);
 SYSCALL(tgkill);
 SYSCALL(tkill);
+SYSCALL(rt_sigpending);
+SYSCALL(rt_sigsuspend);
+SYSCALL(pause);
+SYSCALL(rt_sigtimedwait);
+SYSCALL(rt_sigreturn);
+SYSCALL(sigaltstack);
+SYSCALL(restart_syscall);
+SYSCALL(rt_sigqueueinfo);
+SYSCALL(rt_tgsigqueueinfo);
+SYSCALL(clone);
+SYSCALL(fork);
+SYSCALL(vfork);
+SYSCALL(wait4);
+SYSCALL(waitid);
+SYSCALL(setpgid);
+SYSCALL(getpgid);
+SYSCALL(getpgrp);
+SYSCALL(setsid);
+SYSCALL(getsid);
 
 #endif

@@ -8,6 +8,7 @@
 #include "config.h"
 #include "syscalls/syscall.h"
 #include "sentry/kernel/task.h"
+#include "sentry/kernel/signal.h"
 #include "sentry/mm/mm.h"
 #include "lib/log.h"
 #include "lib/util.h"
@@ -356,8 +357,15 @@ void strace_exit(struct task *t, const struct syscall_desc *d, const struct sysc
 			put("0x%llx", (unsigned long long)a->a[i]);
 		put("%s", tail);
 	}
-	if (t->exiting)
+	if (__atomic_load_n(&t->work, __ATOMIC_SEQ_CST) & WORK_KILL)
 		put(" = ?");
+	else if (ret == -ERESTARTSYS || ret == -ERESTARTNOINTR || ret == -ERESTARTNOHAND ||
+		 ret == -ERESTART_RESTARTBLOCK)
+		put(" = ? ERESTART%s (to be restarted)", ret == -ERESTARTSYS	  ? "SYS"
+							 : ret == -ERESTARTNOINTR ? "NOINTR"
+							 : ret == -ERESTARTNOHAND
+								 ? "NOHAND"
+								 : "_RESTARTBLOCK");
 	else if (ret < 0 && ret > -4096)
 		put(" = -1 %s (%s)", strerrorname_np((int)-ret) ? strerrorname_np((int)-ret) : "E?",
 		    strerror((int)-ret));

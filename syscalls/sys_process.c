@@ -3,11 +3,15 @@
 #include "syscalls/handlers.h"
 #include "sentry/kernel/task.h"
 #include "sentry/kernel/kernel.h"
+#include "sentry/kernel/process.h"
 #include "sentry/mm/mm.h"
 #include "lib/util.h"
 
 #include <asm/prctl.h>
 #include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <sched.h>
 #include <string.h>
 #include <sys/random.h>
@@ -29,14 +33,13 @@
 
 SYSCALL(exit)
 {
-	/* One thread per process for now: the thread's exit is the group's. */
-	task_exit_group(t, (int)(a->a[0] & 0xff));
+	task_exit_thread(t, (int)(a->a[0] & 0xff) << 8);
 	return 0;
 }
 
 SYSCALL(exit_group)
 {
-	task_exit_group(t, (int)(a->a[0] & 0xff));
+	task_exit_group(t, (int)(a->a[0] & 0xff) << 8);
 	return 0;
 }
 
@@ -52,7 +55,142 @@ SYSCALL(gettid)
 
 SYSCALL(getppid)
 {
-	return t->ppid;
+	struct thread_group *p;
+	long ret;
+
+	pthread_mutex_lock(&t->k->lock);
+	p = t->tg->parent;
+	ret = p ? p->tgid : 0;
+	pthread_mutex_unlock(&t->k->lock);
+	return ret;
+}
+
+SYSCALL(clone)
+{
+	/* x86-64 argument order: flags, newsp, parent_tid, child_tid, tls. */
+	return task_clone(t, a->a[0], a->a[1], a->a[2], a->a[3], a->a[4]);
+}
+
+SYSCALL(fork)
+{
+	return task_clone(t, SIGCHLD, 0, 0, 0, 0);
+}
+
+SYSCALL(vfork)
+{
+	return task_clone(t, CLONE_VFORK | CLONE_VM | SIGCHLD, 0, 0, 0, 0);
+}
+
+/* wait4's pid argument as a waitid selection. */
+static void wait4_which(int pid, int *which, int *id)
+{
+	if (pid == -1) {
+		*which = WAIT_ANY;
+		*id = 0;
+	} else if (pid < -1) {
+		*which = WAIT_PGID;
+		*id = -pid;
+	} else if (pid == 0) {
+		*which = WAIT_PGID;
+		*id = 0; /* the caller's group */
+	} else {
+		*which = WAIT_PID;
+		*id = pid;
+	}
+}
+
+SYSCALL(wait4)
+{
+	int options = (int)a->a[2], which, id;
+	struct wait_result res;
+	long ret;
+
+	if (options & ~(WNOHANG | WUNTRACED | WCONTINUED | __WNOTHREAD | __WCLONE | __WALL))
+		return -EINVAL;
+	/* INT_MIN cannot be negated into a process group. */
+	if ((int)a->a[0] == INT_MIN)
+		return -ESRCH;
+	wait4_which((int)a->a[0], &which, &id);
+	ret = task_wait(t, which, id, options | WEXITED, &res);
+	if (ret < 0 || !res.pid)
+		return ret;
+	if (a->a[1] && mm_copy_out(t->mm, a->a[1], &res.status, sizeof(res.status)) < 0)
+		return -EFAULT;
+	if (a->a[3] && mm_copy_out(t->mm, a->a[3], &res.ru, sizeof(res.ru)) < 0)
+		return -EFAULT;
+	return res.pid;
+}
+
+SYSCALL(waitid)
+{
+	int idtype = (int)a->a[0], id = (int)a->a[1], options = (int)a->a[3], which;
+	struct wait_result res;
+	siginfo_t info;
+	long ret;
+
+	if (options & ~(WNOHANG | WNOWAIT | WEXITED | WSTOPPED | WCONTINUED | __WNOTHREAD |
+			__WCLONE | __WALL))
+		return -EINVAL;
+	if (!(options & (WEXITED | WSTOPPED | WCONTINUED)))
+		return -EINVAL;
+	switch (idtype) {
+	case P_ALL:
+		which = WAIT_ANY;
+		break;
+	case P_PID:
+		if (id <= 0)
+			return -EINVAL;
+		which = WAIT_PID;
+		break;
+	case P_PGID:
+		if (id < 0)
+			return -EINVAL;
+		which = WAIT_PGID;
+		break;
+	default:
+		return -EINVAL; /* P_PIDFD: no pidfds */
+	}
+	ret = task_wait(t, which, id, options, &res);
+	if (ret < 0)
+		return ret;
+	memset(&info, 0, sizeof(info));
+	if (res.pid) {
+		info.si_signo = SIGCHLD;
+		info.si_code = res.code;
+		info.si_pid = res.pid;
+		info.si_uid = res.uid;
+		info.si_status = res.cld_status;
+	}
+	if (a->a[2] && mm_copy_out(t->mm, a->a[2], &info, sizeof(info)) < 0)
+		return -EFAULT;
+	if (a->a[4] && mm_copy_out(t->mm, a->a[4], &res.ru, sizeof(res.ru)) < 0)
+		return -EFAULT;
+	return 0;
+}
+
+SYSCALL(setpgid)
+{
+	return task_setpgid(t, (int)a->a[0], (int)a->a[1]);
+}
+
+SYSCALL(getpgid)
+{
+	return task_getpgid(t, (int)a->a[0]);
+}
+
+SYSCALL(getpgrp)
+{
+	return task_getpgid(t, 0);
+}
+
+SYSCALL(setsid)
+{
+	return task_setsid(t);
+}
+
+SYSCALL(getsid)
+{
+	return task_getsid(t, (int)a->a[0]);
 }
 
 SYSCALL(getuid)
@@ -139,15 +277,15 @@ static long do_prlimit(struct task *t, unsigned res, const struct rlimit *nl, st
 	if (nl) {
 		if (nl->rlim_cur > nl->rlim_max)
 			return -EINVAL;
-		if (nl->rlim_max > t->rlim[res].rlim_max && !capable_sys_resource(t))
+		if (nl->rlim_max > t->tg->rlim[res].rlim_max && !capable_sys_resource(t))
 			return -EPERM;
 		if (res == RLIMIT_NOFILE && nl->rlim_max > NR_OPEN)
 			return -EPERM;
 	}
 	if (old)
-		*old = t->rlim[res];
+		*old = t->tg->rlim[res];
 	if (nl)
-		t->rlim[res] = *nl;
+		t->tg->rlim[res] = *nl;
 	return 0;
 }
 

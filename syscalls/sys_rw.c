@@ -7,6 +7,7 @@
 #include "syscalls/handlers.h"
 #include "syscalls/util.h"
 #include "sentry/kernel/task.h"
+#include "sentry/kernel/signal.h"
 #include "sentry/mm/mm.h"
 #include "sentry/fs/file.h"
 #include "lib/util.h"
@@ -27,8 +28,13 @@ static __thread char bounce[BOUNCE_SIZE];
 /* A write that hit a closed pipe earns the writer SIGPIPE, as on Linux. */
 static long write_result(struct task *t, long n)
 {
-	if (n == -EPIPE)
-		task_force_signal(t, SIGPIPE);
+	if (n == -EPIPE) {
+		siginfo_t info;
+		siginfo_kernel(&info, SIGPIPE);
+		info.si_code = SI_USER; /* Linux's send_sig: from the kernel, as kill() */
+		info.si_pid = 0;
+		signal_send(t, &info, false);
+	}
 	return n;
 }
 

@@ -1,24 +1,29 @@
-/*
- * Signal dispositions and masks. They are recorded exactly as Linux records
- * them; delivering to handlers comes with processes and signals.
- */
+/* Signal system calls: dispositions, masks, sending, waiting, returning from handlers. */
 #include "config.h"
 #include "syscalls/handlers.h"
+#include "sentry/kernel/kernel.h"
+#include "sentry/kernel/process.h"
+#include "sentry/kernel/sigframe.h"
+#include "sentry/kernel/signal.h"
 #include "sentry/kernel/task.h"
+#include "sentry/kernel/wait.h"
 #include "sentry/mm/mm.h"
+#include "lib/util.h"
 
 #include <errno.h>
 #include <signal.h>
+#include <string.h>
+#include <time.h>
 
-#define SIGBIT(s)   (1ull << ((s)-1))
-#define UNBLOCKABLE (SIGBIT(SIGKILL) | SIGBIT(SIGSTOP))
+/* The kernel's sigset_t size on x86-64: every call checks it. */
+#define KSIGSET_SIZE 8
 
 SYSCALL(rt_sigaction)
 {
 	int sig = (int)a->a[0];
 	struct k_sigaction act, old;
 
-	if (a->a[3] != sizeof(uint64_t))
+	if (a->a[3] != KSIGSET_SIZE)
 		return -EINVAL;
 	if (sig < 1 || sig > GUEST_NSIG)
 		return -EINVAL;
@@ -27,85 +32,356 @@ SYSCALL(rt_sigaction)
 			return -EINVAL;
 		if (mm_copy_in(t->mm, &act, a->a[1], sizeof(act)) < 0)
 			return -EFAULT;
-		act.mask &= ~UNBLOCKABLE;
+		act.mask &= ~SIG_UNBLOCKABLE;
 	}
-	old = t->sigactions[sig - 1];
+	pthread_mutex_lock(&t->k->lock);
+	old = t->sighand->action[sig - 1];
+	if (a->a[1]) {
+		struct task *p;
+		t->sighand->action[sig - 1] = act;
+		/* Setting SIG_IGN (or SIG_DFL for a default-ignored signal) discards
+		 * what is pending of it, in every thread (POSIX). */
+		if (act.handler == (uint64_t)(uintptr_t)SIG_IGN ||
+		    (act.handler == (uint64_t)(uintptr_t)SIG_DFL &&
+		     (sig == SIGCHLD || sig == SIGCONT || sig == SIGURG || sig == SIGWINCH))) {
+			sigpending_flush(&t->tg->shared, SIGBIT(sig));
+			list_for_each_entry(p, &t->tg->threads, tg_node) {
+				sigpending_flush(&p->pending, SIGBIT(sig));
+				recalc_sigpending_locked(p);
+			}
+		}
+	}
+	pthread_mutex_unlock(&t->k->lock);
 	if (a->a[2] && mm_copy_out(t->mm, a->a[2], &old, sizeof(old)) < 0)
 		return -EFAULT;
-	if (a->a[1])
-		t->sigactions[sig - 1] = act;
 	return 0;
 }
 
 SYSCALL(rt_sigprocmask)
 {
 	int how = (int)a->a[0];
-	uint64_t set, old = t->sigmask;
+	uint64_t set, old = t->sigmask, mask = t->sigmask;
 
-	if (a->a[3] != sizeof(uint64_t))
+	if (a->a[3] != KSIGSET_SIZE)
 		return -EINVAL;
 	if (a->a[1]) {
 		if (mm_copy_in(t->mm, &set, a->a[1], sizeof(set)) < 0)
 			return -EFAULT;
-		set &= ~UNBLOCKABLE;
 		switch (how) {
 		case SIG_BLOCK:
-			t->sigmask |= set;
+			mask |= set;
 			break;
 		case SIG_UNBLOCK:
-			t->sigmask &= ~set;
+			mask &= ~set;
 			break;
 		case SIG_SETMASK:
-			t->sigmask = set;
+			mask = set;
 			break;
 		default:
 			return -EINVAL;
 		}
+		task_set_sigmask(t, mask);
 	}
-	if (a->a[2] && mm_copy_out(t->mm, a->a[2], &old, sizeof(old)) < 0) {
+	if (a->a[2] && mm_copy_out(t->mm, a->a[2], &old, sizeof(old)) < 0)
 		return -EFAULT;
-	}
 	return 0;
 }
 
-/* Sending signals. One process per sandbox for now: a signal to it takes its
- * default action (or is ignored); handlers run once delivery exists. */
-static long signal_self(struct task *t, int sig)
+SYSCALL(rt_sigpending)
 {
-	if (sig < 0 || sig > GUEST_NSIG)
+	uint64_t set;
+
+	if (a->a[1] > KSIGSET_SIZE)
 		return -EINVAL;
-	if (sig == 0)
-		return 0;
-	task_force_signal(t, sig);
-	return 0;
+	pthread_mutex_lock(&t->k->lock);
+	set = (t->pending.set | t->tg->shared.set) & t->sigmask;
+	pthread_mutex_unlock(&t->k->lock);
+	return mm_copy_out(t->mm, a->a[0], &set, a->a[1]);
+}
+
+SYSCALL(rt_sigsuspend)
+{
+	uint64_t mask;
+
+	if (a->a[1] != KSIGSET_SIZE)
+		return -EINVAL;
+	if (mm_copy_in(t->mm, &mask, a->a[0], sizeof(mask)) < 0)
+		return -EFAULT;
+	task_set_temp_sigmask(t, mask);
+	while (!task_signal_pending(t)) {
+		uint32_t seq = __atomic_load_n(&t->wake_seq, __ATOMIC_SEQ_CST);
+		if (task_signal_pending(t))
+			break;
+		task_wait_wake(t, seq);
+	}
+	return -ERESTARTNOHAND;
+}
+
+SYSCALL(pause)
+{
+	while (!task_signal_pending(t)) {
+		uint32_t seq = __atomic_load_n(&t->wake_seq, __ATOMIC_SEQ_CST);
+		if (task_signal_pending(t))
+			break;
+		task_wait_wake(t, seq);
+	}
+	return -ERESTARTNOHAND;
+}
+
+/* The pending signal of set to take now, into info; 0 if none. */
+static int take_from(struct task *t, uint64_t set, siginfo_t *info)
+{
+	int sig;
+
+	pthread_mutex_lock(&t->k->lock);
+	sig = dequeue_signal_locked(t, ~set, info);
+	pthread_mutex_unlock(&t->k->lock);
+	return sig;
+}
+
+SYSCALL(rt_sigtimedwait)
+{
+	uint64_t set, deadline = 0;
+	struct timespec ts;
+	siginfo_t info;
+	int sig;
+
+	if (a->a[3] != KSIGSET_SIZE)
+		return -EINVAL;
+	if (mm_copy_in(t->mm, &set, a->a[0], sizeof(set)) < 0)
+		return -EFAULT;
+	set &= ~SIG_UNBLOCKABLE;
+	if (a->a[2]) {
+		if (mm_copy_in(t->mm, &ts, a->a[2], sizeof(ts)) < 0)
+			return -EFAULT;
+		if (ts.tv_sec < 0 || ts.tv_nsec < 0 || ts.tv_nsec >= 1000000000)
+			return -EINVAL;
+		deadline =
+			monotonic_ns() + (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	}
+	sig = take_from(t, set, &info);
+	if (!sig && !(a->a[2] && ts.tv_sec == 0 && ts.tv_nsec == 0)) {
+		/* While waiting, the awaited signals are unblocked (so they wake us)
+		 * but taken here, not by a handler: Linux's real_blocked trick. */
+		uint64_t saved = t->sigmask;
+		pthread_mutex_lock(&t->k->lock);
+		t->real_blocked = saved;
+		task_set_sigmask_locked(t, saved & ~set);
+		pthread_mutex_unlock(&t->k->lock);
+		for (;;) {
+			uint32_t seq = __atomic_load_n(&t->wake_seq, __ATOMIC_SEQ_CST);
+			int r;
+			sig = take_from(t, set, &info);
+			if (sig || task_signal_pending(t))
+				break;
+			r = task_block(t, seq, deadline);
+			if (r == -ETIMEDOUT) {
+				sig = take_from(t, set, &info);
+				break;
+			}
+		}
+		pthread_mutex_lock(&t->k->lock);
+		t->real_blocked = 0;
+		task_set_sigmask_locked(t, saved);
+		pthread_mutex_unlock(&t->k->lock);
+		if (!sig && !task_signal_pending(t))
+			return -EAGAIN;
+	}
+	if (!sig)
+		return a->a[2] && ts.tv_sec == 0 && ts.tv_nsec == 0 ? -EAGAIN : -EINTR;
+	if (a->a[1] && mm_copy_out(t->mm, a->a[1], &info, sizeof(info)) < 0)
+		return -EFAULT;
+	return sig;
+}
+
+SYSCALL(rt_sigreturn)
+{
+	if (sigframe_restore(t) < 0) {
+		siginfo_t info;
+		siginfo_kernel(&info, SIGSEGV);
+		signal_force(t, &info);
+		t->syscall_nr = -1;
+		return (long)t->cpu.regs.rax;
+	}
+	return (long)t->cpu.regs.rax;
+}
+
+SYSCALL(sigaltstack)
+{
+	stack_t ss, oss;
+	int ret;
+
+	if (a->a[0] && mm_copy_in(t->mm, &ss, a->a[0], sizeof(ss)) < 0)
+		return -EFAULT;
+	ret = task_sigaltstack(t, a->a[0] ? &ss : NULL, a->a[1] ? &oss : NULL);
+	if (ret == 0 && a->a[1] && mm_copy_out(t->mm, a->a[1], &oss, sizeof(oss)) < 0)
+		return -EFAULT;
+	return ret;
+}
+
+SYSCALL(restart_syscall)
+{
+	struct restart_block *rb = &t->restart;
+
+	if (!rb->fn)
+		return -EINTR;
+	return rb->fn(t, rb);
+}
+
+/* --- sending --------------------------------------------------------------------- */
+
+/* May t signal the process of p (Linux's kill_ok_by_cred, and SIGCONT in a session)? */
+static bool may_signal(struct task *t, struct task *p, int sig)
+{
+	const struct creds *c = &t->creds, *pc = &p->creds;
+
+	if (creds_capable(c, KCAP_KILL))
+		return true;
+	if (c->euid == pc->suid || c->euid == pc->uid || c->uid == pc->suid || c->uid == pc->uid)
+		return true;
+	return sig == SIGCONT && t->tg->sid == p->tg->sid;
+}
+
+static bool valid_sig(long sig)
+{
+	return sig >= 0 && sig <= GUEST_NSIG;
+}
+
+/* kill(pid > 0) or tgkill: one process (group) or one thread, under the lock. */
+static long send_to(struct task *t, struct task *p, const siginfo_t *info, bool group)
+{
+	if (!may_signal(t, p, info->si_signo))
+		return -EPERM;
+	return signal_send_locked(p, info, group);
 }
 
 SYSCALL(kill)
 {
-	int pid = (int)a->a[0];
+	int pid = (int)a->a[0], sig = (int)a->a[1];
+	struct kernel *k = t->k;
+	struct thread_group *tg;
+	siginfo_t info;
+	long ret = -ESRCH;
+	bool any = false, allowed = false;
 
-	/* -1: every process but init and the caller; there are none. */
-	if (pid == -1)
-		return (a->a[1] > GUEST_NSIG) ? -EINVAL : -ESRCH;
-	if (pid == 0 || pid == t->tgid || pid == -t->tgid)
-		return signal_self(t, (int)a->a[1]);
-	return -ESRCH;
+	if (!valid_sig(a->a[1]))
+		return -EINVAL;
+	siginfo_user(&info, sig, t);
+	pthread_mutex_lock(&k->lock);
+	if (pid > 0) {
+		tg = kernel_find_tg_locked(k, pid, true);
+		if (tg && (tg->flags & TG_ZOMBIE))
+			ret = 0; /* a zombie takes (and ignores) any signal */
+		else if (tg && !list_empty(&tg->threads))
+			ret = send_to(t, list_first_entry(&tg->threads, struct task, tg_node),
+				      &info, true);
+	} else {
+		/* 0: the caller's group; < -1: that group; -1: everyone but init and us. */
+		int pgid = pid == 0 ? t->tg->pgid : -pid;
+		list_for_each_entry(tg, &k->groups, knode) {
+			struct task *p;
+			if (tg->flags & (TG_ZOMBIE | TG_REAPED))
+				continue;
+			if (pid == -1 ? (tg == k->init_tg || tg == t->tg) : tg->pgid != pgid)
+				continue;
+			p = list_first_entry_or_null(&tg->threads, struct task, tg_node);
+			if (!p)
+				continue;
+			any = true;
+			if (send_to(t, p, &info, true) == 0)
+				allowed = true;
+		}
+		/* kill(-1) also hits the caller (but not init). */
+		if (pid == -1 && t->tg != k->init_tg) {
+			any = true;
+			if (send_to(t, t, &info, true) == 0)
+				allowed = true;
+		}
+		ret = !any ? -ESRCH : allowed ? 0 : -EPERM;
+	}
+	pthread_mutex_unlock(&k->lock);
+	return ret;
+}
+
+/* tgkill/tkill and the queueinfo calls: one thread. */
+static long thread_signal(struct task *t, int tgid, int tid, const siginfo_t *info)
+{
+	struct kernel *k = t->k;
+	struct task *p;
+	long ret = -ESRCH;
+
+	pthread_mutex_lock(&k->lock);
+	list_for_each_entry(p, &k->tasks, knode)
+		if (p->tid == tid && (tgid <= 0 || p->tgid == tgid)) {
+			ret = send_to(t, p, info, false);
+			break;
+		}
+	pthread_mutex_unlock(&k->lock);
+	return ret;
 }
 
 SYSCALL(tgkill)
 {
-	if ((int)a->a[0] <= 0 || (int)a->a[1] <= 0)
+	siginfo_t info;
+
+	if ((int)a->a[0] <= 0 || (int)a->a[1] <= 0 || !valid_sig(a->a[2]))
 		return -EINVAL;
-	if ((int)a->a[0] != t->tgid || (int)a->a[1] != t->tid)
-		return -ESRCH;
-	return signal_self(t, (int)a->a[2]);
+	siginfo_user(&info, (int)a->a[2], t);
+	info.si_code = SI_TKILL;
+	return thread_signal(t, (int)a->a[0], (int)a->a[1], &info);
 }
 
 SYSCALL(tkill)
 {
-	if ((int)a->a[0] <= 0)
+	siginfo_t info;
+
+	if ((int)a->a[0] <= 0 || !valid_sig(a->a[1]))
 		return -EINVAL;
-	if ((int)a->a[0] != t->tid)
-		return -ESRCH;
-	return signal_self(t, (int)a->a[1]);
+	siginfo_user(&info, (int)a->a[1], t);
+	info.si_code = SI_TKILL;
+	return thread_signal(t, 0, (int)a->a[0], &info);
+}
+
+/* The siginfo a process queues: it may not pretend to be the kernel or kill(). */
+static long user_siginfo(struct task *t, int sig, uint64_t uinfo, siginfo_t *info, bool other)
+{
+	if (!valid_sig(sig))
+		return -EINVAL;
+	if (mm_copy_in(t->mm, info, uinfo, sizeof(*info)) < 0)
+		return -EFAULT;
+	if ((info->si_code >= 0 || info->si_code == SI_TKILL) && other)
+		return -EPERM;
+	info->si_signo = sig;
+	return 0;
+}
+
+SYSCALL(rt_sigqueueinfo)
+{
+	int pid = (int)a->a[0];
+	struct thread_group *tg;
+	siginfo_t info;
+	long ret = user_siginfo(t, (int)a->a[1], a->a[2], &info, pid != t->tgid);
+
+	if (ret < 0)
+		return ret;
+	pthread_mutex_lock(&t->k->lock);
+	tg = pid > 0 ? kernel_find_tg_locked(t->k, pid, false) : NULL;
+	ret = -ESRCH;
+	if (tg && !list_empty(&tg->threads))
+		ret = send_to(t, list_first_entry(&tg->threads, struct task, tg_node), &info, true);
+	pthread_mutex_unlock(&t->k->lock);
+	return ret;
+}
+
+SYSCALL(rt_tgsigqueueinfo)
+{
+	siginfo_t info;
+	long ret;
+
+	if ((int)a->a[0] <= 0 || (int)a->a[1] <= 0)
+		return -EINVAL;
+	ret = user_siginfo(t, (int)a->a[2], a->a[3], &info, (int)a->a[1] != t->tid);
+	if (ret < 0)
+		return ret;
+	return thread_signal(t, (int)a->a[0], (int)a->a[1], &info);
 }

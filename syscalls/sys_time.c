@@ -5,6 +5,7 @@
 #include "config.h"
 #include "syscalls/handlers.h"
 #include "sentry/kernel/task.h"
+#include "sentry/kernel/signal.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/futex.h"
 #include "sentry/mm/mm.h"
@@ -154,19 +155,36 @@ static long timespec_in(struct task *t, uint64_t addr, uint64_t *ns)
 	return 0;
 }
 
-/* Sleep for rel ns on the monotonic clock; on interruption store the rest in rem. */
-static long sleep_relative(struct task *t, uint64_t rel, uint64_t rem_addr)
+/* Sleep until the CLOCK_MONOTONIC deadline; interrupted, store what is left in
+ * rem and ask to be restarted (restart_syscall sleeps on until deadline). */
+static long sleep_until_restartable(struct task *t, uint64_t deadline, uint64_t rem_addr);
+
+static long nanosleep_restart(struct task *t, struct restart_block *rb)
 {
-	uint64_t start = host_now(CLOCK_MONOTONIC), deadline = start + rel;
+	return sleep_until_restartable(t, rb->arg[0], rb->arg[1]);
+}
+
+static long sleep_until_restartable(struct task *t, uint64_t deadline, uint64_t rem_addr)
+{
 	long ret = task_sleep_until(t, CLOCK_MONOTONIC, deadline);
 
-	if (ret == -EINTR && rem_addr) {
+	if (ret != -EINTR)
+		return ret;
+	if (rem_addr) {
 		uint64_t now = host_now(CLOCK_MONOTONIC);
 		struct ktimespec left = ns_to_kts(now < deadline ? deadline - now : 0);
 		if (mm_copy_out(t->mm, rem_addr, &left, sizeof(left)) < 0)
 			return -EFAULT;
 	}
-	return ret;
+	t->restart.fn = nanosleep_restart;
+	t->restart.arg[0] = deadline;
+	t->restart.arg[1] = rem_addr;
+	return -ERESTART_RESTARTBLOCK;
+}
+
+static long sleep_relative(struct task *t, uint64_t rel, uint64_t rem_addr)
+{
+	return sleep_until_restartable(t, host_now(CLOCK_MONOTONIC) + rel, rem_addr);
 }
 
 SYSCALL(nanosleep)
@@ -206,14 +224,18 @@ SYSCALL(clock_nanosleep)
 		return ret;
 	if (!abs)
 		return sleep_relative(t, req, a->a[3]);
-	if (clk == CLOCK_REALTIME)
-		return task_sleep_until(t, CLOCK_REALTIME, req);
+	/* Absolute sleeps restart with the same arguments (ERESTARTNOHAND). */
+	if (clk == CLOCK_REALTIME) {
+		ret = task_sleep_until(t, CLOCK_REALTIME, req);
+		return ret == -EINTR ? -ERESTARTNOHAND : ret;
+	}
 	/* Other absolute clocks: translate the deadline to CLOCK_MONOTONIC. */
 	now = (uint64_t)clock_read(t, clk);
 	mono = host_now(CLOCK_MONOTONIC);
 	if (req <= now)
 		return 0;
-	return task_sleep_until(t, CLOCK_MONOTONIC, mono + (req - now));
+	ret = task_sleep_until(t, CLOCK_MONOTONIC, mono + (req - now));
+	return ret == -EINTR ? -ERESTARTNOHAND : ret;
 }
 
 SYSCALL(getcpu)

@@ -33,7 +33,7 @@ static inline int path_in_empty_ok(struct task *t, uint64_t addr, char *buf)
 /* The task's RLIMIT_NOFILE, capped at Linux's nr_open. */
 static inline unsigned task_nofile(struct task *t)
 {
-	rlim_t n = t->rlim[RLIMIT_NOFILE].rlim_cur;
+	rlim_t n = t->tg->rlim[RLIMIT_NOFILE].rlim_cur;
 
 	return n > 1048576 ? 1048576 : (unsigned)n;
 }

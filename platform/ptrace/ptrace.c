@@ -28,6 +28,7 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+#include <pthread.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -41,15 +42,37 @@ struct ptrace_platform {
 	struct platform base;
 };
 
+/*
+ * What a sentry thread made on this platform and must outlive: a stub
+ * process's first thread is traced by (and dies with) the thread that
+ * spawned it, so that thread waits in thread_exit() until each stub process
+ * it spawned is released.
+ */
+struct spawner {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int live; /* stub processes spawned by this thread, not yet released */
+};
+
+/* One stub thread and the sentry thread that traces it. */
+struct stub_thread {
+	pid_t tracer; /* host tid of the sentry thread, 0 once it stopped using it */
+	pid_t tid;
+};
+
 struct ptrace_as {
 	struct address_space base;
-	pid_t pid;    /* the stub process (and its first thread) */
-	pid_t tracer; /* host tid of the sentry thread tracing it */
+	pid_t pid; /* the stub process (and its first thread) */
+	struct spawner *spawner;
+	pthread_mutex_t lock;
+	struct stub_thread *threads; /* every live thread of the stub process */
+	unsigned nthreads, cap;
 };
 
 struct ptrace_ctx {
 	struct pcontext base;
 	pid_t tid;     /* stub thread this context runs in, 0 before the first switch */
+	pid_t joining; /* a parked stub thread to seize on the first switch (add_ctx) */
 	int running;   /* inside switch_to (atomic) */
 	int interrupt; /* interrupt requested (atomic) */
 };
@@ -66,15 +89,55 @@ static pid_t gettid_cached(void)
 	return tid;
 }
 
+static __thread struct spawner *my_spawner;
+
+static struct spawner *spawner_of_thread(void)
+{
+	if (!my_spawner) {
+		my_spawner = xzalloc(sizeof(*my_spawner));
+		pthread_mutex_init(&my_spawner->lock, NULL);
+		pthread_cond_init(&my_spawner->cond, NULL);
+	}
+	return my_spawner;
+}
+
 /* --- address space --------------------------------------------------------- */
+
+static void add_thread(struct ptrace_as *as, pid_t tracer, pid_t tid)
+{
+	pthread_mutex_lock(&as->lock);
+	if (as->nthreads == as->cap) {
+		as->cap = as->cap ? as->cap * 2 : 4;
+		as->threads = xrealloc(as->threads, as->cap * sizeof(*as->threads));
+	}
+	as->threads[as->nthreads++] = (struct stub_thread){.tracer = tracer, .tid = tid};
+	pthread_mutex_unlock(&as->lock);
+}
+
+/* The stub thread the calling sentry thread traces in as, or 0. */
+static pid_t my_thread(struct ptrace_as *as)
+{
+	pid_t me = gettid_cached(), tid = 0;
+
+	pthread_mutex_lock(&as->lock);
+	for (unsigned i = 0; i < as->nthreads; i++)
+		if (as->threads[i].tracer == me) {
+			tid = as->threads[i].tid;
+			break;
+		}
+	pthread_mutex_unlock(&as->lock);
+	return tid;
+}
 
 /* Injected calls need a stopped stub thread traced by the calling thread. */
 static long as_inject(struct ptrace_as *as, long nr, uint64_t a0, uint64_t a1, uint64_t a2,
 		      uint64_t a3, uint64_t a4, uint64_t a5)
 {
-	if (as->tracer != gettid_cached())
-		return -EPERM; /* another sentry thread's stub: not ours to drive */
-	return stub_inject(as->pid, nr, a0, a1, a2, a3, a4, a5);
+	pid_t tid = my_thread(as);
+
+	if (!tid)
+		return -EPERM; /* no stub thread of ours in there to drive */
+	return stub_inject(tid, nr, a0, a1, a2, a3, a4, a5);
 }
 
 static int pas_map(struct address_space *a, uint64_t addr, uint64_t len, int prot, uint64_t off)
@@ -93,25 +156,83 @@ static int pas_unmap(struct address_space *a, uint64_t addr, uint64_t len)
 	return (int)as_inject(to_pas(a), SYS_munmap, addr, len, 0, 0, 0, 0);
 }
 
+static int pas_add_ctx(struct address_space *a, struct pcontext *c)
+{
+	struct ptrace_as *as = to_pas(a);
+	pid_t tid = my_thread(as), child;
+
+	if (!tid)
+		return -EPERM;
+	child = stub_clone_thread(tid);
+	if (child < 0)
+		return child;
+	add_thread(as, 0, child);
+	to_pctx(c)->joining = child;
+	return 0;
+}
+
+static void pas_remove_ctx(struct address_space *a, struct pcontext *c)
+{
+	struct ptrace_as *as = to_pas(a);
+	struct ptrace_ctx *ctx = to_pctx(c);
+	pid_t me = gettid_cached();
+
+	pthread_mutex_lock(&as->lock);
+	for (unsigned i = 0; i < as->nthreads; i++) {
+		if (as->threads[i].tid != ctx->tid || as->threads[i].tracer != me)
+			continue;
+		/* The first thread stays, stopped: ending it would look like the
+		 * process's end to the host (and its tracer outlives it anyway). */
+		if (ctx->tid == as->pid) {
+			as->threads[i].tracer = 0;
+		} else {
+			as->threads[i] = as->threads[--as->nthreads];
+			pthread_mutex_unlock(&as->lock);
+			stub_exit_thread(ctx->tid);
+			ctx->tid = 0;
+			return;
+		}
+		break;
+	}
+	pthread_mutex_unlock(&as->lock);
+	ctx->tid = 0;
+}
+
 static void pas_release(struct address_space *a)
 {
 	struct ptrace_as *as = to_pas(a);
+	struct spawner *sp = as->spawner;
 	int status;
 
 	kill(as->pid, SIGKILL);
+	/* Traced threads are reaped one by one (by any thread of the sentry);
+	 * the first thread goes last, once its process is empty. */
+	for (unsigned i = 0; i < as->nthreads; i++)
+		if (as->threads[i].tid != as->pid)
+			while (waitpid(as->threads[i].tid, &status, __WALL) < 0 && errno == EINTR)
+				;
 	while (waitpid(as->pid, &status, __WALL) < 0 && errno == EINTR)
 		;
+	pthread_mutex_destroy(&as->lock);
+	free(as->threads);
 	free(as);
+	pthread_mutex_lock(&sp->lock);
+	sp->live--;
+	pthread_cond_broadcast(&sp->cond);
+	pthread_mutex_unlock(&sp->lock);
 }
 
 static const struct as_ops ptrace_as_ops = {
 	.map = pas_map,
 	.unmap = pas_unmap,
+	.add_ctx = pas_add_ctx,
+	.remove_ctx = pas_remove_ctx,
 	.release = pas_release,
 };
 
 static int ptrace_as_new(struct platform *p, struct address_space **out)
 {
+	struct spawner *sp = spawner_of_thread();
 	struct ptrace_as *as;
 	pid_t pid = stub_spawn(p->mf->fd);
 
@@ -121,9 +242,30 @@ static int ptrace_as_new(struct platform *p, struct address_space **out)
 	as->base.ops = &ptrace_as_ops;
 	as->base.plat = p;
 	as->pid = pid;
-	as->tracer = gettid_cached();
+	as->spawner = sp;
+	pthread_mutex_init(&as->lock, NULL);
+	add_thread(as, gettid_cached(), pid);
+	pthread_mutex_lock(&sp->lock);
+	sp->live++;
+	pthread_mutex_unlock(&sp->lock);
 	*out = &as->base;
 	return 0;
+}
+
+static void ptrace_thread_exit(struct platform *p)
+{
+	struct spawner *sp = my_spawner;
+
+	if (!sp)
+		return;
+	pthread_mutex_lock(&sp->lock);
+	while (sp->live > 0)
+		pthread_cond_wait(&sp->cond, &sp->lock);
+	pthread_mutex_unlock(&sp->lock);
+	pthread_mutex_destroy(&sp->lock);
+	pthread_cond_destroy(&sp->cond);
+	free(sp);
+	my_spawner = NULL;
 }
 
 /* --- context --------------------------------------------------------------- */
@@ -226,6 +368,56 @@ static int pctx_fetch_regs(struct pcontext *c, struct cpu_state *cpu)
 	return 0;
 }
 
+/*
+ * Take over the parked thread add_ctx made for ctx: seize it (it is nobody's
+ * tracee yet) and interrupt its pause() so that it is stopped for us.
+ */
+static int join_thread(struct ptrace_as *as, struct ptrace_ctx *ctx)
+{
+	pid_t tid = ctx->joining;
+	int status;
+
+	if (ptrace(PTRACE_SEIZE, tid, 0, PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD) < 0 ||
+	    ptrace(PTRACE_INTERRUPT, tid, 0, 0) < 0)
+		return -ESRCH;
+	for (;;) {
+		pid_t r = waitpid(tid, &status, __WALL);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 || !WIFSTOPPED(status))
+			return -ESRCH;
+		if ((status >> 16) == PTRACE_EVENT_STOP)
+			break;
+		/* A signal stop first (an interrupt meant for nobody): go on to the
+		 * interrupt stop. */
+		if (ptrace(PTRACE_CONT, tid, 0, 0) < 0)
+			return -ESRCH;
+	}
+	pthread_mutex_lock(&as->lock);
+	for (unsigned i = 0; i < as->nthreads; i++)
+		if (as->threads[i].tid == tid)
+			as->threads[i].tracer = gettid_cached();
+	pthread_mutex_unlock(&as->lock);
+	ctx->joining = 0;
+	ctx->tid = tid;
+	return 0;
+}
+
+static int pctx_fetch_fpu(struct pcontext *c, struct cpu_state *cpu)
+{
+	struct ptrace_ctx *ctx = to_pctx(c);
+	struct iovec iov = {.iov_base = cpu->fpu, .iov_len = c->plat->fpu_size};
+
+	if (cpu->fpu_valid || cpu->fpu_dirty)
+		return 0;
+	if (!ctx->tid || ptrace(PTRACE_GETREGSET, ctx->tid, NT_X86_XSTATE, &iov) < 0)
+		return -ESRCH;
+	if (iov.iov_len < c->plat->fpu_size)
+		memset(cpu->fpu + iov.iov_len, 0, c->plat->fpu_size - iov.iov_len);
+	cpu->fpu_valid = true;
+	return 0;
+}
+
 static int pctx_switch(struct pcontext *c, struct address_space *a, struct cpu_state *cpu,
 		       struct pevent *ev)
 {
@@ -233,15 +425,25 @@ static int pctx_switch(struct pcontext *c, struct address_space *a, struct cpu_s
 	struct ptrace_as *as = to_pas(a);
 	int status, sig, ret;
 
-	if (as->tracer != gettid_cached())
-		return -EPERM;
-	ctx->tid = as->pid;
+	ctx->tid = my_thread(as);
+	if (!ctx->tid) {
+		ret = ctx->joining ? join_thread(as, ctx) : -EPERM;
+		if (ret < 0)
+			return ret;
+	}
 	if (cpu->fpu_reset) {
 		ret = reset_fpu(ctx->tid);
 		if (ret < 0)
 			return ret;
 		cpu->fpu_reset = false;
 	}
+	if (cpu->fpu_dirty) {
+		struct iovec iov = {.iov_base = cpu->fpu, .iov_len = c->plat->fpu_size};
+		if (ptrace(PTRACE_SETREGSET, ctx->tid, NT_X86_XSTATE, &iov) < 0)
+			return errno == ESRCH ? -ESRCH : -EINVAL;
+		cpu->fpu_dirty = false;
+	}
+	cpu->fpu_valid = false;
 	ret = push_regs(ctx->tid, cpu);
 	if (ret < 0)
 		return ret;
@@ -328,6 +530,7 @@ static void pctx_release(struct pcontext *c)
 static const struct pcontext_ops ptrace_ctx_ops = {
 	.switch_to = pctx_switch,
 	.fetch_regs = pctx_fetch_regs,
+	.fetch_fpu = pctx_fetch_fpu,
 	.interrupt = pctx_interrupt,
 	.cpu_time_ns = pctx_cpu_time_ns,
 	.release = pctx_release,
@@ -370,6 +573,17 @@ static int ptrace_probe(struct rung_error *err)
 	return 0;
 }
 
+/* The size of the XSAVE area for the features the host enabled (CPUID 0xd, 0: EBX). */
+static unsigned xstate_size(void)
+{
+	unsigned a = 0xd, b, c = 0, d;
+
+	__asm__ volatile("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+	if (b < 576 || b > 16384)
+		return 4096; /* no XSAVE, or something odd: room for legacy state */
+	return b;
+}
+
 static int ptrace_create(struct memfile *mf, struct platform **out, struct rung_error *err)
 {
 	struct ptrace_platform *p;
@@ -380,6 +594,7 @@ static int ptrace_create(struct memfile *mf, struct platform **out, struct rung_
 	p = xzalloc(sizeof(*p));
 	p->base.ops = &ptrace_platform_ops;
 	p->base.mf = mf;
+	p->base.fpu_size = xstate_size();
 	*out = &p->base;
 	return 0;
 }
@@ -396,4 +611,5 @@ const struct platform_ops ptrace_platform_ops = {
 	.destroy = ptrace_destroy,
 	.as_new = ptrace_as_new,
 	.ctx_new = ptrace_ctx_new,
+	.thread_exit = ptrace_thread_exit,
 };

@@ -31,9 +31,25 @@
 
 static uint64_t stub_base;
 
-/* syscall; int3; ud2 | pad | int3; ud2 */
 static const uint8_t stub_code[] = {
-	0x0f, 0x05, 0xcc, 0x0f, 0x0b, 0x90, 0x90, 0x90, 0xcc, 0x0f, 0x0b,
+	/* 0: injected calls */
+	0x0f, 0x05,	  /* syscall */
+	0xcc,		  /* int3 */
+	0x0f, 0x0b,	  /* ud2 */
+	0x90, 0x90, 0x90, /* pad */
+	/* 8: a new stub stops here for its tracer */
+	0xcc,			      /* int3 */
+	0x0f, 0x0b,		      /* ud2 */
+	0x90, 0x90, 0x90, 0x90, 0x90, /* pad */
+	/* 16: an injected clone; the new thread parks, the caller traps */
+	0x0f, 0x05,			   /* syscall */
+	0x48, 0x85, 0xc0,		   /* test %rax, %rax */
+	0x75, 0x09,			   /* jne 32 */
+	0xb8, SYS_pause, 0x00, 0x00, 0x00, /* 23: mov $SYS_pause, %eax */
+	0x0f, 0x05,			   /* syscall */
+	0xeb, 0xf7,			   /* jmp 23 */
+	0xcc,				   /* 32: int3 */
+	0x0f, 0x0b,			   /* ud2 */
 };
 
 int stub_code_init(struct rung_error *err)
@@ -126,8 +142,10 @@ static int wait_stop(pid_t tid, int *status)
 	}
 }
 
-long stub_inject(pid_t tid, long nr, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
-		 uint64_t a4, uint64_t a5)
+/* Run syscall nr at code offset at in the stopped thread tid, until the int3
+ * that leaves rip at trap_after. */
+static long inject_at(pid_t tid, uint64_t at, uint64_t trap_after, long nr, uint64_t a0,
+		      uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
 {
 	struct user_regs_struct saved, r;
 	int status, sig;
@@ -135,7 +153,7 @@ long stub_inject(pid_t tid, long nr, uint64_t a0, uint64_t a1, uint64_t a2, uint
 	if (ptrace(PTRACE_GETREGS, tid, 0, &saved) < 0)
 		return -ESRCH;
 	r = saved;
-	r.rip = stub_base + STUB_SYSCALL_OFF;
+	r.rip = stub_base + at;
 	r.rax = (uint64_t)nr;
 	r.orig_rax = (uint64_t)-1;
 	r.rdi = a0;
@@ -152,7 +170,7 @@ long stub_inject(pid_t tid, long nr, uint64_t a0, uint64_t a1, uint64_t a2, uint
 			return sig;
 		if (ptrace(PTRACE_GETREGS, tid, 0, &r) < 0)
 			return -ESRCH;
-		if (sig == SIGTRAP && r.rip == stub_base + STUB_TRAP_AFTER)
+		if (sig == SIGTRAP && r.rip == stub_base + trap_after)
 			break;
 		/* Anything else (an interrupt signal) is dropped here; the context
 		 * keeps its own note that an interrupt is pending. */
@@ -162,6 +180,44 @@ long stub_inject(pid_t tid, long nr, uint64_t a0, uint64_t a1, uint64_t a2, uint
 	if (ptrace(PTRACE_SETREGS, tid, 0, &saved) < 0)
 		return -ESRCH;
 	return (long)r.rax;
+}
+
+long stub_inject(pid_t tid, long nr, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
+		 uint64_t a4, uint64_t a5)
+{
+	return inject_at(tid, STUB_SYSCALL_OFF, STUB_TRAP_AFTER, nr, a0, a1, a2, a3, a4, a5);
+}
+
+pid_t stub_clone_thread(pid_t tid)
+{
+	/* No new stack: the parked thread never touches memory. */
+	return (pid_t)inject_at(tid, STUB_CLONE_OFF, STUB_CLONE_AFTER, SYS_clone, STUB_CLONE_FLAGS,
+				0, 0, 0, 0, 0);
+}
+
+int stub_exit_thread(pid_t tid)
+{
+	struct user_regs_struct r;
+	int status;
+
+	if (ptrace(PTRACE_GETREGS, tid, 0, &r) < 0)
+		return -ESRCH;
+	r.rip = stub_base + STUB_SYSCALL_OFF;
+	r.rax = SYS_exit;
+	r.orig_rax = (uint64_t)-1;
+	r.rdi = 0;
+	if (ptrace(PTRACE_SETREGS, tid, 0, &r) < 0 || ptrace(PTRACE_CONT, tid, 0, 0) < 0)
+		return -ESRCH;
+	/* Stray stops (an interrupt signal) are passed over until it is gone. */
+	for (;;) {
+		pid_t w = waitpid(tid, &status, __WALL);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 || !WIFSTOPPED(status))
+			return 0;
+		if (ptrace(PTRACE_CONT, tid, 0, 0) < 0)
+			return 0;
+	}
 }
 
 pid_t stub_spawn(int memfd)

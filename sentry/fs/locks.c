@@ -11,6 +11,7 @@
 #include "sentry/fs/locks.h"
 #include "sentry/fs/file.h"
 #include "sentry/kernel/task.h"
+#include "sentry/kernel/signal.h"
 #include "sentry/kernel/wait.h"
 #include "lib/util.h"
 
@@ -120,7 +121,7 @@ static int lock_apply(struct inode *inode, struct file_lock *want, bool wait)
 		waiter_finish(&l->wq, &w);
 		pthread_mutex_lock(&locks_lock);
 		if (ret < 0) {
-			ret = -EINTR;
+			ret = -ERESTARTSYS;
 			goto out;
 		}
 	}

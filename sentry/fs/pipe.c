@@ -9,6 +9,7 @@
 #include "sentry/fs/pipe.h"
 #include "sentry/fs/file.h"
 #include "sentry/kernel/task.h"
+#include "sentry/kernel/signal.h"
 #include "sentry/kernel/wait.h"
 #include "lib/util.h"
 
@@ -62,7 +63,7 @@ static int pipe_wait(struct pipe *p, struct waitq *wq)
 	int ret;
 
 	if (!t)
-		return -EINTR;
+		return -ERESTARTSYS;
 	snap = waiter_prepare(wq, &w, t);
 	pthread_mutex_unlock(&p->lock);
 	ret = task_block(t, snap, 0);
@@ -92,7 +93,7 @@ static long pipe_read(struct file *f, void *buf, size_t len, int64_t *pos)
 		ret = pipe_wait(p, &p->rq);
 		if (ret < 0) {
 			pthread_mutex_unlock(&p->lock);
-			return -EINTR;
+			return -ERESTARTSYS;
 		}
 	}
 	while (done < len && p->len) {
@@ -146,7 +147,7 @@ static long pipe_write(struct file *f, const void *buf, size_t len, int64_t *pos
 		ret = pipe_wait(p, &p->wq);
 		if (ret < 0) {
 			pthread_mutex_unlock(&p->lock);
-			return done ? (long)done : -EINTR;
+			return done ? (long)done : -ERESTARTSYS;
 		}
 	}
 	pthread_mutex_unlock(&p->lock);
@@ -342,7 +343,7 @@ int fifo_open(struct inode *inode, int flags, struct file **out)
 	pipe_put(p);
 	if (ret < 0) {
 		file_put(f);
-		return -EINTR;
+		return -ERESTARTSYS;
 	}
 	*out = f;
 	return 0;

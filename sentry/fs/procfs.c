@@ -14,6 +14,7 @@
 #include "sentry/fs/hostinfo.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/task.h"
+#include "sentry/kernel/process.h"
 #include "sentry/mm/mm.h"
 #include "sentry/mm/mobj.h"
 #include "sentry/mm/memfile.h"
@@ -67,7 +68,8 @@ struct proc_node {
 
 struct proc_inode {
 	const struct proc_node *node;
-	int pid;
+	int pid; /* the process (tgid) of per-pid files */
+	int tid; /* under /proc/<pid>/task/<tid>: the thread; else 0 */
 	int fd;
 };
 
@@ -87,7 +89,43 @@ static const struct file_ops proc_dir_ops;
 
 static char task_state(struct task *t)
 {
-	return t->exiting ? 'Z' : 'S';
+	if (t->exited)
+		return 'Z';
+	if (t->tg->flags & TG_STOPPED)
+		return 'T';
+	return t == current_task() ? 'R' : 'S';
+}
+
+static const char *task_state_name(char s)
+{
+	switch (s) {
+	case 'Z':
+		return "zombie";
+	case 'T':
+		return "stopped";
+	case 'R':
+		return "running";
+	default:
+		return "sleeping";
+	}
+}
+
+/* The fields /proc/pid/stat and status take from the process tree. */
+struct tree_ids {
+	int ppid, pgid, sid, nthreads;
+};
+
+static struct tree_ids tree_ids(struct kernel *k, struct task *t)
+{
+	struct tree_ids ids;
+
+	pthread_mutex_lock(&k->lock);
+	ids.ppid = t->tg->parent ? t->tg->parent->tgid : 0;
+	ids.pgid = t->tg->pgid;
+	ids.sid = t->tg->sid;
+	ids.nthreads = t->tg->nr_threads;
+	pthread_mutex_unlock(&k->lock);
+	return ids;
 }
 
 static void gen_stat(struct proc_ctx *c, struct strbuf *o)
@@ -95,13 +133,14 @@ static void gen_stat(struct proc_ctx *c, struct strbuf *o)
 	struct task *t = c->t;
 	struct mm *mm = t->mm;
 	uint64_t start = (t->start_ns - c->k->boot_ns) / 10000000ull; /* clock ticks (100 Hz) */
+	struct tree_ids ids = tree_ids(c->k, t);
 
 	strbuf_printf(
 		o,
-		"%d (%s) %c %d %d %d 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 %llu %llu 0 "
+		"%d (%s) %c %d %d %d 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 %d 0 %llu %llu 0 "
 		"18446744073709551615 0 0 %llu 0 0 0 %llu 0 0 0 0 0 17 0 0 0 0 0 0 0 0 %llu %llu "
 		"%llu %llu %llu 0\n",
-		t->tgid, t->comm, task_state(t), t->ppid, t->tgid, t->tgid,
+		t->tgid, t->comm, task_state(t), ids.ppid, ids.pgid, ids.sid, ids.nthreads,
 		(unsigned long long)start, (unsigned long long)(mm ? mm->committed : 0),
 		(unsigned long long)(mm ? mm->start_stack : 0), (unsigned long long)t->sigmask,
 		(unsigned long long)(mm ? mm->start_brk : 0),
@@ -116,7 +155,7 @@ static uint64_t sig_set(struct task *t, uint64_t handler)
 	uint64_t set = 0;
 
 	for (int i = 0; i < GUEST_NSIG; i++) {
-		uint64_t h = t->sigactions[i].handler;
+		uint64_t h = t->sighand ? t->sighand->action[i].handler : 0;
 		if (handler == 2 ? (h > 1) : h == handler)
 			set |= 1ull << i;
 	}
@@ -128,27 +167,28 @@ static void gen_status(struct proc_ctx *c, struct strbuf *o)
 	struct task *t = c->t;
 	struct creds *cr = &t->creds;
 	uint64_t vm = t->mm ? t->mm->committed / 1024 : 0;
+	struct tree_ids ids = tree_ids(c->k, t);
 
 	strbuf_printf(o,
 		      "Name:\t%s\nUmask:\t%04o\nState:\t%c (%s)\nTgid:\t%d\nNgid:\t0\nPid:\t%d\n"
 		      "PPid:\t%d\nTracerPid:\t0\nUid:\t%u\t%u\t%u\t%u\nGid:\t%u\t%u\t%u\t%u\n"
 		      "FDSize:\t64\nGroups:\t",
 		      t->comm, t->fs ? t->fs->umask : 022, task_state(t),
-		      t->exiting ? "zombie" : "sleeping", t->tgid, t->tid, t->ppid, cr->uid,
-		      cr->euid, cr->suid, cr->fsuid, cr->gid, cr->egid, cr->sgid, cr->fsgid);
+		      task_state_name(task_state(t)), t->tgid, t->tid, ids.ppid, cr->uid, cr->euid,
+		      cr->suid, cr->fsuid, cr->gid, cr->egid, cr->sgid, cr->fsgid);
 	for (uint32_t i = 0; i < cr->ngroups; i++)
 		strbuf_printf(o, "%u ", cr->groups[i]);
 	strbuf_printf(o,
 		      "\nNStgid:\t%d\nNSpid:\t%d\nNSpgid:\t%d\nNSsid:\t%d\nVmPeak:\t%8llu kB\n"
-		      "VmSize:\t%8llu kB\nVmRSS:\t%8llu kB\nThreads:\t1\nSigQ:\t0/%llu\n"
+		      "VmSize:\t%8llu kB\nVmRSS:\t%8llu kB\nThreads:\t%d\nSigQ:\t0/%llu\n"
 		      "SigPnd:\t0000000000000000\nShdPnd:\t0000000000000000\nSigBlk:\t%016llx\n"
 		      "SigIgn:\t%016llx\nSigCgt:\t%016llx\nCapInh:\t%016llx\nCapPrm:\t%016llx\n"
 		      "CapEff:\t%016llx\nCapBnd:\t%016llx\nCapAmb:\t%016llx\nNoNewPrivs:\t0\n"
 		      "Seccomp:\t0\nCpus_allowed_list:\t0-%u\nvoluntary_ctxt_switches:\t0\n"
 		      "nonvoluntary_ctxt_switches:\t0\n",
-		      t->tgid, t->tid, t->tgid, t->tgid, (unsigned long long)vm,
-		      (unsigned long long)vm, (unsigned long long)vm,
-		      (unsigned long long)t->rlim[RLIMIT_SIGPENDING].rlim_cur,
+		      t->tgid, t->tid, ids.pgid, ids.sid, (unsigned long long)vm,
+		      (unsigned long long)vm, (unsigned long long)vm, ids.nthreads,
+		      (unsigned long long)t->tg->rlim[RLIMIT_SIGPENDING].rlim_cur,
 		      (unsigned long long)t->sigmask, (unsigned long long)sig_set(t, 1),
 		      (unsigned long long)sig_set(t, 2), (unsigned long long)cr->cap_inheritable,
 		      (unsigned long long)cr->cap_permitted, (unsigned long long)cr->cap_effective,
@@ -189,6 +229,18 @@ static void gen_environ(struct proc_ctx *c, struct strbuf *o)
 static void gen_comm(struct proc_ctx *c, struct strbuf *o)
 {
 	strbuf_printf(o, "%s\n", c->t->comm);
+}
+
+/* The process's children, "pid pid ... " as Linux prints them. */
+static void gen_children(struct proc_ctx *c, struct strbuf *o)
+{
+	int *ids = NULL;
+	size_t n = 0;
+
+	kernel_child_ids(c->k, c->t->tgid, &ids, &n);
+	for (size_t i = 0; i < n; i++)
+		strbuf_printf(o, "%d ", ids[i]);
+	free(ids);
 }
 
 struct maps_ctx {
@@ -317,7 +369,7 @@ static void gen_limits(struct proc_ctx *c, struct strbuf *o)
 	strbuf_printf(o, "%-25s %-20s %-20s %-10s\n", "Limit", "Soft Limit", "Hard Limit", "Units");
 	for (int r = 0; r < RLIM_NLIMITS && r < (int)ARRAY_SIZE(names); r++) {
 		char soft[32], hard[32];
-		struct rlimit *l = &c->t->rlim[r];
+		struct rlimit *l = &c->t->tg->rlim[r];
 		if (l->rlim_cur == RLIM_INFINITY)
 			strcpy(soft, "unlimited");
 		else
@@ -482,6 +534,7 @@ static const struct proc_node sys_nodes[] = {
 };
 
 static const struct proc_node pid_nodes[] = {
+	{"children", S_IFREG | 0444, PK_FILE, gen_children},
 	{"cmdline", S_IFREG | 0444, PK_FILE, gen_cmdline},
 	{"comm", S_IFREG | 0644, PK_FILE, gen_comm},
 	{"cwd", S_IFLNK | 0777, PK_CWD},
@@ -525,19 +578,27 @@ static uint64_t proc_ino(const struct proc_node *n, int pid, int fd)
 	       0x7fffffffffffull;
 }
 
-static struct inode *proc_inode(struct super_block *sb, const struct proc_node *n, int pid, int fd)
+/* The task per-pid files describe: the thread, or the process's first live thread. */
+static struct task *find_task(struct kernel *k, int pid, int tid)
+{
+	return tid ? kernel_find_task(k, tid) : kernel_find_process(k, pid);
+}
+
+static struct inode *proc_inode_tid(struct super_block *sb, const struct proc_node *n, int pid,
+				    int tid, int fd)
 {
 	bool magic =
 		n->kind == PK_FD || n->kind == PK_EXE || n->kind == PK_CWD || n->kind == PK_ROOTDIR;
 	struct inode *i = inode_new(sb, magic ? &proc_magic_ops : &proc_inode_ops, n->mode);
 	struct proc_inode *pi = xzalloc(sizeof(*pi));
-	struct task *t = pid ? kernel_find_task(KERNEL_OF(sb), pid) : NULL;
+	struct task *t = pid ? find_task(KERNEL_OF(sb), pid, tid) : NULL;
 
 	pi->node = n;
 	pi->pid = pid;
+	pi->tid = tid;
 	pi->fd = fd;
 	i->priv = pi;
-	i->ino = proc_ino(n, pid, fd);
+	i->ino = proc_ino(n, tid ? tid : pid, fd) ^ (tid ? 0x400000000000ull : 0);
 	if (S_ISDIR(n->mode))
 		i->nlink = 2;
 	if (t) {
@@ -546,6 +607,11 @@ static struct inode *proc_inode(struct super_block *sb, const struct proc_node *
 		task_put(t);
 	}
 	return i;
+}
+
+static struct inode *proc_inode(struct super_block *sb, const struct proc_node *n, int pid, int fd)
+{
+	return proc_inode_tid(sb, n, pid, 0, fd);
 }
 
 static int parse_num(const char *name)
@@ -563,7 +629,7 @@ static int parse_num(const char *name)
 
 static struct task *proc_task(struct inode *i)
 {
-	return kernel_find_task(KERNEL_OF(i->sb), PI(i)->pid);
+	return find_task(KERNEL_OF(i->sb), PI(i)->pid, PI(i)->tid);
 }
 
 static int proc_lookup(struct inode *dir, const char *name, struct inode **out)
@@ -575,13 +641,16 @@ static int proc_lookup(struct inode *dir, const char *name, struct inode **out)
 	case PK_ROOT: {
 		int want = parse_num(name);
 		if (want > 0) {
-			struct task *t = kernel_find_task(KERNEL_OF(dir->sb), want);
-			if (!t || t->tgid != want) {
-				task_put(t);
+			/* A process, or (not listed, as in Linux) a thread by its tid. */
+			struct task *t = kernel_find_process(KERNEL_OF(dir->sb), want);
+			if (!t)
+				t = kernel_find_task(KERNEL_OF(dir->sb), want);
+			if (!t)
 				return -ENOENT;
-			}
+			*out = t->tgid == want
+				       ? proc_inode(dir->sb, &pid_node, want, -1)
+				       : proc_inode_tid(dir->sb, &pid_node, t->tgid, want, -1);
 			task_put(t);
-			*out = proc_inode(dir->sb, &pid_node, want, -1);
 			return 0;
 		}
 		c = root_nodes;
@@ -599,14 +668,17 @@ static int proc_lookup(struct inode *dir, const char *name, struct inode **out)
 		if (!f)
 			return -ENOENT;
 		file_put(f);
-		*out = proc_inode(dir->sb, &fd_node, pid, fd);
+		*out = proc_inode_tid(dir->sb, &fd_node, pid, PI(dir)->tid, fd);
 		return 0;
 	}
 	case PK_TASK_DIR: {
-		/* One thread per process until threads exist: its tid is the pid. */
-		if (parse_num(name) != pid)
+		int tid = parse_num(name);
+		struct task *t = tid > 0 ? kernel_find_task(KERNEL_OF(dir->sb), tid) : NULL;
+		bool ours = t && t->tgid == pid;
+		task_put(t);
+		if (!ours)
 			return -ENOENT;
-		*out = proc_inode(dir->sb, &pid_node, pid, -1);
+		*out = proc_inode_tid(dir->sb, &pid_node, pid, tid, -1);
 		return 0;
 	}
 	default:
@@ -614,7 +686,7 @@ static int proc_lookup(struct inode *dir, const char *name, struct inode **out)
 	}
 	for (; c && c->name; c++)
 		if (strcmp(c->name, name) == 0) {
-			*out = proc_inode(dir->sb, c, pid, -1);
+			*out = proc_inode_tid(dir->sb, c, pid, PI(dir)->tid, -1);
 			return 0;
 		}
 	return -ENOENT;
@@ -882,19 +954,6 @@ struct pid_list {
 	size_t n, cap;
 };
 
-static void collect_pid(struct task *t, void *arg)
-{
-	struct pid_list *pl = arg;
-
-	if (t->tid != t->tgid)
-		return;
-	if (pl->n == pl->cap) {
-		pl->cap = pl->cap ? pl->cap * 2 : 64;
-		pl->pids = xrealloc(pl->pids, pl->cap * sizeof(int));
-	}
-	pl->pids[pl->n++] = t->tgid;
-}
-
 struct fd_list {
 	int *fds;
 	size_t n, cap;
@@ -927,7 +986,7 @@ static int proc_getdents(struct file *f, struct dir_emitter *e)
 		for (c = root_nodes; c->name; c++)
 			if (!list_one(&l, c->name, proc_ino(c, 0, -1), IFTODT(c->mode)))
 				return 0;
-		kernel_for_each_task(KERNEL_OF(dir->sb), collect_pid, &pl);
+		kernel_process_ids(KERNEL_OF(dir->sb), &pl.pids, &pl.n);
 		for (size_t i = 0; i < pl.n; i++) {
 			snprintf(name, sizeof(name), "%d", pl.pids[i]);
 			if (!list_one(&l, name, proc_ino(&pid_node, pl.pids[i], -1), DT_DIR))
@@ -956,10 +1015,19 @@ static int proc_getdents(struct file *f, struct dir_emitter *e)
 		free(fl.fds);
 		return 0;
 	}
-	case PK_TASK_DIR:
-		snprintf(name, sizeof(name), "%d", pid);
-		list_one(&l, name, proc_ino(&pid_node, pid, -1), DT_DIR);
+	case PK_TASK_DIR: {
+		struct pid_list tl = {0};
+		kernel_thread_ids(KERNEL_OF(dir->sb), pid, &tl.pids, &tl.n);
+		for (size_t i = 0; i < tl.n; i++) {
+			snprintf(name, sizeof(name), "%d", tl.pids[i]);
+			if (!list_one(&l, name,
+				      proc_ino(&pid_node, tl.pids[i], -1) ^ 0x400000000000ull,
+				      DT_DIR))
+				break;
+		}
+		free(tl.pids);
 		return 0;
+	}
 	default:
 		return -ENOTDIR;
 	}

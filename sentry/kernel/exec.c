@@ -7,6 +7,8 @@
 #include "config.h"
 #include "sentry/kernel/task.h"
 #include "sentry/kernel/kernel.h"
+#include "sentry/kernel/futex.h"
+#include "sentry/kernel/process.h"
 #include "sentry/loader/elf.h"
 #include "sentry/mm/mm.h"
 #include "sentry/fs/file.h"
@@ -136,6 +138,96 @@ static int parse_image(struct file *f, struct elf_file *ef, struct elf_info *inf
 	return ret ? ret : elf_parse(ef, info, why);
 }
 
+/*
+ * exec in a multi-threaded process: every other thread dies, and the caller
+ * takes over the process's id (Linux's de_thread). -EINTR when the process
+ * is being killed meanwhile.
+ */
+static int de_thread(struct task *t)
+{
+	struct kernel *k = t->k;
+	struct thread_group *tg = t->tg;
+	struct task *p;
+	int ret = 0;
+
+	pthread_mutex_lock(&k->lock);
+	if (tg->nr_threads > 1) {
+		if (tg->flags & (TG_EXITING | TG_EXECING)) {
+			pthread_mutex_unlock(&k->lock);
+			return -EINTR;
+		}
+		tg->flags |= TG_EXECING;
+		tg->execer = t;
+		list_for_each_entry(p, &tg->threads, tg_node)
+			if (p != t)
+				task_set_work(p, WORK_KILL);
+		while (tg->nr_threads > 1) {
+			uint32_t seq = __atomic_load_n(&t->wake_seq, __ATOMIC_SEQ_CST);
+			if (t->work & WORK_KILL) {
+				ret = -EINTR;
+				break;
+			}
+			pthread_mutex_unlock(&k->lock);
+			task_wait_wake(t, seq);
+			pthread_mutex_lock(&k->lock);
+		}
+		tg->flags &= ~TG_EXECING;
+		tg->execer = NULL;
+	}
+	if (ret == 0 && tg->leader != t) {
+		/* The old leader is gone: the caller becomes the process's first thread. */
+		t->tid = tg->tgid;
+		tg->leader = t;
+	}
+	pthread_mutex_unlock(&k->lock);
+	return ret;
+}
+
+/* The caller stops using its address space: a vfork parent (or other
+ * CLONE_VM process) may go on using it. */
+static void leave_mm(struct task *t)
+{
+	struct mm *old = t->mm;
+
+	if (!old)
+		return;
+	if (t->clear_child_tid && __atomic_load_n(&old->users, __ATOMIC_SEQ_CST) > 1) {
+		int zero = 0;
+		if (mm_copy_out(old, t->clear_child_tid, &zero, sizeof(zero)) == 0)
+			futex_wake_addr(t, t->clear_child_tid);
+	}
+	t->clear_child_tid = 0;
+	if (__atomic_sub_fetch(&old->users, 1, __ATOMIC_SEQ_CST) > 0 && old->as)
+		old->as->ops->remove_ctx(old->as, t->ctx);
+	t->mm = NULL;
+	mm_put(old);
+}
+
+/* Handlers do not survive an exec; ignored signals stay ignored. */
+static void reset_sighand(struct task *t)
+{
+	struct sighand *sh = t->sighand;
+
+	pthread_mutex_lock(&t->k->lock);
+	if (__atomic_load_n(&sh->refs, __ATOMIC_SEQ_CST) > 1) {
+		struct sighand *own = xmalloc(sizeof(*own));
+		*own = *sh;
+		own->refs = 1;
+		t->sighand = own;
+		sighand_put(sh);
+		sh = own;
+	}
+	for (int i = 0; i < GUEST_NSIG; i++) {
+		struct k_sigaction *sa = &sh->action[i];
+		if (sa->handler != (uint64_t)(uintptr_t)SIG_IGN)
+			sa->handler = (uint64_t)(uintptr_t)SIG_DFL;
+		sa->flags = 0;
+		sa->mask = 0;
+		sa->restorer = 0;
+	}
+	pthread_mutex_unlock(&t->k->lock);
+}
+
 /* Build the new image from the ELF file f; on success the task runs it. */
 static int exec_elf(struct exec_ctx *x, struct file *f)
 {
@@ -157,7 +249,7 @@ static int exec_elf(struct exec_ctx *x, struct file *f)
 		return ret;
 	/* Layout, as Linux: stack at the top (randomised), the mmap area below
 	 * it with a gap for the stack limit, PIE images at ET_DYN_BASE. */
-	stack_limit = t->rlim[RLIMIT_STACK].rlim_cur;
+	stack_limit = t->tg->rlim[RLIMIT_STACK].rlim_cur;
 	if (stack_limit == RLIM_INFINITY || stack_limit > MM_STACK_RESERVE_MAX)
 		stack_limit = MM_STACK_RESERVE_MAX;
 	stack_limit = MAX(stack_limit, 128ul * 1024);
@@ -241,11 +333,16 @@ static int exec_elf(struct exec_ctx *x, struct file *f)
 	if (ret < 0)
 		goto out;
 
-	/* The point of no return. */
-	mm_put(t->mm);
+	/* The point of no return: the other threads go first. */
+	ret = de_thread(t);
+	if (ret < 0)
+		goto out;
+	leave_mm(t);
 	t->mm = mm;
+	mm->users = 1;
 	mm = NULL;
-	memset(&t->cpu, 0, sizeof(t->cpu));
+	task_vfork_release(t);
+	memset(&t->cpu.regs, 0, sizeof(t->cpu.regs));
 	t->cpu.regs.rip = info.interp ? ires.entry : res.entry;
 	t->cpu.regs.rsp = rsp;
 	t->cpu.regs.cs = 0x33;	    /* __USER_CS */
@@ -254,20 +351,27 @@ static int exec_elf(struct exec_ctx *x, struct file *f)
 	t->cpu.valid = CPU_REGS_ALL;
 	t->cpu.dirty = CPU_DIRTY_ALL;
 	t->cpu.fpu_reset = true;
+	t->cpu.fpu_valid = t->cpu.fpu_dirty = false;
 	base = strrchr(x->filename, '/');
 	base = base ? base + 1 : x->filename;
 	memset(t->comm, 0, sizeof(t->comm));
 	strncpy(t->comm, base, sizeof(t->comm) - 1);
-	fd_close_on_exec(t->files);
-	/* Handlers do not survive an exec; ignored signals stay ignored. */
-	for (int i = 0; i < GUEST_NSIG; i++) {
-		struct k_sigaction *sa = &t->sigactions[i];
-		if (sa->handler != (uint64_t)(uintptr_t)SIG_IGN)
-			sa->handler = (uint64_t)(uintptr_t)SIG_DFL;
-		sa->flags = 0;
-		sa->mask = 0;
-		sa->restorer = 0;
+	/* Descriptor tables and dispositions shared with other processes are
+	 * unshared first (CLONE_FILES, CLONE_SIGHAND without CLONE_THREAD). */
+	if (__atomic_load_n(&t->files->refs, __ATOMIC_SEQ_CST) > 1) {
+		struct fdtable *own = fdtable_dup(t->files);
+		fdtable_put(t->files);
+		t->files = own;
 	}
+	fd_close_on_exec(t->files);
+	reset_sighand(t);
+	t->altstack.ss_sp = NULL;
+	t->altstack.ss_size = 0;
+	t->altstack.ss_flags = SS_DISABLE;
+	t->syscall_nr = -1;
+	pthread_mutex_lock(&t->k->lock);
+	t->tg->did_exec = true;
+	pthread_mutex_unlock(&t->k->lock);
 	t->robust_list = 0;
 	t->robust_list_len = 0;
 	if (f->path.dentry) {

@@ -5,6 +5,7 @@
  */
 #include "config.h"
 #include "sentry/kernel/task.h"
+#include "sentry/kernel/process.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/mm/mm.h"
 #include "syscalls/syscall.h"
@@ -89,26 +90,67 @@ static const char *segv_code_name(int code)
 	}
 }
 
-/* The guest dies of sig: say so once, then end the sandbox as Linux would. */
-static void fatal_fault(struct task *t, int sig, int code, uint64_t addr, unsigned access)
+/* Will sig kill the process (no handler to take it)? */
+static bool fault_is_fatal(struct task *t, int sig)
+{
+	uint64_t h = t->sighand->action[sig - 1].handler;
+
+	return h == (uint64_t)(uintptr_t)SIG_DFL || h == (uint64_t)(uintptr_t)SIG_IGN ||
+	       (t->sigmask & (1ull << (sig - 1)));
+}
+
+/*
+ * The guest gets the fault's signal (info as the host kernel gave it: the
+ * guest's addresses are the stub's), delivered even if blocked or ignored,
+ * as Linux's force_sig does. When it will kill, say why once.
+ */
+static void fault_signal(struct task *t, const siginfo_t *hinfo, int sig, int code, uint64_t addr,
+			 unsigned access)
 {
 	struct user_regs_struct *r = task_regs(t);
 	const char *abbrev = sigabbrev_np(sig);
+	siginfo_t info;
 	char insn[96];
 
-	decode_insn(t, r->rip, insn, (int)sizeof(insn));
-	if (sig == SIGSEGV || sig == SIGBUS)
-		log_error("pid %d (%s) killed by SIG%s: %s at 0x%llx (%s), at 0x%llx: %s", t->tgid,
-			  t->comm, abbrev ? abbrev : "?", access_name(access),
-			  (unsigned long long)addr,
-			  sig == SIGSEGV ? segv_code_name(code) : "bus error",
-			  (unsigned long long)r->rip, insn);
-	else
-		log_error("pid %d (%s) killed by SIG%s at 0x%llx: %s", t->tgid, t->comm,
-			  abbrev ? abbrev : "?", (unsigned long long)r->rip, insn);
-	/* Like Linux's force_sig: a fault's signal is never ignored. Handlers
-	 * will run here once signal delivery exists. */
-	task_exit_group(t, 128 + sig);
+	if (hinfo) {
+		info = *hinfo;
+	} else {
+		memset(&info, 0, sizeof(info));
+		info.si_signo = sig;
+		info.si_code = code;
+		info.si_addr = (void *)(uintptr_t)addr;
+	}
+	info.si_signo = sig;
+	info.si_code = code;
+	/* The sigcontext's trap fields, as the CPU would have left them. */
+	if (sig == SIGSEGV && code > 0 && code != SI_KERNEL) {
+		t->fault_trapno = 14; /* page fault */
+		t->fault_err = 4 | ((access & ACCESS_WRITE) ? 2 : 0) |
+			       ((access & ACCESS_EXEC) ? 16 : 0) | (code == SEGV_ACCERR ? 1 : 0);
+		t->fault_cr2 = addr;
+	} else {
+		t->fault_trapno = sig == SIGFPE ? 0 : sig == SIGILL ? 6 : sig == SIGTRAP ? 3 : 13;
+		t->fault_err = 0;
+		t->fault_cr2 = 0;
+	}
+	if (fault_is_fatal(t, sig)) {
+		decode_insn(t, r->rip, insn, (int)sizeof(insn));
+		if (sig == SIGSEGV || sig == SIGBUS)
+			log_error("pid %d (%s) killed by SIG%s: %s at 0x%llx (%s), at 0x%llx: %s",
+				  t->tgid, t->comm, abbrev ? abbrev : "?", access_name(access),
+				  (unsigned long long)addr,
+				  sig == SIGSEGV ? segv_code_name(code) : "bus error",
+				  (unsigned long long)r->rip, insn);
+		else
+			log_error("pid %d (%s) killed by SIG%s at 0x%llx: %s", t->tgid, t->comm,
+				  abbrev ? abbrev : "?", (unsigned long long)r->rip, insn);
+	}
+	signal_force(t, &info);
+}
+
+static void fatal_fault(struct task *t, int sig, int code, uint64_t addr, unsigned access)
+{
+	fault_signal(t, NULL, sig, code, addr, access);
 }
 
 /*
@@ -172,10 +214,10 @@ void task_handle_fault(struct task *t, const struct pevent *ev)
 			access = ACCESS_EXEC;
 		else if (!access)
 			access = decode_insn(t, r->rip, insn, (int)sizeof(insn));
-		code = mm_handle_fault(t->mm, addr, access, t->rlim[RLIMIT_STACK].rlim_cur);
+		code = mm_handle_fault(t->mm, addr, access, t->tg->rlim[RLIMIT_STACK].rlim_cur);
 		if (code == 0)
 			return; /* the stack grew (or a mapping was restored): retry */
-		fatal_fault(t, SIGSEGV, code, addr, access);
+		fault_signal(t, si, SIGSEGV, code, addr, access);
 		return;
 	case SIGSYS:
 		if (si->si_code == 1 /* SYS_SECCOMP */) {
@@ -188,7 +230,7 @@ void task_handle_fault(struct task *t, const struct pevent *ev)
 		fatal_fault(t, SIGSYS, si->si_code, addr, 0);
 		return;
 	default:
-		fatal_fault(t, si->si_signo, si->si_code, addr, access);
+		fault_signal(t, si, si->si_signo, si->si_code, addr, access);
 		return;
 	}
 }

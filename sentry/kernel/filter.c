@@ -7,6 +7,7 @@
  */
 #include "config.h"
 #include "sentry/kernel/filter.h"
+#include "platform/ptrace/stub.h"
 #include "lib/error.h"
 #include "lib/util.h"
 
@@ -87,6 +88,7 @@ static const struct {
 	{SCMP_SYS(tgkill), "interrupting a running stub thread"},
 	{SCMP_SYS(close_range), "a new stub closes everything but the memory file"},
 	{SCMP_SYS(seccomp), "a new stub installs its own filter"},
+	{SCMP_SYS(pause), "a new stub thread parks until its tracer seizes it"},
 };
 
 /* The thread flags glibc's pthread_create uses, and a stub's plain fork. */
@@ -126,6 +128,7 @@ scmp_filter_ctx sentry_filter_build(int memfd)
 	 * inspected, so glibc is told it does not exist and falls back. */
 	ADD(ctx, SCMP_ACT_ALLOW, SCMP_SYS(clone), 1, SCMP_A0(SCMP_CMP_EQ, THREAD_CLONE));
 	ADD(ctx, SCMP_ACT_ALLOW, SCMP_SYS(clone), 1, SCMP_A0(SCMP_CMP_EQ, SIGCHLD));
+	ADD(ctx, SCMP_ACT_ALLOW, SCMP_SYS(clone), 1, SCMP_A0(SCMP_CMP_EQ, STUB_CLONE_FLAGS));
 	ADD(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
 	/* glibc's malloc reads /proc/sys/vm/overcommit_memory the first time it
 	 * trims a thread's heap; the confined sandbox has no files to open, so

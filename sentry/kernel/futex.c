@@ -10,6 +10,7 @@
  */
 #include "config.h"
 #include "sentry/kernel/futex.h"
+#include "sentry/kernel/signal.h"
 #include "sentry/kernel/task.h"
 #include "sentry/kernel/wait.h"
 #include "sentry/mm/mm.h"
@@ -149,7 +150,7 @@ static long futex_wait(struct task *t, uint64_t addr, bool private, uint32_t val
 		if (ret < 0) {
 			list_del(&w.link);
 			pthread_mutex_unlock(&b->lock);
-			return ret == -ETIMEDOUT ? -ETIMEDOUT : -EINTR;
+			return ret == -ETIMEDOUT ? -ETIMEDOUT : -ERESTARTSYS;
 		}
 		snap = __atomic_load_n(&t->wake_seq, __ATOMIC_SEQ_CST);
 		pthread_mutex_unlock(&b->lock);
@@ -416,4 +417,27 @@ void futex_wake_addr(struct task *t, uint64_t addr)
 {
 	pthread_once(&buckets_once, buckets_init);
 	futex_wake(t, addr, false, 1, FUTEX_BITSET_MATCH_ANY);
+}
+
+void futex_owner_died(struct task *t, uint64_t addr)
+{
+	struct futex_key key;
+	uint32_t *word, old;
+
+	pthread_once(&buckets_once, buckets_init);
+	if (get_key(t, addr, false, true, &key, &word) < 0)
+		return;
+	old = __atomic_load_n(word, __ATOMIC_SEQ_CST);
+	for (;;) {
+		uint32_t nval;
+		/* Only a lock this thread holds (its tid in the word) is released. */
+		if ((old & FUTEX_TID_MASK) != (uint32_t)t->tid)
+			return;
+		nval = (old & FUTEX_WAITERS) | FUTEX_OWNER_DIED;
+		if (__atomic_compare_exchange_n(word, &old, nval, false, __ATOMIC_SEQ_CST,
+						__ATOMIC_SEQ_CST))
+			break;
+	}
+	if (old & FUTEX_WAITERS)
+		futex_wake(t, addr, false, 1, FUTEX_BITSET_MATCH_ANY);
 }

@@ -11,5 +11,8 @@ long do_futex(struct task *t, uint64_t addr, int op, uint32_t val, uint64_t utim
 	      uint32_t val3);
 /* Wake one waiter on the (shared-keyed) futex at addr: thread exit's clear_child_tid. */
 void futex_wake_addr(struct task *t, uint64_t addr);
+/* A robust-list lock the exiting thread t holds at addr: mark it
+ * FUTEX_OWNER_DIED and wake a waiter (Linux's handle_futex_death). */
+void futex_owner_died(struct task *t, uint64_t addr);
 
 #endif

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/task.h"
+#include "sentry/kernel/process.h"
 #include "sentry/mm/memfile.h"
 #include "sentry/fs/file.h"
 #include "sentry/fs/tmpfs.h"
@@ -27,6 +28,8 @@ int kernel_create(const struct kernel_config *cfg, struct kernel **out, struct r
 
 	k->cfg = *cfg;
 	list_init(&k->tasks);
+	list_init(&k->groups);
+	k->task_limit = cfg->task_limit ? cfg->task_limit : KERNEL_DEFAULT_TASK_LIMIT;
 	pthread_mutex_init(&k->lock, NULL);
 	pthread_cond_init(&k->cond, NULL);
 	k->next_tid = 1;
@@ -121,8 +124,16 @@ int kernel_mount(struct kernel *k, const char *path, struct super_block *sb, uns
 
 void kernel_destroy(struct kernel *k)
 {
+	struct thread_group *tg, *n;
+
 	if (!k)
 		return;
+	/* Zombies nobody reaped, and init's group. */
+	list_for_each_entry_safe(tg, n, &k->groups, knode) {
+		list_del_init(&tg->knode);
+		tg_put(tg);
+	}
+	tg_put(k->init_tg);
 	path_put(&k->root);
 	if (k->plat)
 		k->plat->ops->destroy(k->plat);
@@ -166,18 +177,31 @@ static int import_stdio(struct kernel *k, struct fdtable *files, struct rung_err
 int kernel_start_init(struct kernel *k, const char *path, char *const argv[], char *const envp[],
 		      struct rung_error *err)
 {
-	struct task *t = xzalloc(sizeof(*t));
-	pthread_attr_t attr;
+	struct task *t = task_alloc(k);
+	struct thread_group *tg = xzalloc(sizeof(*tg));
 	int ret;
 
-	t->refs = 1;
-	t->k = k;
-	t->start_ns = monotonic_ns();
-	t->tid = t->tgid = k->next_tid++;
-	t->ppid = 0;
-	creds_init(&t->creds, (uint32_t)getuid(), (uint32_t)getgid());
+	/* pid 1, whose process group and session come from outside the pid
+	 * namespace (0 seen from inside, as in a container). References: the
+	 * kernel's list and the task. */
+	tg->refs = 2;
+	tg->k = k;
+	tg->tgid = 1;
+	tg->leader = t;
+	tg->exit_signal = SIGCHLD;
+	tg->start_ns = t->start_ns;
+	list_init(&tg->threads);
+	list_init(&tg->children);
+	list_init(&tg->sibling);
+	sigpending_init(&tg->shared);
+	waitq_init(&tg->child_wait);
 	for (int r = 0; r < RLIM_NLIMITS; r++)
-		getrlimit(r, &t->rlim[r]);
+		getrlimit(r, &tg->rlim[r]);
+	t->tid = t->tgid = 1;
+	t->tg = tg;
+	t->sighand = xzalloc(sizeof(*t->sighand));
+	t->sighand->refs = 1;
+	creds_init(&t->creds, (uint32_t)getuid(), (uint32_t)getgid());
 	t->fs = fs_struct_new(&k->root, &k->root);
 	t->files = fdtable_new();
 	/* The working directory the caller asked for, when the guest has it. */
@@ -190,12 +214,16 @@ int kernel_start_init(struct kernel *k, const char *path, char *const argv[], ch
 		}
 	}
 	ret = import_stdio(k, t->files, err);
-	if (ret < 0)
-		goto fail;
-	ret = k->plat->ops->ctx_new(k->plat, &t->ctx);
 	if (ret < 0) {
-		rung_error_make(err, -ret, "create the task context");
-		goto fail;
+		fdtable_put(t->files);
+		fs_struct_put(t->fs);
+		sighand_put(t->sighand);
+		t->files = NULL;
+		t->fs = NULL;
+		t->sighand = NULL;
+		tg_put(tg);
+		task_put(t); /* drops the task's reference on tg */
+		return -1;
 	}
 	t->init_path = xstrdup(path);
 	t->init_argv = strv_dup(argv);
@@ -203,32 +231,19 @@ int kernel_start_init(struct kernel *k, const char *path, char *const argv[], ch
 
 	pthread_mutex_lock(&k->lock);
 	k->init = t;
+	k->init_tg = tg_get(tg);
+	k->next_tid = 2;
+	list_add_tail(&tg->knode, &k->groups);
+	list_add_tail(&t->tg_node, &tg->threads);
+	tg->nr_threads = 1;
 	k->live_tasks++;
 	list_add_tail(&t->knode, &k->tasks);
 	pthread_mutex_unlock(&k->lock);
 
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	ret = pthread_create(&t->thread, &attr, task_main, t);
-	pthread_attr_destroy(&attr);
-	if (ret != 0) {
-		pthread_mutex_lock(&k->lock);
-		k->init = NULL;
-		k->live_tasks--;
-		list_del(&t->knode);
-		pthread_mutex_unlock(&k->lock);
-		rung_error_make(err, ret, "start the init task thread");
-		goto fail;
-	}
+	ret = task_start(t);
+	if (ret < 0)
+		return rung_error_make(err, -ret, "start the init task thread");
 	return 0;
-fail:
-	/* The task never ran: nothing else refers to it. */
-	if (t->ctx)
-		t->ctx->ops->release(t->ctx);
-	fdtable_put(t->files);
-	fs_struct_put(t->fs);
-	free(t);
-	return -1;
 }
 
 int kernel_wait(struct kernel *k)
@@ -243,33 +258,27 @@ int kernel_wait(struct kernel *k)
 	return status;
 }
 
-void kernel_group_exit(struct kernel *k, int status)
+void kernel_thread_done(struct kernel *k)
 {
-	struct task *init;
-
+	if (__atomic_sub_fetch(&k->live_threads, 1, __ATOMIC_SEQ_CST) != 0)
+		return;
 	pthread_mutex_lock(&k->lock);
-	if (!k->exiting) {
-		k->exiting = true;
-		k->exit_status = status & 0xff;
-	}
-	init = k->init;
+	k->done = true;
+	pthread_cond_broadcast(&k->cond);
 	pthread_mutex_unlock(&k->lock);
-	/* When pid 1 goes, everything in the namespace goes. */
-	(void)init;
 }
 
 void kernel_kill(struct kernel *k, int sig)
 {
-	struct task *init;
+	struct thread_group *tg;
 
 	pthread_mutex_lock(&k->lock);
 	if (!k->exiting) {
 		k->exiting = true;
 		k->exit_status = 128 + sig;
 	}
-	init = k->live_tasks ? k->init : NULL;
-	if (init)
-		task_interrupt(init);
+	list_for_each_entry(tg, &k->groups, knode)
+		tg_start_exit_locked(tg, sig);
 	pthread_mutex_unlock(&k->lock);
 }
 
@@ -285,6 +294,88 @@ struct task *kernel_find_task(struct kernel *k, int tid)
 		}
 	pthread_mutex_unlock(&k->lock);
 	return found;
+}
+
+struct task *kernel_find_process(struct kernel *k, int tgid)
+{
+	struct thread_group *tg;
+	struct task *t = NULL;
+
+	pthread_mutex_lock(&k->lock);
+	tg = kernel_find_tg_locked(k, tgid, false);
+	if (tg) {
+		t = tg->leader && !tg->leader->exited
+			    ? tg->leader
+			    : list_first_entry_or_null(&tg->threads, struct task, tg_node);
+		if (t)
+			task_get(t);
+	}
+	pthread_mutex_unlock(&k->lock);
+	return t;
+}
+
+static void push_id(int **ids, size_t *n, size_t *cap, int id)
+{
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 32;
+		*ids = xrealloc(*ids, *cap * sizeof(**ids));
+	}
+	(*ids)[(*n)++] = id;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+void kernel_process_ids(struct kernel *k, int **ids, size_t *n)
+{
+	struct thread_group *tg;
+	size_t cap = 0;
+
+	*ids = NULL;
+	*n = 0;
+	pthread_mutex_lock(&k->lock);
+	list_for_each_entry(tg, &k->groups, knode)
+		if (tg->nr_threads > 0)
+			push_id(ids, n, &cap, tg->tgid);
+	pthread_mutex_unlock(&k->lock);
+	qsort(*ids, *n, sizeof(int), cmp_int);
+}
+
+void kernel_thread_ids(struct kernel *k, int tgid, int **ids, size_t *n)
+{
+	struct thread_group *tg;
+	struct task *t;
+	size_t cap = 0;
+
+	*ids = NULL;
+	*n = 0;
+	pthread_mutex_lock(&k->lock);
+	tg = kernel_find_tg_locked(k, tgid, false);
+	if (tg)
+		list_for_each_entry(t, &tg->threads, tg_node)
+			push_id(ids, n, &cap, t->tid);
+	pthread_mutex_unlock(&k->lock);
+	qsort(*ids, *n, sizeof(int), cmp_int);
+}
+
+void kernel_child_ids(struct kernel *k, int tgid, int **ids, size_t *n)
+{
+	struct thread_group *tg, *c;
+	size_t cap = 0;
+
+	*ids = NULL;
+	*n = 0;
+	pthread_mutex_lock(&k->lock);
+	tg = kernel_find_tg_locked(k, tgid, false);
+	if (tg)
+		list_for_each_entry(c, &tg->children, sibling)
+			push_id(ids, n, &cap, c->tgid);
+	pthread_mutex_unlock(&k->lock);
+	qsort(*ids, *n, sizeof(int), cmp_int);
 }
 
 void kernel_for_each_task(struct kernel *k, void (*fn)(struct task *t, void *arg), void *arg)

@@ -8,6 +8,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "sentry/vfs/vfs.h"
@@ -15,12 +16,23 @@
 
 struct rung_error;
 struct memfile;
+struct thread_group;
 struct platform;
 struct platform_ops;
 struct task;
 
+/* The pid namespace's pid_max (also /proc/sys/kernel/pid_max). */
+#define KERNEL_PID_MAX 4194304
+/* Tasks a sandbox may run at once unless configured otherwise. */
+#define KERNEL_DEFAULT_TASK_LIMIT 4096
+
 struct kernel_config {
 	const struct platform_ops *platform;
+	unsigned task_limit; /* 0: KERNEL_DEFAULT_TASK_LIMIT */
+	/* pid 1 ignores the signals it does not handle, as a container's init
+	 * in its pid namespace does (OCI containers); rung do's program is an
+	 * ordinary process to the signals it gets. */
+	bool init_unkillable;
 	bool strace;
 	uint64_t memory_limit; /* guest memory, bytes */
 	const char *cwd;       /* the init task's working directory (guest path) */
@@ -43,12 +55,16 @@ struct kernel {
 	 * configured: the issue-2 mode, for static test programs). */
 	bool host_exec;
 	struct task *init;
-	struct list_head tasks; /* every live task, under lock */
+	struct thread_group *init_tg; /* pid 1: when it dies, everything dies */
+	struct list_head tasks;	      /* every live task, under lock */
+	struct list_head groups;      /* every thread group not yet reaped */
 	int next_tid;
 	unsigned live_tasks;
-	bool exiting;	 /* the sandbox is going down */
-	bool done;	 /* every task is gone */
-	int exit_status; /* the sandbox's exit status, 0-255 */
+	unsigned task_limit; /* tasks the sandbox may have at once (fork bombs get EAGAIN) */
+	int live_threads;    /* sentry task threads still running (atomic) */
+	bool exiting;	     /* the sandbox is going down */
+	bool done;	     /* every task thread is gone */
+	int exit_status;     /* the sandbox's exit status, 0-255 */
 
 	/* One "unsupported syscall" event per number per sandbox. */
 	uint64_t unsupported_seen[(1024 + 63) / 64];
@@ -89,11 +105,19 @@ int kernel_wait(struct kernel *k);
 /* End the sandbox: every task dies, the status is 128 + sig (host signals). */
 void kernel_kill(struct kernel *k, int sig);
 
-/* Called by a task whose group exited: records the status and stops the others. */
-void kernel_group_exit(struct kernel *k, int status);
+/* A task's sentry thread is about to end (the last one wakes kernel_wait). */
+void kernel_thread_done(struct kernel *k);
 
 /* The task with this (virtual) id, with a reference, or NULL. */
 struct task *kernel_find_task(struct kernel *k, int tid);
+/* A live thread of process tgid (its first thread while it lives), with a
+ * reference, or NULL. */
+struct task *kernel_find_process(struct kernel *k, int tgid);
+/* Sorted ids (malloc'd into *ids, *n of them): processes with live threads,
+ * the threads of tgid, the children of tgid. */
+void kernel_process_ids(struct kernel *k, int **ids, size_t *n);
+void kernel_thread_ids(struct kernel *k, int tgid, int **ids, size_t *n);
+void kernel_child_ids(struct kernel *k, int tgid, int **ids, size_t *n);
 /* Call fn for each live task under the kernel lock (fn must not block). */
 void kernel_for_each_task(struct kernel *k, void (*fn)(struct task *t, void *arg), void *arg);
 

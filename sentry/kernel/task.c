@@ -1,7 +1,9 @@
-/* The task run loop, blocking, and the end of a task. */
+/* Tasks: their life on a sentry thread, the run loop, blocking, registers. */
 #include "config.h"
 #include "sentry/kernel/task.h"
 #include "sentry/kernel/kernel.h"
+#include "sentry/kernel/process.h"
+#include "sentry/kernel/signal.h"
 #include "sentry/mm/mm.h"
 #include "sentry/fs/file.h"
 #include "syscalls/syscall.h"
@@ -19,6 +21,10 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Sentry threads run C with a bounded depth: 1 MiB is plenty and keeps a
+ * sandbox with thousands of tasks small. */
+#define TASK_STACK_SIZE (1u << 20)
+
 static __thread struct task *current;
 
 struct task *current_task(void)
@@ -26,26 +32,155 @@ struct task *current_task(void)
 	return current;
 }
 
+/* --- references ----------------------------------------------------------------- */
+
+struct task *task_get(struct task *t)
+{
+	__atomic_add_fetch(&t->refs, 1, __ATOMIC_RELAXED);
+	return t;
+}
+
+/* The last reference: only the memory of the task is left. */
+void task_put(struct task *t)
+{
+	if (!t || __atomic_sub_fetch(&t->refs, 1, __ATOMIC_ACQ_REL) != 0)
+		return;
+	if (t->ctx)
+		t->ctx->ops->release(t->ctx);
+	sigpending_flush(&t->pending, ~0ull);
+	tg_put(t->tg);
+	free(t->cpu.fpu);
+	free(t->init_path);
+	for (char **p = t->init_argv; p && *p; p++)
+		free(*p);
+	for (char **p = t->init_envp; p && *p; p++)
+		free(*p);
+	free(t->init_argv);
+	free(t->init_envp);
+	free(t);
+}
+
+struct thread_group *tg_get(struct thread_group *tg)
+{
+	__atomic_add_fetch(&tg->refs, 1, __ATOMIC_RELAXED);
+	return tg;
+}
+
+void tg_put(struct thread_group *tg)
+{
+	if (!tg || __atomic_sub_fetch(&tg->refs, 1, __ATOMIC_ACQ_REL) != 0)
+		return;
+	sigpending_flush(&tg->shared, ~0ull);
+	pthread_mutex_destroy(&tg->child_wait.lock);
+	free(tg);
+}
+
+void sighand_put(struct sighand *sh)
+{
+	if (sh && __atomic_sub_fetch(&sh->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		free(sh);
+}
+
+struct task *task_alloc(struct kernel *k)
+{
+	struct task *t = xzalloc(sizeof(*t));
+
+	t->refs = 1;
+	t->k = k;
+	t->start_ns = monotonic_ns();
+	t->syscall_nr = -1;
+	t->dumpable = true;
+	t->altstack.ss_flags = SS_DISABLE;
+	sigpending_init(&t->pending);
+	list_init(&t->knode);
+	list_init(&t->tg_node);
+	if (posix_memalign((void **)&t->cpu.fpu, 64, k->plat->fpu_size) != 0)
+		abort();
+	memset(t->cpu.fpu, 0, k->plat->fpu_size);
+	if (k->plat->ops->ctx_new(k->plat, &t->ctx) < 0)
+		abort(); /* allocation only: cannot fail but for memory */
+	return t;
+}
+
+void task_free_unstarted(struct task *t)
+{
+	struct mm *mm = t->mm;
+
+	if (mm) {
+		/* A CLONE_VM child may already have a stub thread waiting for it. */
+		if (mm->as && !t->needs_as)
+			mm->as->ops->remove_ctx(mm->as, t->ctx);
+		if (!t->needs_as)
+			__atomic_sub_fetch(&mm->users, 1, __ATOMIC_SEQ_CST);
+		mm_put(mm);
+	}
+	if (t->files)
+		fdtable_put(t->files);
+	if (t->fs)
+		fs_struct_put(t->fs);
+	path_put(&t->exe);
+	sighand_put(t->sighand);
+	task_put(t);
+}
+
+int task_start(struct task *t)
+{
+	struct kernel *k = t->k;
+	pthread_attr_t attr;
+	int ret;
+
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&attr, TASK_STACK_SIZE);
+	__atomic_add_fetch(&k->live_threads, 1, __ATOMIC_SEQ_CST);
+	ret = pthread_create(&t->thread, &attr, task_main, t);
+	pthread_attr_destroy(&attr);
+	if (ret == 0)
+		return 0;
+	kernel_thread_done(k);
+	/* Undo what clone linked in. */
+	pthread_mutex_lock(&k->lock);
+	list_del(&t->knode);
+	list_del(&t->tg_node);
+	t->tg->nr_threads--;
+	if (t->tg->leader == t && t->tg->nr_threads == 0) {
+		list_del_init(&t->tg->sibling);
+		list_del_init(&t->tg->knode);
+		t->tg->flags |= TG_REAPED;
+		tg_put(t->tg); /* the kernel's reference */
+	}
+	k->live_tasks--;
+	pthread_mutex_unlock(&k->lock);
+	task_vfork_release(t);
+	task_free_unstarted(t);
+	return -EAGAIN;
+}
+
+/* --- work, waking, blocking ------------------------------------------------------ */
+
 void task_interrupt(struct task *t)
 {
 	task_wake(t);
-	t->ctx->ops->interrupt(t->ctx);
+	if (t->ctx)
+		t->ctx->ops->interrupt(t->ctx);
 }
 
-/* Should the task stop what it is doing (the sandbox or its group is ending)? */
-static bool task_should_stop(struct task *t)
+void task_set_work(struct task *t, uint32_t bits)
 {
-	bool stop;
-
-	pthread_mutex_lock(&t->k->lock);
-	stop = t->k->exiting;
-	pthread_mutex_unlock(&t->k->lock);
-	return stop || t->exiting;
+	__atomic_or_fetch(&t->work, bits, __ATOMIC_SEQ_CST);
+	if (t != current)
+		task_interrupt(t);
 }
 
 bool task_interrupted(struct task *t)
 {
-	return task_should_stop(t);
+	return task_signal_pending(t);
+}
+
+void task_wait_wake(struct task *t, uint32_t seq)
+{
+	while (__atomic_load_n(&t->wake_seq, __ATOMIC_SEQ_CST) == seq)
+		syscall(SYS_futex, &t->wake_seq, FUTEX_WAIT_PRIVATE, seq, NULL, NULL, 0);
 }
 
 int task_sleep_until(struct task *t, int clock, uint64_t deadline_ns)
@@ -67,102 +202,51 @@ int task_sleep_until(struct task *t, int clock, uint64_t deadline_ns)
 	}
 }
 
+/* --- registers --------------------------------------------------------------------- */
+
 struct user_regs_struct *task_regs(struct task *t)
 {
 	if (t->cpu.valid != CPU_REGS_ALL && t->ctx->ops->fetch_regs(t->ctx, &t->cpu) < 0)
-		task_exit_group(t, 128 + SIGKILL);
+		task_exit_group(t, SIGKILL);
 	return &t->cpu.regs;
 }
 
-void task_exit_group(struct task *t, int status)
+/* The state XRSTOR gives for an all-init XSAVE header: x87 and SSE reset. */
+static void fpu_init_image(struct platform *p, uint8_t *fpu)
 {
-	t->exiting = true;
-	kernel_group_exit(t->k, status);
+	uint16_t fcw = 0x37f;
+	uint32_t mxcsr = 0x1f80;
+
+	memset(fpu, 0, p->fpu_size);
+	memcpy(fpu, &fcw, sizeof(fcw));
+	memcpy(fpu + 24, &mxcsr, sizeof(mxcsr));
 }
 
-/* Linux's default action for each signal: does it end the process? */
-static bool default_kills(int sig)
+uint8_t *task_fpu(struct task *t)
 {
-	switch (sig) {
-	case SIGCHLD:
-	case SIGCONT:
-	case SIGURG:
-	case SIGWINCH:
-		return false;
-	default:
-		return sig > 0 && sig <= GUEST_NSIG;
+	struct cpu_state *c = &t->cpu;
+
+	if (c->fpu_reset) {
+		fpu_init_image(t->k->plat, c->fpu);
+		c->fpu_reset = false;
+		c->fpu_valid = true;
+		c->fpu_dirty = true;
 	}
+	if (c->fpu_valid || c->fpu_dirty)
+		return c->fpu;
+	if (t->ctx->ops->fetch_fpu(t->ctx, c) < 0)
+		return NULL;
+	return c->fpu;
 }
 
-void task_force_signal(struct task *t, int sig)
+void task_exit_group(struct task *t, int code)
 {
-	const struct k_sigaction *sa = &t->sigactions[sig - 1];
-
-	if (sa->handler == (uint64_t)(uintptr_t)SIG_IGN && sig != SIGKILL)
-		return;
-	if (sa->handler == (uint64_t)(uintptr_t)SIG_DFL && !default_kills(sig))
-		return;
-	/* A handler would run here once signal delivery exists; until then the
-	 * signal takes its default action. */
-	if (sa->handler != (uint64_t)(uintptr_t)SIG_DFL)
-		log_info("signal %d to pid %d (%s): handlers are not run yet, default action taken",
-			 sig, t->tgid, t->comm);
-	task_exit_group(t, 128 + sig);
+	pthread_mutex_lock(&t->k->lock);
+	tg_start_exit_locked(t->tg, code);
+	pthread_mutex_unlock(&t->k->lock);
 }
 
-struct task *task_get(struct task *t)
-{
-	__atomic_add_fetch(&t->refs, 1, __ATOMIC_RELAXED);
-	return t;
-}
-
-/* The last reference: only the memory of the task is left. */
-void task_put(struct task *t)
-{
-	if (!t || __atomic_sub_fetch(&t->refs, 1, __ATOMIC_ACQ_REL) != 0)
-		return;
-	free(t);
-}
-
-/* The task has exited: release what it held and leave the kernel's lists. */
-static void task_release(struct task *t)
-{
-	struct kernel *k = t->k;
-	struct mm *mm = t->mm;
-	struct fdtable *files = t->files;
-	struct fs_struct *fs = t->fs;
-	bool done;
-
-	pthread_mutex_lock(&k->lock);
-	if (k->init == t)
-		k->init = NULL;
-	list_del(&t->knode);
-	t->mm = NULL;
-	t->files = NULL;
-	t->fs = NULL;
-	done = --k->live_tasks == 0;
-	pthread_mutex_unlock(&k->lock);
-	mm_put(mm);
-	fdtable_put(files);
-	fs_struct_put(fs);
-	path_put(&t->exe);
-	t->ctx->ops->release(t->ctx);
-	t->ctx = NULL;
-	free(t->init_path);
-	for (char **p = t->init_argv; p && *p; p++)
-		free(*p);
-	for (char **p = t->init_envp; p && *p; p++)
-		free(*p);
-	free(t->init_argv);
-	free(t->init_envp);
-	if (done) {
-		pthread_mutex_lock(&k->lock);
-		k->done = true;
-		pthread_cond_broadcast(&k->cond);
-		pthread_mutex_unlock(&k->lock);
-	}
-	task_put(t);
-}
+/* --- the run loop ------------------------------------------------------------------- */
 
 /* The exit status a shell reports when a program cannot be run. */
 static int exec_failure_status(int err)
@@ -170,9 +254,32 @@ static int exec_failure_status(int err)
 	return err == -ENOENT ? 127 : 126;
 }
 
+/* A fork child makes its own stub (on this thread, which then traces it). */
+static int attach_address_space(struct task *t)
+{
+	struct address_space *as;
+	int ret = t->k->plat->ops->as_new(t->k->plat, &as);
+
+	if (ret == 0)
+		ret = mm_attach(t->mm, as);
+	t->needs_as = false;
+	return ret;
+}
+
+static bool has_work(struct task *t)
+{
+	return __atomic_load_n(&t->work, __ATOMIC_SEQ_CST) != 0;
+}
+
+static bool must_exit(struct task *t)
+{
+	return (__atomic_load_n(&t->work, __ATOMIC_SEQ_CST) & WORK_KILL) != 0;
+}
+
 void *task_main(void *arg)
 {
 	struct task *t = arg;
+	struct kernel *k = t->k;
 	const char *why = NULL;
 	sigset_t all;
 	struct pevent ev;
@@ -183,27 +290,44 @@ void *task_main(void *arg)
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	current = t;
 
-	ret = task_exec_init(t, &why);
-	if (ret < 0) {
-		log_error("cannot run `%s`: %s", t->init_path, why ? why : strerror(-ret));
-		task_exit_group(t, exec_failure_status(ret));
+	if (t->init_path) {
+		ret = task_exec_init(t, &why);
+		if (ret < 0) {
+			log_error("cannot run `%s`: %s", t->init_path, why ? why : strerror(-ret));
+			task_exit_group(t, exec_failure_status(ret) << 8);
+		}
+	} else if (t->needs_as) {
+		ret = attach_address_space(t);
+		if (ret < 0) {
+			log_warning("pid %d: no address space for the child: %s", t->tgid,
+				    strerror(-ret));
+			task_exit_group(t, SIGKILL);
+		}
 	}
-	while (!task_should_stop(t)) {
+	for (;;) {
+		if (has_work(t))
+			signal_do_work(t);
+		if (must_exit(t))
+			break;
 		ret = t->ctx->ops->switch_to(t->ctx, t->mm->as, &t->cpu, &ev);
 		if (ret < 0) {
 			/* The stub died under us (killed from outside): so does the guest. */
 			log_warning("pid %d (%s): guest process lost: %s", t->tgid, t->comm,
 				    strerror(-ret));
-			task_exit_group(t, 128 + SIGKILL);
-			break;
+			task_exit_group(t, SIGKILL);
+			continue;
 		}
 		switch (ev.kind) {
 		case PEVENT_SYSCALL:
+			t->syscall_nr = (long)t->cpu.regs.orig_rax;
 			syscall_dispatch(t);
+			if (has_work(t) || is_restart_code((long)t->cpu.regs.rax))
+				signal_do_work(t);
+			t->syscall_nr = -1;
 			break;
 		case PEVENT_SYSCALL32:
 			/* The 32-bit entry points are never 64-bit calls in disguise. */
-			if (kernel_note_unsupported(t->k, 1023))
+			if (kernel_note_unsupported(k, 1023))
 				log_info("unsupported syscall ABI (int 0x80/sysenter/x32, nr %llu) "
 					 "by %s",
 					 (unsigned long long)t->cpu.regs.orig_rax, t->comm);
@@ -217,6 +341,13 @@ void *task_main(void *arg)
 			break;
 		}
 	}
-	task_release(t);
+	task_do_exit(t);
+	/* A stub process this thread made may still serve other tasks: the
+	 * platform keeps this thread until it is gone. */
+	if (k->plat->ops->thread_exit)
+		k->plat->ops->thread_exit(k->plat);
+	current = NULL;
+	task_put(t);
+	kernel_thread_done(k);
 	return NULL;
 }

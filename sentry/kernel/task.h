@@ -1,12 +1,27 @@
 /*
- * A guest task (thread). Each runs on its own sentry thread, which is also
- * the tracer of the task's stub thread on the ptrace platform. The run loop:
- * switch to the guest -> handle the syscall, fault or interrupt -> repeat.
+ * Guest tasks (threads) and thread groups (processes).
+ *
+ * Each task runs on its own sentry thread, which is also the tracer of the
+ * task's stub thread on the ptrace platform. The run loop: do pending work
+ * (signals, stops, exit) -> switch to the guest -> handle the syscall, fault
+ * or interrupt -> repeat.
+ *
+ * A thread group is what Linux keeps in signal_struct plus the process tree:
+ * the threads sharing a pid, signals sent to the process, the parent and
+ * children, process group and session, the exit status and job-control
+ * state, resource limits.
+ *
+ * Locking: k->lock (the "task lock") guards the process tree, every pending
+ * signal set, dispositions, exit and stop state, and the task lists. A task's
+ * own fields that only its thread changes (registers, mm, files, fs) need no
+ * lock for that thread. t->work is atomic so that the run loop and blocking
+ * waits can test it without the lock.
  */
 #ifndef RUNG_TASK_H
 #define RUNG_TASK_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/resource.h>
@@ -14,6 +29,7 @@
 
 #include "platform/platform.h"
 #include "sentry/kernel/creds.h"
+#include "sentry/kernel/wait.h"
 #include "sentry/vfs/vfs.h"
 #include "lib/list.h"
 
@@ -33,13 +49,90 @@ struct k_sigaction {
 	uint64_t mask;
 };
 
+/* Signal dispositions, shared by CLONE_SIGHAND (always by a thread group). */
+struct sighand {
+	int refs;
+	struct k_sigaction action[GUEST_NSIG];
+};
+
+/* One queued signal with its information. */
+struct sigqueue {
+	struct list_head link;
+	siginfo_t info;
+};
+
+/* Pending signals: the set, and the queue that carries their siginfo (a
+ * standard signal has at most one entry; a real-time one may have many). */
+struct sigpending {
+	uint64_t set;
+	struct list_head list;
+};
+
+/* thread_group->flags */
+#define TG_EXITING     0x01u /* exit_group or a fatal signal: every thread is dying */
+#define TG_ZOMBIE      0x02u /* every thread is gone; waiting for the parent to reap */
+#define TG_REAPED      0x04u /* reaped (or never to be): only references keep it */
+#define TG_STOPPED     0x08u /* job-control stopped (every thread parked) */
+#define TG_REPORT_STOP 0x10u /* a WUNTRACED report is due to the parent */
+#define TG_REPORT_CONT 0x20u /* a WCONTINUED report is due to the parent */
+#define TG_EXECING     0x40u /* a thread execs: the others must go */
+
+struct thread_group {
+	int refs;
+	struct kernel *k;
+	int tgid;
+	struct task *leader;	  /* the first thread (tid == tgid), NULL once it is gone */
+	struct list_head threads; /* live tasks, by task->tg_node */
+	int nr_threads;
+	struct sigpending shared; /* signals sent to the process */
+
+	struct thread_group *parent; /* NULL for the sandbox's init */
+	struct list_head children;   /* thread groups, by ->sibling */
+	struct list_head sibling;
+	struct list_head knode; /* in kernel->groups */
+	int pgid, sid;
+	int exit_signal; /* sent to the parent when the group dies (SIGCHLD, or 0) */
+	bool subreaper;	 /* PR_SET_CHILD_SUBREAPER */
+
+	unsigned flags;	     /* TG_* */
+	int exit_code;	     /* wait status once TG_EXITING: (code << 8) or the signal */
+	int stop_sig;	     /* the signal that stopped the group */
+	int stop_pending;    /* threads still to park for a group stop */
+	struct task *execer; /* with TG_EXECING: the thread that execs */
+	/* The parent's wait4/waitid sleepers wait on the parent's queue. */
+	struct waitq child_wait;
+
+	struct rlimit rlim[RLIM_NLIMITS];
+	uint64_t start_ns;
+	uint32_t uid;  /* the leader's real uid when it died (waitid's si_uid) */
+	bool did_exec; /* a thread execed (setpgid from the parent: EACCES) */
+	/* CPU time of exited threads, and of reaped children (times, getrusage). */
+	uint64_t dead_utime_ns, dead_stime_ns;
+	uint64_t child_utime_ns, child_stime_ns;
+	/* The controlling terminal (sentry/fs/tty), when there is one. */
+	void *tty;
+};
+
+/* task->work (atomic): what the run loop must look at before running the guest. */
+#define WORK_SIGNAL	  0x1u /* a signal may be deliverable */
+#define WORK_KILL	  0x2u /* the task must exit (group exit, SIGKILL, exec of another thread) */
+#define WORK_STOP	  0x4u /* a group stop is in progress */
+#define WORK_RESTORE_MASK 0x8u /* restore saved_sigmask if no handler runs */
+
+/* How an interrupted ERESTART_RESTARTBLOCK call continues (restart_syscall). */
+struct restart_block {
+	long (*fn)(struct task *t, struct restart_block *rb);
+	uint64_t arg[4];
+};
+
 struct task {
 	int refs;
 	struct list_head knode; /* in kernel->tasks */
 	struct kernel *k;
 	int tid;  /* virtual, in the sandbox's pid namespace */
-	int tgid; /* thread group id (pid) */
-	int ppid; /* 0 for the init task, as in a pid namespace */
+	int tgid; /* == tg->tgid, kept here for the many readers */
+	struct thread_group *tg;
+	struct list_head tg_node; /* in tg->threads */
 	char comm[TASK_COMM_LEN];
 
 	pthread_t thread;
@@ -51,20 +144,39 @@ struct task {
 	struct path exe;      /* the program file (/proc/pid/exe) */
 	uint64_t start_ns;    /* CLOCK_MONOTONIC when it started */
 	struct creds creds;
-	struct rlimit rlim[RLIM_NLIMITS];
 
-	/* Signals: dispositions and mask are recorded; delivery comes with processes. */
-	struct k_sigaction sigactions[GUEST_NSIG];
+	/* Signals: dispositions (shared), the mask, thread-directed pending. */
+	struct sighand *sighand;
 	uint64_t sigmask;
+	uint64_t saved_sigmask; /* with WORK_RESTORE_MASK */
+	uint64_t real_blocked;	/* rt_sigtimedwait: the mask before it unblocked what it awaits */
+	struct sigpending pending;
+	stack_t altstack;
+	uint32_t work; /* WORK_* (atomic) */
+	int pdeath_signal;
+	struct restart_block restart;
+	/* The syscall being handled (orig_rax), or -1: restarts need it. */
+	long syscall_nr;
+
+	int exit_code;	   /* exit(2): the wait status the group gets if this is its last thread */
+	bool stop_counted; /* counted in the current group stop */
+	/* The last fault, for the signal frame's sigcontext (trapno, err, cr2). */
+	uint64_t fault_trapno, fault_err, fault_cr2;
 
 	uint64_t clear_child_tid;
 	uint64_t robust_list, robust_list_len;
+	/* A vfork parent waits here until this child execs or exits. */
+	struct vfork_done *vfork_done;
 
 	/* Blocking: a futex word bumped by every wake-up (sentry/kernel/wait.h). */
 	uint32_t wake_seq;
-	bool exiting; /* the run loop stops after this syscall */
+	bool exited;		/* the run loop is over */
+	bool needs_as;		/* a fork child: make the address space on its own thread */
+	bool keep_capabilities; /* PR_SET_KEEPCAPS */
+	bool no_new_privs;
+	bool dumpable;
 
-	/* What the task execs first (kernel_start_init). */
+	/* What the init task execs first (kernel_start_init). */
 	char *init_path;
 	char **init_argv, **init_envp;
 };
@@ -77,13 +189,31 @@ static inline const void *task_lock_owner(struct task *t)
 
 struct task *task_get(struct task *t);
 void task_put(struct task *t);
+struct thread_group *tg_get(struct thread_group *tg);
+void tg_put(struct thread_group *tg);
+void sighand_put(struct sighand *sh);
+
+/* A new task of k with its platform context and FPU buffer, not yet in any list. */
+struct task *task_alloc(struct kernel *k);
+/* Start the sentry thread of a task that clone linked into the kernel's
+ * lists. On failure it is unlinked and freed; returns 0 or -EAGAIN. */
+int task_start(struct task *t);
+/* Free a task that never started (clone failed before task_start). */
+void task_free_unstarted(struct task *t);
+/* A vfork child execs or exits: its parent may go on. */
+void task_vfork_release(struct task *t);
+
+/* Sleep until t's wake word moves past seq (nothing else wakes it). */
+void task_wait_wake(struct task *t, uint32_t seq);
 
 /* The task the calling sentry thread runs (NULL on other threads). */
 struct task *current_task(void);
 
+/* Set work bits on t and make it notice them soon (any thread). */
+void task_set_work(struct task *t, uint32_t bits);
 /* Make the task's current or next blocking wait, or guest run, return soon. */
 void task_interrupt(struct task *t);
-/* Must the task stop waiting (it is exiting; later: a signal is pending)? */
+/* Must the task stop waiting (a signal, a stop, or its death)? */
 bool task_interrupted(struct task *t);
 
 /*
@@ -99,6 +229,8 @@ static inline void task_regs_dirty(struct task *t, unsigned what)
 {
 	t->cpu.dirty |= what;
 }
+/* The FPU state in t->cpu.fpu, fetched from the platform when needed; NULL if lost. */
+uint8_t *task_fpu(struct task *t);
 
 /*
  * Replace the task's program with the executable path (a guest path, resolved
@@ -111,11 +243,9 @@ int task_exec(struct task *t, int dirfd, const char *path, char *const argv[], c
 /* The init task's first exec (kernel_start_init's program). */
 int task_exec_init(struct task *t, const char **why);
 
-/* The task's thread group exits with status (exit_group, fatal signal). */
-void task_exit_group(struct task *t, int status);
-
-/* Deliver sig to the task: the default action, or ignore (handlers come later). */
-void task_force_signal(struct task *t, int sig);
+/* The task's thread group exits with wait status code (exit_group: code << 8;
+ * a fatal signal: the signal number). */
+void task_exit_group(struct task *t, int code);
 
 /* Handle a fault event from the platform. */
 void task_handle_fault(struct task *t, const struct pevent *ev);

@@ -91,6 +91,23 @@ void memfile_punch(struct memfile *mf, uint64_t off, uint64_t len)
 		memset(mf->base + off, 0, len);
 }
 
+void memfile_copy(struct memfile *mf, uint64_t dst, uint64_t src, uint64_t len)
+{
+	uint64_t end = src + len, at = src;
+
+	while (at < end) {
+		off_t data = lseek(mf->fd, (off_t)at, SEEK_DATA), hole;
+		if (data < 0 || (uint64_t)data >= end)
+			return; /* the rest is a hole: the destination reads zeros already */
+		hole = lseek(mf->fd, data, SEEK_HOLE);
+		if (hole < 0 || (uint64_t)hole > end)
+			hole = (off_t)end;
+		memcpy(mf->base + dst + ((uint64_t)data - src), mf->base + (uint64_t)data,
+		       (uint64_t)(hole - data));
+		at = (uint64_t)hole;
+	}
+}
+
 /* Insert a free extent, merging with its neighbours; lowers top when it touches it. */
 static void free_insert(struct memfile *mf, uint64_t off, uint64_t len)
 {

@@ -43,6 +43,9 @@ void memfile_free(struct memfile *mf, uint64_t off, uint64_t len);
 int memfile_extend(struct memfile *mf, uint64_t off, uint64_t oldlen, uint64_t newlen);
 /* Release the pages of [off, off+len): they read as zero again; stays allocated. */
 void memfile_punch(struct memfile *mf, uint64_t off, uint64_t len);
+/* Copy [src, src+len) to dst (zeroed, not overlapping), touching only the
+ * pages of the source that hold data (fork's private memory). */
+void memfile_copy(struct memfile *mf, uint64_t dst, uint64_t src, uint64_t len);
 
 static inline void *memfile_ptr(const struct memfile *mf, uint64_t off)
 {

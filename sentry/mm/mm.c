@@ -65,6 +65,94 @@ int mm_new(struct memfile *mf, uint64_t limit, struct mm **out)
 	return 0;
 }
 
+/* The new mobj that stands for old's private mobj m in a fork (made on first use). */
+struct mobj_map {
+	struct mobj **from, **to;
+	size_t n, cap;
+};
+
+static int fork_mobj(struct mm *mm, struct mobj_map *map, struct mobj *m, struct mobj **out)
+{
+	int ret;
+
+	for (size_t i = 0; i < map->n; i++)
+		if (map->from[i] == m) {
+			*out = mobj_get(map->to[i]);
+			return 0;
+		}
+	ret = mobj_new(mm->mf, m->len, false, out);
+	if (ret < 0)
+		return ret;
+	mobj_get(*out); /* one for the VMA, one for the map (dropped after the fork) */
+	if (map->n == map->cap) {
+		map->cap = map->cap ? map->cap * 2 : 16;
+		map->from = xrealloc(map->from, map->cap * sizeof(*map->from));
+		map->to = xrealloc(map->to, map->cap * sizeof(*map->to));
+	}
+	map->from[map->n] = m;
+	map->to[map->n++] = *out;
+	return 0;
+}
+
+int mm_fork(struct mm *old, struct mm **out)
+{
+	struct mobj_map map = {0};
+	struct mm *mm;
+	struct vma *v;
+	int ret = 0;
+
+	mm_new(old->mf, old->limit, &mm);
+	pthread_rwlock_rdlock(&old->lock);
+	mm->mmap_base = old->mmap_base;
+	mm->start_brk = old->start_brk;
+	mm->brk = old->brk;
+	mm->stack_top = old->stack_top;
+	mm->start_stack = old->start_stack;
+	mm->arg_start = old->arg_start;
+	mm->arg_end = old->arg_end;
+	mm->env_start = old->env_start;
+	mm->env_end = old->env_end;
+	for (v = vma_first(old); v && ret == 0; v = vma_next(v)) {
+		struct vma *n;
+		if (v->flags & VMA_DONTFORK)
+			continue;
+		n = vma_alloc(v->start, v->end, v->prot, v->flags);
+		vma_set_backing(n, v->bops, v->bobj, v->pgoff);
+		if (!v->mobj) {
+			/* a PROT_NONE reservation: nothing behind it */
+		} else if (v->mobj->shared) {
+			n->mobj = mobj_get(v->mobj);
+			n->mobj_off = v->mobj_off;
+		} else if (v->flags & VMA_WIPEONFORK) {
+			ret = mobj_new(mm->mf, v->end - v->start, false, &n->mobj);
+		} else {
+			/* Same shape as the parent's (a stack keeps its room to grow). */
+			ret = fork_mobj(mm, &map, v->mobj, &n->mobj);
+			if (ret == 0) {
+				n->mobj_off = v->mobj_off;
+				memfile_copy(mm->mf, n->mobj->off + n->mobj_off,
+					     v->mobj->off + v->mobj_off, v->end - v->start);
+			}
+		}
+		if (ret < 0) {
+			vma_destroy(n, false);
+			break;
+		}
+		vma_insert(mm, n);
+	}
+	pthread_rwlock_unlock(&old->lock);
+	for (size_t i = 0; i < map.n; i++)
+		mobj_put(map.to[i]);
+	free(map.from);
+	free(map.to);
+	if (ret < 0) {
+		mm_put(mm);
+		return ret;
+	}
+	*out = mm;
+	return 0;
+}
+
 struct mm *mm_get(struct mm *mm)
 {
 	__atomic_add_fetch(&mm->refs, 1, __ATOMIC_RELAXED);

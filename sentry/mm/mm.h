@@ -86,6 +86,7 @@ struct vma {
 
 struct mm {
 	int refs;
+	int users; /* tasks running in it (atomic): threads, CLONE_VM children */
 	struct memfile *mf;
 	struct address_space *as; /* NULL until mm_attach() */
 	pthread_rwlock_t lock;
@@ -121,6 +122,9 @@ struct mmap_req {
 };
 
 int mm_new(struct memfile *mf, uint64_t limit, struct mm **out);
+/* fork: a copy of old (private memory copied, shared memory shared, DONTFORK
+ * left out, WIPEONFORK fresh), with no platform address space yet. */
+int mm_fork(struct mm *old, struct mm **out);
 struct mm *mm_get(struct mm *mm);
 void mm_put(struct mm *mm);
 

@@ -17,12 +17,16 @@ GUEST_TESTS = \
 	filemap \
 	mmap \
 	mremap \
+	proc_fork \
+	proc_tasks \
 	process \
 	rw \
 	segv_exec \
 	segv_null \
 	segv_rowrite \
 	segv_stack \
+	sig_deliver \
+	thr_basic \
 	tls \
 	fs_open \
 	fs_rw \

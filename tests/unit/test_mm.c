@@ -1071,7 +1071,8 @@ static void fake_release(struct address_space *as)
 {
 }
 
-static const struct as_ops fake_ops = {fake_map, fake_unmap, fake_release};
+static const struct as_ops fake_ops = {
+	.map = fake_map, .unmap = fake_unmap, .release = fake_release};
 
 /* Compare the platform's view of the window with the VMA tree. */
 static void check_mirror(struct fake_as *f, int round)

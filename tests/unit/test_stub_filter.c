@@ -213,6 +213,15 @@ static uint32_t x86(const struct prog *p, int nr, uint64_t ip)
 	return call(p, AUDIT_ARCH_X86_64, nr, ip, MEMFD);
 }
 
+static uint32_t clone_with(const struct prog *p, uint64_t flags, uint64_t ip)
+{
+	struct seccomp_data d = {
+		.nr = SYS_clone, .arch = AUDIT_ARCH_X86_64, .instruction_pointer = ip};
+
+	d.args[0] = flags;
+	return run(p, &d);
+}
+
 /* The program's shape: short enough, and valid by the kernel's rules. */
 START_TEST(test_shape)
 {
@@ -261,7 +270,8 @@ START_TEST(test_x32)
 }
 END_TEST
 
-/* From the stub page: munmap and mmap of the memory file, nothing else (not mprotect). */
+/* From the stub page: munmap, mmap of the memory file, exit, pause and the
+ * stub-thread clone; nothing else (not mprotect). */
 START_TEST(test_stub_page_calls)
 {
 	static const uint64_t ips[] = {STUB_BASE, STUB_BASE + STUB_SYSCALL_OFF + 2, STUB_BASE + 8,
@@ -278,10 +288,20 @@ START_TEST(test_stub_page_calls)
 		ck_assert_uint_eq(call(&p, AUDIT_ARCH_X86_64, SYS_mmap, ips[i], 0), KILL);
 		ck_assert_uint_eq(call(&p, AUDIT_ARCH_X86_64, SYS_mmap, ips[i], MEMFD + 1), KILL);
 		ck_assert_uint_eq(call(&p, AUDIT_ARCH_X86_64, SYS_mmap, ips[i], MEMFD - 1), KILL);
+		ck_assert_uint_eq(x86(&p, SYS_exit, ips[i]), ALLOW);
+		ck_assert_uint_eq(x86(&p, SYS_pause, ips[i]), ALLOW);
+		ck_assert_uint_eq(x86(&p, SYS_exit_group, ips[i]), KILL);
+		ck_assert_uint_eq(clone_with(&p, STUB_CLONE_FLAGS, ips[i]), ALLOW);
+		/* Any other flags (a new process, CLONE_SETTLS, high bits): killed. */
+		ck_assert_uint_eq(clone_with(&p, SIGCHLD, ips[i]), KILL);
+		ck_assert_uint_eq(clone_with(&p, STUB_CLONE_FLAGS | CLONE_SETTLS, ips[i]), KILL);
+		ck_assert_uint_eq(clone_with(&p, STUB_CLONE_FLAGS & ~CLONE_THREAD, ips[i]), KILL);
+		ck_assert_uint_eq(clone_with(&p, STUB_CLONE_FLAGS | (1ull << 32), ips[i]), KILL);
+		ck_assert_uint_eq(clone_with(&p, 0, ips[i]), KILL);
 	}
 	/* Every other system call from the stub page is killed. */
 	for (int nr = 0; nr < 1024; nr++) {
-		if (nr == SYS_munmap || nr == SYS_mmap)
+		if (nr == SYS_munmap || nr == SYS_mmap || nr == SYS_exit || nr == SYS_pause)
 			continue;
 		ck_assert_msg(x86(&p, nr, STUB_BASE) == KILL, "syscall %d from the stub page", nr);
 	}
@@ -315,6 +335,9 @@ START_TEST(test_outside_stub_page)
 		ck_assert_uint_eq(x86(&p, SYS_mmap, ips[i]), KILL);
 		ck_assert_uint_eq(x86(&p, SYS_read, ips[i]), KILL);
 		ck_assert_uint_eq(x86(&p, SYS_exit_group, ips[i]), KILL);
+		ck_assert_uint_eq(x86(&p, SYS_exit, ips[i]), KILL);
+		ck_assert_uint_eq(x86(&p, SYS_pause, ips[i]), KILL);
+		ck_assert_uint_eq(clone_with(&p, STUB_CLONE_FLAGS, ips[i]), KILL);
 	}
 }
 END_TEST
