@@ -8,8 +8,12 @@
  *    device 0:0, as overlayfs makes them);
  *  - a directory made where a lower one was deleted is opaque (it hides the
  *    lower directory's entries; an xattr marks it, as overlayfs does).
- * Renaming a directory that exists in the lower layer gives EXDEV, as
- * overlayfs does without redirect_dir; mv copies instead.
+ * Renames happen in the upper layer (RENAME_EXCHANGE too, both sides
+ * copied up first). A directory the lower layer shows through (a merged
+ * one) cannot move: EXDEV, as overlayfs says without redirect_dir, and mv
+ * copies instead; an upper-only or opaque directory can, and becomes
+ * opaque where it lands on a lower directory's name. O_TMPFILE makes its
+ * file in the upper layer.
  *
  * Opening a file returns the real (upper or lower) layer's file, so reads,
  * writes and mmap go to the real file with no overlay in between.

@@ -7,7 +7,8 @@
 #   through cannot move (EXDEV, as overlayfs without redirect_dir), an
 #   opaque or upper-only one can, and one moved over a lower directory's
 #   name hides it; O_TMPFILE works on the overlay, is EOPNOTSUPP on the
-#   gofer's files (as on 9p); the host stays unchanged;
+#   gofer's files (as on 9p); the host stays unchanged; a removed
+#   directory of the gofer's files lists and makes nothing;
 # - more names than the gofer may hold descriptors for: every cached name
 #   holds one, so a walk of a tree larger than the descriptor limit
 #   (lowered to 256 here) must not fail with EMFILE, nor files opened
@@ -17,7 +18,7 @@
 set -u
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/lib.sh"
-plan 16
+plan 18
 F=$E2E_BIN/fsops
 L=$E2E_TMP/lower
 W=$E2E_TMP/rw
@@ -95,6 +96,9 @@ for m in direct gofer; do
 	check_eq "$m: O_TMPFILE on the gofer's files (--overlay none) is EOPNOTSUPP" \
 		"tmpfile . t: EOPNOTSUPP" \
 		"$(fsops_in "$m" --overlay none -- "$F" "$W" tmpfile . t 2>&1)"
+	check_eq "$m: a removed directory of the gofer's files (--overlay none) is dead" \
+		"deaddir g: getdents ENOENT, create ENOENT, mkdir ENOENT" \
+		"$(fsops_in "$m" --overlay none -- "$F" "$W" deaddir g 2>&1)"
 done
 
 # More names than descriptors: 3021 in big, a limit of 256.

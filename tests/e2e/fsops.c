@@ -14,6 +14,7 @@
  *   mv A B         rename
  *   xchg A B       renameat2 RENAME_EXCHANGE
  *   tmpfile D N    an O_TMPFILE in D holding "tmp", linked as D/N
+ *   deaddir D      make D, open it, remove it, then list and create in it
  *   walk D         stat everything under D; print how many
  *   hold N D       open N regular files under D and keep them open
  */
@@ -26,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static long walked, want_open, opened;
@@ -113,6 +115,29 @@ static int tmpfile_at(const char *dir, const char *name)
 	return ret;
 }
 
+static const char *err_of(long ret)
+{
+	return ret < 0 ? strerrorname_np(errno) : "ok";
+}
+
+static void deaddir(const char *dir)
+{
+	char buf[4096];
+	const char *e1, *e2, *e3;
+	int fd;
+
+	if (mkdir(dir, 0755) < 0 || (fd = open(dir, O_RDONLY | O_DIRECTORY)) < 0 ||
+	    rmdir(dir) < 0) {
+		printf("deaddir %s: %s\n", dir, strerrorname_np(errno));
+		return;
+	}
+	e1 = err_of(syscall(SYS_getdents64, fd, buf, sizeof(buf)));
+	e2 = err_of(openat(fd, "x", O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
+	e3 = err_of(mkdirat(fd, "y", 0755));
+	printf("deaddir %s: getdents %s, create %s, mkdir %s\n", dir, e1, e2, e3);
+	close(fd);
+}
+
 static int walk_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
 	walked++;
@@ -170,6 +195,8 @@ int main(int argc, char **argv)
 			result(what, renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE));
 		} else if (!strcmp(op, "tmpfile")) {
 			result(what, tmpfile_at(a, b));
+		} else if (!strcmp(op, "deaddir")) {
+			deaddir(a);
 		} else if (!strcmp(op, "walk")) {
 			walked = 0;
 			if (nftw(a, walk_one, 64, FTW_PHYS) < 0)
