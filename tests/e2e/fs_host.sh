@@ -12,13 +12,14 @@
 # - more names than the gofer may hold descriptors for: every cached name
 #   holds one, so a walk of a tree larger than the descriptor limit
 #   (lowered to 256 here) must not fail with EMFILE, nor files opened
-#   while many names are cached;
+#   while many names are cached; a guest opening files until EMFILE must
+#   not break the sentry's channels to the gofer;
 # - the inherited stdio opened again: /dev/stdin on a host pipe,
 #   > /dev/stdout on a host file and a host pipe.
 set -u
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/lib.sh"
-plan 18
+plan 20
 F=$E2E_BIN/fsops
 L=$E2E_TMP/lower
 W=$E2E_TMP/rw
@@ -118,6 +119,14 @@ for m in direct gofer; do
 	check_eq "$m: 100 files held open after walking them" "walk big: $want
 hold big: 100 open" "$( (ulimit -n 256 && rung do --file-access="$m" -- "$F" "$L" walk big \
 		-- hold 100 big) 2>&1)"
+	# As many opens as descriptors last: EMFILE, then everything still works
+	# (the sentry running out of descriptors must not break its channels).
+	check_eq "$m: opening until out of descriptors, four times" "exhaust f1: EMFILE
+exhaust f1: EMFILE
+exhaust f1: EMFILE
+exhaust f1: EMFILE
+cat f2: two" "$( (ulimit -n 256 && rung do --file-access="$m" -- "$F" "$L" exhaust f1 \
+		-- exhaust f1 -- exhaust f1 -- exhaust f1 -- cat f2) 2>&1)"
 done
 
 # Inherited stdio opened again.

@@ -17,6 +17,7 @@
  *   deaddir D      make D, open it, remove it, then list and create in it
  *   walk D         stat everything under D; print how many
  *   hold N D       open N regular files under D and keep them open
+ *   exhaust F      open F until that fails; print why; close them all
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -138,6 +139,20 @@ static void deaddir(const char *dir)
 	close(fd);
 }
 
+static void exhaust(const char *path)
+{
+	static int fds[1 << 16];
+	int n = 0;
+
+	while (n < (int)(sizeof(fds) / sizeof(fds[0])) &&
+	       (fds[n] = open(path, O_RDONLY | O_CLOEXEC)) >= 0)
+		n++;
+	printf("exhaust %s: %s\n", path,
+	       n < (int)(sizeof(fds) / sizeof(fds[0])) ? strerrorname_np(errno) : "no limit");
+	while (n > 0)
+		close(fds[--n]);
+}
+
 static int walk_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
 	walked++;
@@ -195,6 +210,8 @@ int main(int argc, char **argv)
 			result(what, renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE));
 		} else if (!strcmp(op, "tmpfile")) {
 			result(what, tmpfile_at(a, b));
+		} else if (!strcmp(op, "exhaust")) {
+			exhaust(a);
 		} else if (!strcmp(op, "deaddir")) {
 			deaddir(a);
 		} else if (!strcmp(op, "walk")) {
