@@ -792,6 +792,9 @@ static long proc_readlink(struct inode *inode, char *buf, size_t size)
 		if (viewer && viewer->fs)
 			fs_get_root(viewer->fs, &root);
 		ret = p.dentry ? path_to_string(&p, &root, s, VFS_PATH_MAX) : -ENOENT;
+		/* A removed cwd, a deleted program: " (deleted)", as Linux's d_path. */
+		if (ret >= 0 && p.dentry->deleted && ret + 10 < VFS_PATH_MAX)
+			strcat(s, " (deleted)");
 		if (ret >= 0)
 			ret = copy_link(s, buf, size);
 		path_put(&p);

@@ -115,6 +115,13 @@ static void run(const char *base, const char *path)
 	CHECK_ERRNO(stat("x", &st), ENOENT, "stat in a removed cwd");
 	CHECK_ERRNO(getcwd(buf, sizeof(buf)) ? 0 : -1, ENOENT, "getcwd of a removed cwd");
 	CHECK(stat(".", &st) == 0 && st.st_nlink == 0, "stat . of a removed cwd");
+	{
+		long n = readlink("/proc/self/cwd", buf, sizeof(buf) - 1);
+
+		buf[n > 0 ? n : 0] = 0;
+		CHECK(n > 14 && strcmp(buf + n - 14, "/cwd (deleted)") == 0,
+		      "/proc/self/cwd of a removed cwd reads DIR/cwd (deleted)");
+	}
 	CHECK_EQ(stat("../f", &st), 0, "stat ../f from a removed cwd");
 	CHECK_EQ(chdir(".."), 0, "chdir .. from a removed cwd");
 

@@ -46,6 +46,22 @@ static void memfd(void)
 	CHECK(again >= 0, "reopen the memfd O_RDONLY");
 	CHECK_ERRNO(write(again, "x", 1), EBADF, "which cannot write");
 	close(again);
+	/* Every memfd is on the same filesystem. */
+	again = memfd_create("m/2", MFD_CLOEXEC);
+	CHECK(fstat(fd, &a) == 0 && fstat(again, &b) == 0 && a.st_dev == b.st_dev &&
+		      a.st_ino != b.st_ino,
+	      "another memfd: same device, another inode");
+	{
+		off_t off = 0;
+
+		CHECK_EQ(copy_file_range(fd, &off, again, NULL, 5, 0), 5,
+			 "copy_file_range between two memfds");
+	}
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", again);
+	CHECK_EQ(readlink(link, buf, sizeof(buf) - 1), 20, "readlink of the second");
+	buf[20] = 0;
+	CHECK(strcmp(buf, "/memfd:m/2 (deleted)") == 0, "names /memfd:m/2 (deleted), slash and all");
+	close(again);
 	close(fd);
 }
 
