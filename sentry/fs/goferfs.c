@@ -463,7 +463,8 @@ static int goferfs_setattr(struct inode *i, const struct iattr *a)
 	if (!req.mask)
 		return 0; /* only ctime: the host keeps its own */
 	old_size = size_of(i);
-	ret = gofer_setattr(GSB(i->sb)->c, &req, &st);
+	/* (a truncation opens the file in the gofer for a moment) */
+	GOFER_RETRY(ret, gofer_setattr(GSB(i->sb)->c, &req, &st));
 	if (ret == 0)
 		refresh_attrs(i, &st);
 	if (ret == 0 && (a->valid & ATTR_SIZE) && cache_of(i))
@@ -471,25 +472,39 @@ static int goferfs_setattr(struct inode *i, const struct iattr *a)
 	return ret;
 }
 
+/* (the gofer opens the file for a moment for each of these) */
 static long goferfs_getxattr(struct inode *i, const char *name, void *buf, size_t size)
 {
-	return gofer_getxattr(GSB(i->sb)->c, GI(i)->handle, name, buf, size);
+	long ret;
+
+	GOFER_RETRY(ret, gofer_getxattr(GSB(i->sb)->c, GI(i)->handle, name, buf, size));
+	return ret;
 }
 
 static int goferfs_setxattr(struct inode *i, const char *name, const void *value, size_t size,
 			    int flags)
 {
-	return gofer_setxattr(GSB(i->sb)->c, GI(i)->handle, name, value, size, (uint32_t)flags);
+	int ret;
+
+	GOFER_RETRY(ret, gofer_setxattr(GSB(i->sb)->c, GI(i)->handle, name, value, size,
+					(uint32_t)flags));
+	return ret;
 }
 
 static long goferfs_listxattr(struct inode *i, char *buf, size_t size)
 {
-	return gofer_listxattr(GSB(i->sb)->c, GI(i)->handle, buf, size);
+	long ret;
+
+	GOFER_RETRY(ret, gofer_listxattr(GSB(i->sb)->c, GI(i)->handle, buf, size));
+	return ret;
 }
 
 static int goferfs_removexattr(struct inode *i, const char *name)
 {
-	return gofer_removexattr(GSB(i->sb)->c, GI(i)->handle, name);
+	int ret;
+
+	GOFER_RETRY(ret, gofer_removexattr(GSB(i->sb)->c, GI(i)->handle, name));
+	return ret;
 }
 
 static void goferfs_evict(struct inode *i)
