@@ -255,9 +255,13 @@ SYSCALL(arch_prctl)
 		r = task_regs(t);
 		return mm_copy_out(t->mm, addr, &r->gs_base, sizeof(r->gs_base));
 	case ARCH_GET_CPUID:
-		return 1; /* CPUID executes normally */
+		return !t->cpuid_fault;
 	case ARCH_SET_CPUID:
-		return -ENODEV; /* no CPUID faulting offered to guests */
+		/* Only where the sentry sees every CPUID can it make them fault. */
+		if (!t->k->plat->cpuid_faulting)
+			return -ENODEV;
+		t->cpuid_fault = addr == 0;
+		return 0;
 	default:
 		return -EINVAL;
 	}

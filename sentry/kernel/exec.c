@@ -369,6 +369,7 @@ static int exec_elf(struct exec_ctx *x, struct file *f)
 	t->altstack.ss_size = 0;
 	t->altstack.ss_flags = SS_DISABLE;
 	t->syscall_nr = -1;
+	t->cpuid_fault = false; /* ARCH_SET_CPUID does not survive exec */
 	pthread_mutex_lock(&t->k->lock);
 	t->tg->did_exec = true;
 	pthread_mutex_unlock(&t->k->lock);

@@ -465,6 +465,7 @@ long task_clone(struct task *t, uint64_t flags, uint64_t newsp, uint64_t ptid, u
 	c->sigmask = t->sigmask;
 	c->keep_capabilities = t->keep_capabilities;
 	c->no_new_privs = t->no_new_privs;
+	c->cpuid_fault = t->cpuid_fault;
 	c->dumpable = t->dumpable;
 	/* A thread sharing the stack-switching memory must not share the altstack. */
 	if ((flags & (CLONE_VM | CLONE_VFORK)) != CLONE_VM)
@@ -737,11 +738,6 @@ void task_do_exit(struct task *t)
 
 	task_vfork_release(t);
 	exit_robust_list(t);
-	if (mm && t->clear_child_tid) {
-		int zero = 0;
-		if (mm_copy_out(mm, t->clear_child_tid, &zero, sizeof(zero)) == 0)
-			futex_wake_addr(t, t->clear_child_tid);
-	}
 	/* Leave the address space: others may go on running in it. */
 	if (mm) {
 		last_user = __atomic_sub_fetch(&mm->users, 1, __ATOMIC_SEQ_CST) == 0;
@@ -771,6 +767,13 @@ void task_do_exit(struct task *t)
 	k->live_tasks--;
 	pthread_mutex_unlock(&k->lock);
 
+	/* pthread_join returns when this word clears: by then the thread is
+	 * gone from the process (and /proc). */
+	if (mm && t->clear_child_tid) {
+		int zero = 0;
+		if (mm_copy_out(mm, t->clear_child_tid, &zero, sizeof(zero)) == 0)
+			futex_wake_addr(t, t->clear_child_tid);
+	}
 	t->mm = NULL;
 	mm_put(mm);
 	fdtable_put(t->files);

@@ -15,6 +15,8 @@
 #include <errno.h>
 #include <linux/futex.h>
 #include <signal.h>
+#include <stdio.h>
+#include <sys/prctl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -281,6 +283,7 @@ void *task_main(void *arg)
 	struct task *t = arg;
 	struct kernel *k = t->k;
 	const char *why = NULL;
+	char name[16];
 	sigset_t all;
 	struct pevent ev;
 	int ret;
@@ -289,6 +292,9 @@ void *task_main(void *arg)
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	current = t;
+	/* Named after its task, for whoever debugs the sentry (ps -L, gdb). */
+	snprintf(name, sizeof(name), "task:%d", t->tid);
+	prctl(PR_SET_NAME, name, 0, 0, 0);
 
 	if (t->init_path) {
 		ret = task_exec_init(t, &why);
@@ -344,6 +350,8 @@ void *task_main(void *arg)
 	task_do_exit(t);
 	/* A stub process this thread made may still serve other tasks: the
 	 * platform keeps this thread until it is gone. */
+	snprintf(name, sizeof(name), "done:%d", t->tid);
+	prctl(PR_SET_NAME, name, 0, 0, 0);
 	if (k->plat->ops->thread_exit)
 		k->plat->ops->thread_exit(k->plat);
 	current = NULL;

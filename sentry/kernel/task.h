@@ -173,6 +173,7 @@ struct task {
 	bool exited;		/* the run loop is over */
 	bool needs_as;		/* a fork child: make the address space on its own thread */
 	bool keep_capabilities; /* PR_SET_KEEPCAPS */
+	bool cpuid_fault;	/* the guest asked for ARCH_SET_CPUID 0: CPUID gives it SIGSEGV */
 	bool no_new_privs;
 	bool dumpable;
 
