@@ -8,6 +8,8 @@
  */
 #include "fsguest.h"
 
+#include <poll.h>
+#include <sys/epoll.h>
 #include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/sendfile.h>
@@ -66,7 +68,20 @@ static void file_calls(int fd, const char *what)
 	BADF(flistxattr(fd, buf, sizeof(buf)), "flistxattr");
 	BADF(fremovexattr(fd, "user.a"), "fremovexattr");
 	BADF(syscall(SYS_fadvise64, fd, 0, 0, POSIX_FADV_NORMAL), "fadvise64");
+	{
+		struct epoll_event ev = {.events = EPOLLIN};
+		int ep = epoll_create1(EPOLL_CLOEXEC);
+
+		BADF(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev), "epoll_ctl EPOLL_CTL_ADD");
+		close(ep);
+	}
 #undef BADF
+	{
+		struct pollfd pfd = {.fd = fd, .events = POLLIN};
+
+		snprintf(line, sizeof(line), "%s: poll says POLLNVAL", what);
+		CHECK(poll(&pfd, 1, 0) == 1 && pfd.revents == POLLNVAL, line);
+	}
 	close(other);
 }
 
