@@ -68,6 +68,8 @@ SYSCALL(prlimit64);
 SYSCALL(getrlimit);
 SYSCALL(setrlimit);
 SYSCALL(uname);
+SYSCALL(sethostname);
+SYSCALL(setdomainname);
 SYSCALL(sched_getaffinity);
 SYSCALL(sched_yield);
 SYSCALL(getrandom);

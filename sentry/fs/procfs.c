@@ -451,7 +451,12 @@ static void gen_stat_global(struct proc_ctx *c, struct strbuf *o)
 
 static void gen_hostname(struct proc_ctx *c, struct strbuf *o)
 {
-	strbuf_printf(o, "rung\n");
+	char name[sizeof(c->k->hostname)];
+
+	pthread_mutex_lock(&c->k->lock);
+	memcpy(name, c->k->hostname, sizeof(name));
+	pthread_mutex_unlock(&c->k->lock);
+	strbuf_printf(o, "%s\n", name);
 }
 
 static void gen_osrelease(struct proc_ctx *c, struct strbuf *o)

@@ -120,7 +120,7 @@ static bool id_in_use(struct kernel *k, int id)
 }
 
 /* The next free id, as Linux hands out pids: increasing, wrapping at pid_max. */
-static int alloc_id_locked(struct kernel *k)
+int kernel_alloc_id_locked(struct kernel *k)
 {
 	for (int tries = 0; tries < KERNEL_PID_MAX; tries++) {
 		int id = k->next_tid++;
@@ -535,7 +535,7 @@ long task_clone(struct task *t, uint64_t flags, uint64_t newsp, uint64_t ptid, u
 		    tasks_of_uid(k, t->creds.uid) >= t->tg->rlim[RLIMIT_NPROC].rlim_cur)) {
 		ret = -EAGAIN;
 	} else {
-		ret = alloc_id_locked(k);
+		ret = kernel_alloc_id_locked(k);
 	}
 	if (ret < 0) {
 		pthread_mutex_unlock(&k->lock);
@@ -683,6 +683,8 @@ static void tg_exit_locked(struct thread_group *tg)
 	struct thread_group *c, *n, *reaper;
 
 	tg->flags |= TG_ZOMBIE;
+	if (!tg->parent && tg->on_exit)
+		tg->on_exit(tg->exit_arg, tg->exit_code);
 	if (tg == k->init_tg) {
 		/* The pid namespace dies with its init. */
 		struct thread_group *g;

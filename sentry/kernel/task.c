@@ -4,6 +4,7 @@
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/process.h"
 #include "sentry/kernel/signal.h"
+#include "sentry/kernel/spawn.h"
 #include "sentry/mm/mm.h"
 #include "sentry/fs/file.h"
 #include "syscalls/syscall.h"
@@ -298,10 +299,15 @@ void *task_main(void *arg)
 
 	if (t->init_path) {
 		ret = task_exec_init(t, &why);
-		if (ret < 0) {
+		if (t->spawn) {
+			/* Whoever spawned us says what went wrong. */
+			spawn_report(t->spawn, ret);
+			t->spawn = NULL;
+		} else if (ret < 0) {
 			log_error("cannot run `%s`: %s", t->init_path, why ? why : strerror(-ret));
-			task_exit_group(t, exec_failure_status(ret) << 8);
 		}
+		if (ret < 0)
+			task_exit_group(t, exec_failure_status(ret) << 8);
 	} else if (t->needs_as) {
 		ret = attach_address_space(t);
 		if (ret < 0) {

@@ -19,6 +19,7 @@ GUEST_TESTS = \
 	exitcode \
 	fds \
 	filemap \
+	memfd_attr \
 	mmap \
 	mremap \
 	poll_pipe \
