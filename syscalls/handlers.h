@@ -125,6 +125,7 @@ SYSCALL(truncate);
 SYSCALL(ftruncate);
 SYSCALL(fallocate);
 SYSCALL(fsync);
+SYSCALL(fadvise64);
 SYSCALL(fdatasync);
 SYSCALL(sync);
 SYSCALL(syncfs);

@@ -45,6 +45,7 @@ static const struct {
 	{SCMP_SYS(fsync), "fsync of donated files"},
 	{SCMP_SYS(fdatasync), "fdatasync of donated files"},
 	{SCMP_SYS(fallocate), "punching freed memory-file pages; donated files"},
+	{SCMP_SYS(ftruncate), "O_TRUNC of inherited stdio opened again (> /dev/stdout)"},
 	{SCMP_SYS(sendmsg), "gofer requests"},
 	{SCMP_SYS(recvmsg), "gofer replies (with donated descriptors)"},
 	/* memory of the sentry itself (malloc, thread stacks) */

@@ -195,8 +195,12 @@ int vfs_link(struct task *t, int olddirfd, const char *oldpath, int newdirfd, co
 		return ret;
 	}
 	src = old.dentry->inode;
+	if (src->ops->getattr)
+		src->ops->getattr(src); /* its link count, where it can change behind us */
 	if (old.mnt != cc.pl.parent.mnt)
 		ret = -EXDEV;
+	else if (src->nlink == 0 && !inode_has(src, I_LINKABLE))
+		ret = -ENOENT; /* an unlinked file stays so (but O_TMPFILE ones) */
 	else if ((ret = vfs_prepare_change(old.dentry)))
 		;
 	else if (S_ISDIR(src->mode))
@@ -207,8 +211,10 @@ int vfs_link(struct task *t, int olddirfd, const char *oldpath, int newdirfd, co
 		ret = -EPERM;
 	else
 		ret = cc.dir->ops->link(cc.dir, cc.pl.last, src);
-	if (ret == 0)
+	if (ret == 0) {
+		inode_clear(src, I_LINKABLE);
 		inode_touch(src, ATTR_CTIME);
+	}
 	path_put(&old);
 	return create_end(&cc, ret, ret == 0 ? inode_get(src) : NULL);
 }
@@ -246,11 +252,15 @@ int vfs_unlink(struct task *t, int dirfd, const char *path, bool rmdir)
 		ret = -EBUSY;
 	if (ret == 0)
 		ret = vfs_prepare_change(pl.parent.dentry);
-	if (ret == 0) {
-		if (rmdir)
-			ret = dir->ops->rmdir ? dir->ops->rmdir(dir, pl.last, victim) : -EPERM;
-		else
-			ret = dir->ops->unlink ? dir->ops->unlink(dir, pl.last, victim) : -EPERM;
+	if (ret == 0 && rmdir) {
+		/* Under the victim's own lock, so that nothing is made in it meanwhile. */
+		pthread_mutex_lock(&victim->dir_lock);
+		ret = dir->ops->rmdir ? dir->ops->rmdir(dir, pl.last, victim) : -EPERM;
+		if (ret == 0)
+			inode_set(victim, I_DEAD);
+		pthread_mutex_unlock(&victim->dir_lock);
+	} else if (ret == 0) {
+		ret = dir->ops->unlink ? dir->ops->unlink(dir, pl.last, victim) : -EPERM;
 	}
 	if (ret == 0) {
 		dentry_delete(d);
@@ -415,10 +425,25 @@ int vfs_rename(struct task *t, int olddirfd, const char *oldpath, int newdirfd, 
 		ret = vfs_prepare_change(np.parent.dentry);
 	if (ret == 0 && !S_ISDIR(od->inode->mode))
 		ret = vfs_prepare_change(od);
+	if (ret == 0 && (flags & RENAME_EXCHANGE) && !S_ISDIR(nd->inode->mode))
+		ret = vfs_prepare_change(nd);
 	if (ret == 0) {
 		struct inode *odir = op.parent.dentry->inode, *ndir = np.parent.dentry->inode;
+		/* A directory replaced by the rename dies with it (under its own
+		 * lock, as rmdir; rename_checks made sure it is no ancestor). */
+		struct inode *victim = NULL;
+
+		if (nd->inode && S_ISDIR(nd->inode->mode) && !(flags & RENAME_EXCHANGE))
+			victim = nd->inode;
+		if (victim)
+			pthread_mutex_lock(&victim->dir_lock);
 		ret = odir->ops->rename ? odir->ops->rename(odir, op.last, ndir, np.last, flags)
 					: -EPERM;
+		if (victim) {
+			if (ret == 0)
+				inode_set(victim, I_DEAD);
+			pthread_mutex_unlock(&victim->dir_lock);
+		}
 		if (ret == 0) {
 			snprintf(oldname, sizeof(oldname), "%s", od->name);
 			if (flags & RENAME_EXCHANGE) {
