@@ -9,6 +9,7 @@
  */
 #include "config.h"
 #include "sentry/fs/procfs.h"
+#include "sentry/fs/anon.h"
 #include "sentry/fs/file.h"
 #include "sentry/fs/filemap.h"
 #include "sentry/fs/hostinfo.h"
@@ -726,6 +727,10 @@ static long file_link_text(struct task *viewer, struct file *f, char *buf, size_
 		n = n < 0 ? n : copy_link(p, buf, size);
 		free(p);
 		return n;
+	}
+	if (anon_file_name(f)) {
+		snprintf(tmp, sizeof(tmp), "anon_inode:%s", anon_file_name(f));
+		return copy_link(tmp, buf, size);
 	}
 	if (f->path.dentry) {
 		/* A file of an internal mount (memfd): "/name (deleted)". */

@@ -71,6 +71,14 @@ static const struct {
 	{SCMP_SYS(gettid), "the ptrace platform names its tracer thread"},
 	{SCMP_SYS(getppid), "a new stub checks it still has its sentry"},
 	{SCMP_SYS(setsid), "a new stub leaves the sentry's session"},
+	/* waiting on host descriptors (sentry/fs/hostpoll.c) */
+	{SCMP_SYS(epoll_create1), "the host poller's epoll instance"},
+	{SCMP_SYS(epoll_ctl), "host descriptors a guest waits on join and leave the host poller"},
+	{SCMP_SYS(epoll_wait), "the host poller thread waits for host events"},
+	{SCMP_SYS(ppoll), "the readiness of a host descriptor now (zero timeout)"},
+	{SCMP_SYS(timerfd_create), "guest timerfds are host timerfds"},
+	{SCMP_SYS(timerfd_settime), "guest timerfd_settime"},
+	{SCMP_SYS(timerfd_gettime), "guest timerfd_gettime"},
 	/* time */
 	{SCMP_SYS(clock_gettime), "guest clocks (when the vDSO falls back)"},
 	{SCMP_SYS(clock_nanosleep), "nothing yet; glibc's nanosleep"},

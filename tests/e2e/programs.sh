@@ -59,15 +59,19 @@ ls_filter() {
 }
 lines() { wc -l <"$1" | tr -d ' '; }
 
+# /tmp/x, unless something else on this host owns it (a directory there).
+X=/tmp/x
+[ -e /tmp/x ] && [ ! -f /tmp/x ] && X=/etc/hostname
+
 # What the overlay runs may change in the sandbox, and the host must keep.
 snapshot() {
 	{
-		for f in /tmp/x /etc/hostname /etc/os-release /tmp/"$tag"*; do
+		for f in "$X" /etc/hostname /etc/os-release /tmp/"$tag"*; do
 			stat -c '%n %F %a %s %h %Y' "$f" 2>&1
 		done
 		find /usr/include/linux /usr/include/asm-generic -printf '%p %y %m %s %n %T@\n'
 		find /usr/include/linux /usr/include/asm-generic -type f -exec cksum {} +
-		cksum /etc/hostname /tmp/x 2>&1
+		cksum /etc/hostname "$X" 2>&1
 	} | sort
 }
 snapshot >"$T/before"
