@@ -7,6 +7,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,6 +116,15 @@ static int mkdir_p(const char *path, bool cpuset)
 	return ret;
 }
 
+/* The sentry enforces pids.limit on guest tasks itself (its task limit);
+ * the host cgroup is only a backstop, sized for what the sandbox needs on
+ * the host: a sentry thread and a stub thread per guest task, plus the
+ * sentry's own threads and the gofer. */
+static long long host_pids_max(long long guest_limit)
+{
+	return guest_limit > LLONG_MAX / 4 ? LLONG_MAX : 2 * guest_limit + 32;
+}
+
 static void apply_v1(const char *path, const struct oci_resources *r)
 {
 	char *f, v[64];
@@ -129,7 +139,7 @@ static void apply_v1(const char *path, const struct oci_resources *r)
 	}
 	if (r->pids_limit > 0) {
 		f = xasprintf(CGROUP_ROOT "/pids%s/pids.max", path);
-		snprintf(v, sizeof(v), "%lld", (long long)r->pids_limit);
+		snprintf(v, sizeof(v), "%lld", (long long)host_pids_max(r->pids_limit));
 		write_file(f, v);
 		free(f);
 	}

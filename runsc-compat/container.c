@@ -16,6 +16,7 @@
 #include "lib/util.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -446,6 +447,12 @@ int container_main(const struct container_args *a)
 				     .mounts = spec->mounts,
 				     .nmounts = spec->n_mounts,
 				     .confine = true};
+	/* pids.limit counts guest tasks here; the host cgroup gets room for
+	 * the sandbox's own processes (cgroup.c). */
+	if (spec->resources.pids_limit > 0)
+		cfg.task_limit = spec->resources.pids_limit > UINT_MAX
+					 ? UINT_MAX
+					 : (unsigned)spec->resources.pids_limit;
 	struct container c = {
 		.spec = spec, .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
 	struct server_args sa = {.c = &c};
