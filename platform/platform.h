@@ -154,7 +154,8 @@ struct pcontext {
 	struct platform *plat;
 };
 
-/* The platforms compiled in, in order of preference. */
+/* The platforms compiled in, in order of preference; name NULL: the first
+ * usable one. */
 const struct platform_ops *platform_lookup(const char *name);
 const struct platform_ops *const *platform_list(void);
 

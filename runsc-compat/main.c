@@ -60,7 +60,7 @@ static void usage(FILE *out)
 		     "  --log FILE            write log lines to FILE\n"
 		     "  --log-format FORMAT   text (default) or json\n"
 		     "  --debug               log debug messages\n"
-		     "  --platform NAME       how guest code is run (ptrace)\n"
+		     "  --platform NAME       how guest code is run (systrap, ptrace)\n"
 		     "  --strace              log every guest system call\n"
 		     "  --systemd-cgroup      cgroupsPath is slice:prefix:name\n"
 		     "  --file-access MODE    direct (default) or gofer\n"
@@ -127,7 +127,7 @@ static void guard_stdio(void)
 int main(int argc, char **argv)
 {
 	struct global_args g = {.log_format = LOG_FORMAT_TEXT,
-				.platform = "ptrace",
+				.platform = NULL, /* the first usable */
 				.file_access_direct = true,
 				.network = "sandbox",
 				.isolation = "sentry"};

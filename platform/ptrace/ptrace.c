@@ -73,6 +73,7 @@ struct ptrace_as {
 
 struct ptrace_ctx {
 	struct pcontext base;
+	pid_t pid;     /* the stub process of tid */
 	pid_t tid;     /* stub thread this context runs in, 0 before the first switch */
 	pid_t joining; /* a parked stub thread to seize on the first switch (add_ctx) */
 	int running;   /* inside switch_to (atomic) */
@@ -459,6 +460,7 @@ static int pctx_switch(struct pcontext *c, struct address_space *a, struct cpu_s
 	struct ptrace_as *as = to_pas(a);
 	int status, sig, ret;
 
+	ctx->pid = as->pid;
 	ctx->tid = my_thread(as);
 	if (!ctx->tid) {
 		ret = ctx->joining ? join_thread(as, ctx) : -EPERM;
@@ -545,8 +547,10 @@ static void pctx_interrupt(struct pcontext *c)
 	struct ptrace_ctx *ctx = to_pctx(c);
 
 	__atomic_store_n(&ctx->interrupt, 1, __ATOMIC_SEQ_CST);
+	/* tgkill wants the thread's process: a thread other than the stub's
+	 * first is not found under its own id. */
 	if (__atomic_load_n(&ctx->running, __ATOMIC_SEQ_CST) && ctx->tid)
-		syscall(SYS_tgkill, ctx->tid, ctx->tid, INTERRUPT_SIGNAL);
+		syscall(SYS_tgkill, ctx->pid, ctx->tid, INTERRUPT_SIGNAL);
 }
 
 static uint64_t pctx_cpu_time_ns(struct pcontext *c)

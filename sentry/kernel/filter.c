@@ -102,6 +102,9 @@ static const struct {
 	{SCMP_SYS(close_range), "a new stub closes everything but the memory file"},
 	{SCMP_SYS(seccomp), "a new stub installs its own filter"},
 	{SCMP_SYS(pause), "a new stub thread parks until its tracer seizes it"},
+	/* the systrap platform (its stubs run under this filter too) */
+	{SCMP_SYS(sigaltstack), "a new systrap stub thread's signal stack"},
+	{SCMP_SYS(sched_setaffinity), "a task's sentry and stub threads share a CPU"},
 };
 
 /* The thread flags glibc's pthread_create uses, and a stub's plain fork. */
@@ -112,7 +115,18 @@ static const struct {
 static const unsigned long ioctls[] = {TCGETS,	   TCSETS,     TCSETSW, TCSETSF,
 				       TIOCGWINSZ, TIOCSWINSZ, FIONREAD};
 
-static const int prctls[] = {PR_SET_PDEATHSIG, PR_SET_NAME, PR_SET_NO_NEW_PRIVS};
+#ifndef PR_SET_SYSCALL_USER_DISPATCH
+#define PR_SET_SYSCALL_USER_DISPATCH 59
+#endif
+
+/* The last: a systrap stub thread's guest system calls become SIGSYS. */
+static const int prctls[] = {PR_SET_PDEATHSIG, PR_SET_NAME, PR_SET_NO_NEW_PRIVS,
+			     PR_SET_SYSCALL_USER_DISPATCH};
+
+/* CPUID faulting for new stubs; the fs and gs bases of systrap guest
+ * threads on hosts without FSGSBASE. */
+static const int arch_prctls[] = {ARCH_SET_CPUID, ARCH_SET_FS, ARCH_GET_FS, ARCH_SET_GS,
+				  ARCH_GET_GS};
 
 #define ADD(ctx, action, nr, ...)                                       \
 	do {                                                            \
@@ -148,8 +162,9 @@ scmp_filter_ctx sentry_filter_build(int memfd)
 	 * opening fails (glibc then does not shrink heaps) instead of killing. */
 	ADD(ctx, SCMP_ACT_ERRNO(ENOENT), SCMP_SYS(openat), 0);
 	ADD(ctx, SCMP_ACT_ERRNO(ENOENT), SCMP_SYS(open), 0);
-	/* A new stub makes guest CPUID fault to the sentry (where the host can). */
-	ADD(ctx, SCMP_ACT_ALLOW, SCMP_SYS(arch_prctl), 1, SCMP_A0(SCMP_CMP_EQ, ARCH_SET_CPUID));
+	for (size_t i = 0; i < ARRAY_SIZE(arch_prctls); i++)
+		ADD(ctx, SCMP_ACT_ALLOW, SCMP_SYS(arch_prctl), 1,
+		    SCMP_A0(SCMP_CMP_EQ, (uint64_t)arch_prctls[i]));
 	/* Reading the caller's resource limits (never setting them). */
 	ADD(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prlimit64), 1, SCMP_A2(SCMP_CMP_EQ, 0));
 	/* Terminal requests the guest makes on inherited stdio. */

@@ -35,6 +35,7 @@ GUEST_TESTS = \
 	segv_rowrite \
 	segv_stack \
 	sig_deliver \
+	sig_spin \
 	thr_basic \
 	timerfd \
 	tls \

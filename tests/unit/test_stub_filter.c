@@ -9,6 +9,7 @@
 #include "platform/platform.h"
 #include "lib/util.h"
 #include "unit.h"
+#include "bpf.h"
 
 #include <check.h>
 #include <errno.h>
@@ -38,152 +39,14 @@ struct prog {
 	unsigned short len;
 };
 
-/* What the kernel checks before it accepts a classic filter for seccomp. */
 static void validate(const struct prog *p)
 {
-	ck_assert_uint_gt(p->len, 0);
-	ck_assert_uint_le(p->len, STUB_FILTER_MAX);
-	ck_assert_uint_eq(BPF_CLASS(p->insn[p->len - 1].code), BPF_RET);
-	for (unsigned pc = 0; pc < p->len; pc++) {
-		const struct sock_filter *f = &p->insn[pc];
-		switch (BPF_CLASS(f->code)) {
-		case BPF_LD:
-			/* seccomp allows only aligned 32-bit loads inside seccomp_data. */
-			ck_assert_uint_eq(f->code, BPF_LD | BPF_W | BPF_ABS);
-			ck_assert_uint_eq(f->k % 4, 0);
-			ck_assert_uint_le(f->k + 4, sizeof(struct seccomp_data));
-			break;
-		case BPF_JMP:
-			if (BPF_OP(f->code) == BPF_JA) {
-				ck_assert_uint_lt(pc + 1 + f->k, p->len);
-			} else {
-				ck_assert_uint_lt(pc + 1 + f->jt, p->len);
-				ck_assert_uint_lt(pc + 1 + f->jf, p->len);
-			}
-			break;
-		case BPF_RET:
-			break;
-		default:
-			ck_abort_msg("instruction %u: unexpected class %#x", pc, f->code);
-		}
-	}
+	bpf_validate(p->insn, p->len, STUB_FILTER_MAX);
 }
 
-/* A classic BPF interpreter, enough for seccomp filters (loads, ALU, jumps, returns). */
 static uint32_t run(const struct prog *p, const struct seccomp_data *d)
 {
-	uint32_t A = 0, X = 0, M[BPF_MEMWORDS] = {0};
-	unsigned pc = 0;
-
-	for (unsigned steps = 0; steps <= p->len; steps++) {
-		const struct sock_filter *f;
-		uint32_t src;
-		bool cond = false;
-
-		ck_assert_uint_lt(pc, p->len);
-		f = &p->insn[pc++];
-		src = BPF_SRC(f->code) == BPF_X ? X : f->k;
-		switch (BPF_CLASS(f->code)) {
-		case BPF_LD:
-			if (BPF_MODE(f->code) == BPF_ABS) {
-				ck_assert_uint_eq(BPF_SIZE(f->code), BPF_W);
-				ck_assert_uint_le(f->k + 4, sizeof(*d));
-				memcpy(&A, (const char *)d + f->k, 4);
-			} else if (BPF_MODE(f->code) == BPF_IMM) {
-				A = f->k;
-			} else if (BPF_MODE(f->code) == BPF_MEM) {
-				ck_assert_uint_lt(f->k, BPF_MEMWORDS);
-				A = M[f->k];
-			} else {
-				A = sizeof(*d); /* BPF_LEN */
-			}
-			break;
-		case BPF_LDX:
-			X = BPF_MODE(f->code) == BPF_IMM   ? f->k
-			    : BPF_MODE(f->code) == BPF_MEM ? M[f->k % BPF_MEMWORDS]
-							   : (uint32_t)sizeof(*d);
-			break;
-		case BPF_ST:
-			M[f->k % BPF_MEMWORDS] = A;
-			break;
-		case BPF_STX:
-			M[f->k % BPF_MEMWORDS] = X;
-			break;
-		case BPF_ALU:
-			switch (BPF_OP(f->code)) {
-			case BPF_ADD:
-				A += src;
-				break;
-			case BPF_SUB:
-				A -= src;
-				break;
-			case BPF_MUL:
-				A *= src;
-				break;
-			case BPF_DIV:
-				ck_assert_uint_ne(src, 0);
-				A /= src;
-				break;
-			case BPF_MOD:
-				ck_assert_uint_ne(src, 0);
-				A %= src;
-				break;
-			case BPF_OR:
-				A |= src;
-				break;
-			case BPF_AND:
-				A &= src;
-				break;
-			case BPF_XOR:
-				A ^= src;
-				break;
-			case BPF_LSH:
-				A <<= src;
-				break;
-			case BPF_RSH:
-				A >>= src;
-				break;
-			case BPF_NEG:
-				A = -A;
-				break;
-			default:
-				ck_abort_msg("bad ALU op %#x", f->code);
-			}
-			break;
-		case BPF_JMP:
-			switch (BPF_OP(f->code)) {
-			case BPF_JA:
-				pc += f->k;
-				continue;
-			case BPF_JEQ:
-				cond = A == src;
-				break;
-			case BPF_JGT:
-				cond = A > src;
-				break;
-			case BPF_JGE:
-				cond = A >= src;
-				break;
-			case BPF_JSET:
-				cond = (A & src) != 0;
-				break;
-			default:
-				ck_abort_msg("bad jump %#x", f->code);
-			}
-			pc += cond ? f->jt : f->jf;
-			break;
-		case BPF_RET:
-			return BPF_RVAL(f->code) == BPF_K ? f->k : A;
-		case BPF_MISC:
-			if (BPF_MISCOP(f->code) == BPF_TAX)
-				X = A;
-			else
-				A = X;
-			break;
-		}
-	}
-	ck_abort_msg("filter ran past its length without returning");
-	return 0;
+	return bpf_run(p->insn, p->len, d);
 }
 
 static void build(struct prog *p, uint64_t base, int memfd)

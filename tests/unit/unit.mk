@@ -9,6 +9,7 @@ UNIT_TESTS = \
 	tests/unit/test_stack \
 	tests/unit/test_syscall_table \
 	tests/unit/test_stub_filter \
+	tests/unit/test_systrap_filter \
 	tests/unit/test_sentry_filter \
 	tests/unit/test_log \
 	tests/unit/test_error \
@@ -53,9 +54,15 @@ tests_unit_test_syscall_table_SOURCES = tests/unit/test_syscall_table.c tests/un
 tests_unit_test_syscall_table_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_syscall_table_LDADD = $(UNIT_LDADD)
 
-tests_unit_test_stub_filter_SOURCES = tests/unit/test_stub_filter.c tests/unit/unit.h
+tests_unit_test_stub_filter_SOURCES = tests/unit/test_stub_filter.c tests/unit/unit.h \
+	tests/unit/bpf.h
 tests_unit_test_stub_filter_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_stub_filter_LDADD = $(UNIT_LDADD)
+
+tests_unit_test_systrap_filter_SOURCES = tests/unit/test_systrap_filter.c tests/unit/unit.h \
+	tests/unit/bpf.h
+tests_unit_test_systrap_filter_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_systrap_filter_LDADD = $(UNIT_LDADD)
 
 tests_unit_test_log_SOURCES = tests/unit/test_log.c tests/unit/unit.h
 tests_unit_test_log_CFLAGS = $(UNIT_CFLAGS)
