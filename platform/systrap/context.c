@@ -508,7 +508,7 @@ int systrap_ctx_new(struct platform *p, struct pcontext **out)
 
 	ctx->base.ops = &systrap_ctx_ops;
 	ctx->base.plat = p;
-	ctx->cpu = -1;
+	ctx->cpu = ctx->stub_cpu = -1;
 	*out = &ctx->base;
 	return 0;
 }

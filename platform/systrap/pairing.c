@@ -2,19 +2,25 @@
  * Pairing a task's sentry thread with its stub thread.
  *
  * Every guest system call is two hand-offs, stub to sentry and back. What
- * they cost on this kind of machine (docs/systrap.md has the figures): a
- * futex wake-up of a thread on the same CPU is a few microseconds, one that
- * wakes another (idle) vCPU is tens to hundreds, and polling for a partner
- * that runs on the same CPU only burns the time the partner needs. So by
- * default both threads of a pair are pinned to one CPU (the one with the
- * fewest pairs) and hand off through the futex alone: the waker makes the
- * other runnable right there, and the switch is all the cost.
+ * they cost on a small VM (docs/systrap.md has the figures): a futex
+ * wake-up of a thread on the same CPU is a few microseconds; one that has
+ * to wake another, idle vCPU is tens to hundreds; polling for a partner on
+ * the same CPU only burns the time the partner needs; polling for a partner
+ * that is running on another CPU answers in well under a microsecond.
  *
- * Polling pays only when the two run on different CPUs; then each side
- * polls for about twice the time the other side usually takes (measured
- * per task, bounded), and sleeps after that. That is the unpinned mode
- * (RUNG_SYSTRAP_PAIR=0). RUNG_SYSTRAP_SPIN=N fixes the polls instead (for
- * measurements).
+ * So a pair starts on one CPU (the one with the fewest pairs), both threads
+ * pinned there, handing off through the futex alone ("same"). Polling pays
+ * only with the two on different CPUs ("split"), and only for a task that
+ * makes system calls often, and only while the other CPU has time for it.
+ * That is measured, not guessed: a task that traps often enough tries the
+ * split for a short trial now and then, and keeps it only if its round
+ * trips got clearly shorter; a split pair tries going back the same way.
+ * Trials back off while they keep failing. In the split each side polls
+ * for a few times what the other side usually takes (bounded), then sleeps.
+ *
+ * RUNG_SYSTRAP_PAIR=same|split|none fixes the mode (none: no pinning, the
+ * scheduler places both); RUNG_SYSTRAP_SPIN=N fixes the polls. Both are for
+ * measurements.
  */
 #include "config.h"
 #include "platform/systrap/pairing.h"
@@ -24,10 +30,22 @@
 
 #include <sched.h>
 #include <stdlib.h>
-#include <time.h>
+#include <string.h>
 
-/* The longest a side polls, in nanoseconds. */
-#define POLL_MAX_NS 50000ull
+/* Polling bounds, in nanoseconds. */
+#define POLL_MIN_NS 4000ull
+#define POLL_MAX_NS 40000ull
+/* Only tasks whose round trips are shorter than this try the split. */
+#define SPLIT_PERIOD_MAX_NS 100000ull
+/* Round trips per trial (the first few, while threads migrate, not counted). */
+#define TRIAL_TRAPS  96
+#define TRIAL_SETTLE 16
+#define EPOCH_MIN    512
+#define EPOCH_MAX    65536
+/* The split must make round trips this much shorter to be kept (it costs a
+ * second CPU while it polls). */
+#define SPLIT_GAIN_NUM 2
+#define SPLIT_GAIN_DEN 3
 
 static double ns_per_poll = 10.0;
 
@@ -53,74 +71,176 @@ void pairing_init(struct systrap_platform *sp)
 {
 	const char *pair = getenv("RUNG_SYSTRAP_PAIR"), *spin = getenv("RUNG_SYSTRAP_SPIN");
 
-	sp->pair = !(pair && *pair == '0');
+	sp->pair_policy = PAIR_AUTO;
+	if (pair && strcmp(pair, "same") == 0)
+		sp->pair_policy = PAIR_SAME;
+	else if (pair && strcmp(pair, "split") == 0)
+		sp->pair_policy = PAIR_SPLIT;
+	else if (pair && strcmp(pair, "none") == 0)
+		sp->pair_policy = PAIR_NONE;
+	if (sp->ncpus < 2 && sp->pair_policy != PAIR_NONE)
+		sp->pair_policy = PAIR_SAME;
 	sp->spin = spin && *spin ? atoi(spin) : -1;
 	calibrate();
-	log_debug("systrap: pairs %s, polls %s (%.1f ns each)",
-		  sp->pair ? "pinned to one CPU" : "left to the scheduler",
+	log_debug("systrap: pairing %s, polls %s (%.1f ns each)",
+		  sp->pair_policy == PAIR_AUTO	  ? "measured (same CPU first)"
+		  : sp->pair_policy == PAIR_SAME  ? "on one CPU"
+		  : sp->pair_policy == PAIR_SPLIT ? "on two CPUs"
+						  : "left to the scheduler",
 		  sp->spin >= 0 ? "fixed" : "adaptive", ns_per_poll);
 }
 
 static uint32_t polls_for(uint64_t ns)
 {
-	return (uint32_t)((double)MIN(ns, POLL_MAX_NS) / ns_per_poll);
+	return (uint32_t)((double)MIN(MAX(ns, POLL_MIN_NS), POLL_MAX_NS) / ns_per_poll);
 }
 
 static void pin(pid_t tid, int cpu)
 {
 	cpu_set_t set;
 
+	if (cpu < 0)
+		return;
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	sched_setaffinity(tid, sizeof(set), &set);
+}
+
+/* The polls for the current mode and what each side usually takes. */
+static void set_polls(struct systrap_ctx *ctx)
+{
+	struct systrap_platform *sp = to_splat(ctx->base.plat);
+
+	if (sp->spin >= 0) {
+		ctx->spin_sentry = ctx->spin_stub = (uint32_t)sp->spin;
+	} else if (ctx->mode == PAIR_SAME) {
+		ctx->spin_sentry = ctx->spin_stub = 0;
+	} else {
+		ctx->spin_sentry = polls_for(ctx->ewma_guest_ns * 3);
+		ctx->spin_stub = polls_for(ctx->ewma_sentry_ns * 3);
+	}
+}
+
+/* Put the stub thread where mode wants it. */
+static void enter_mode(struct systrap_ctx *ctx, enum pair_mode mode)
+{
+	struct systrap_platform *sp = to_splat(ctx->base.plat);
+
+	if (mode != ctx->mode && ctx->last_trap_ns)
+		log_debug("systrap: thread %d: %s%s (round trip %llu ns)", ctx->tid,
+			  mode == PAIR_SPLIT ? "split" : "same CPU", ctx->trial ? " (trial)" : "",
+			  (unsigned long long)ctx->base_mean);
+	ctx->mode = mode;
+	if (mode == PAIR_SAME) {
+		pin(ctx->tid, ctx->cpu);
+	} else if (mode == PAIR_SPLIT) {
+		if (ctx->stub_cpu < 0)
+			ctx->stub_cpu = systrap_pick_cpu(sp, ctx->cpu);
+		pin(ctx->tid, ctx->stub_cpu);
+	}
+	set_polls(ctx);
 }
 
 void pairing_join(struct systrap_ctx *ctx)
 {
 	struct systrap_platform *sp = to_splat(ctx->base.plat);
 
-	if (sp->spin >= 0) {
-		ctx->spin_sentry = ctx->spin_stub = (uint32_t)sp->spin;
-	} else if (!sp->pair) {
-		ctx->spin_sentry = ctx->spin_stub = polls_for(POLL_MAX_NS / 4);
-	}
-	if (!sp->pair)
+	if (sp->pair_policy == PAIR_NONE) {
+		ctx->mode = PAIR_NONE;
+		ctx->spin_sentry = ctx->spin_stub = polls_for(sp->spin >= 0 ? 0 : POLL_MAX_NS / 2);
+		if (sp->spin >= 0)
+			ctx->spin_sentry = ctx->spin_stub = (uint32_t)sp->spin;
 		return;
+	}
 	if (ctx->cpu < 0) {
-		ctx->cpu = systrap_pick_cpu(sp);
-		if (ctx->cpu < 0)
-			return;
+		ctx->cpu = systrap_pick_cpu(sp, -1);
 		pin(0, ctx->cpu);
 	}
+	/* A new stub thread (the task exec'd or forked): start over. */
+	ctx->epoch_len = EPOCH_MIN;
+	ctx->epoch_n = 0;
+	ctx->epoch_sum = 0;
+	ctx->trial = false;
+	ctx->last_trap_ns = 0;
 	/* The stub thread's id came from the stub, but it was checked to be a
 	 * thread of the stub process (systrap_thread_new). */
-	pin(ctx->tid, ctx->cpu);
+	enter_mode(ctx, sp->pair_policy == PAIR_SPLIT ? PAIR_SPLIT : PAIR_SAME);
+}
+
+/* An epoch or trial ended with mean round trip mean: decide the mode. */
+static void decide(struct systrap_ctx *ctx, uint64_t mean)
+{
+	enum pair_mode other = ctx->mode == PAIR_SAME ? PAIR_SPLIT : PAIR_SAME;
+
+	if (!ctx->trial) {
+		ctx->base_mean = mean;
+		/* Only a task that traps often has anything to gain. */
+		if (ctx->mode == PAIR_SAME && mean > SPLIT_PERIOD_MAX_NS) {
+			ctx->epoch_len = MIN(ctx->epoch_len * 2, EPOCH_MAX);
+			return;
+		}
+		ctx->trial = true;
+		enter_mode(ctx, other);
+		return;
+	}
+	ctx->trial = false;
+	/* The trial ran in ctx->mode; base_mean was measured in the other. */
+	if (ctx->mode == PAIR_SPLIT) {
+		if (mean * SPLIT_GAIN_DEN < ctx->base_mean * SPLIT_GAIN_NUM) {
+			ctx->epoch_len = EPOCH_MIN; /* keep it, and look again soon */
+			return;
+		}
+	} else if (ctx->base_mean * SPLIT_GAIN_DEN < mean * SPLIT_GAIN_NUM) {
+		/* The split is still clearly better: back to it. */
+	} else {
+		ctx->epoch_len = EPOCH_MIN;
+		return; /* the same CPU does as well: stay */
+	}
+	ctx->epoch_len = MIN(ctx->epoch_len * 2, EPOCH_MAX);
+	enter_mode(ctx, other);
 }
 
 void pairing_account(struct systrap_ctx *ctx, uint64_t resume_ns, uint64_t trap_ns)
 {
 	struct systrap_platform *sp = to_splat(ctx->base.plat);
-	uint64_t guest = trap_ns - resume_ns;
+	uint64_t guest = trap_ns - resume_ns, period, len;
 
-	if (ctx->last_trap_ns) {
-		uint64_t sentry = resume_ns - ctx->last_trap_ns;
-		ctx->ewma_sentry_ns = (ctx->ewma_sentry_ns * 7 + sentry) / 8;
-	}
 	ctx->ewma_guest_ns = (ctx->ewma_guest_ns * 7 + guest) / 8;
-	ctx->last_trap_ns = trap_ns;
-	if (sp->pair || sp->spin >= 0)
+	if (!ctx->last_trap_ns) {
+		ctx->last_trap_ns = trap_ns;
 		return;
-	/* Poll for twice what the other side usually takes; not at all when
-	 * that is longer than polling may last. */
-	ctx->spin_sentry =
-		ctx->ewma_guest_ns * 2 > POLL_MAX_NS ? 0 : polls_for(ctx->ewma_guest_ns * 2);
-	ctx->spin_stub =
-		ctx->ewma_sentry_ns * 2 > POLL_MAX_NS ? 0 : polls_for(ctx->ewma_sentry_ns * 2);
+	}
+	ctx->ewma_sentry_ns = (ctx->ewma_sentry_ns * 7 + (resume_ns - ctx->last_trap_ns)) / 8;
+	period = trap_ns - ctx->last_trap_ns;
+	ctx->last_trap_ns = trap_ns;
+	if (ctx->mode == PAIR_SPLIT || ctx->mode == PAIR_NONE) {
+		if (sp->spin < 0 && ctx->mode == PAIR_SPLIT)
+			set_polls(ctx);
+	}
+	if (sp->pair_policy != PAIR_AUTO)
+		return;
+	len = ctx->trial ? TRIAL_TRAPS : ctx->epoch_len;
+	if (++ctx->epoch_n <= (ctx->trial ? TRIAL_SETTLE : 0))
+		return;
+	ctx->epoch_sum += period;
+	if (ctx->epoch_n < len)
+		return;
+	{
+		uint64_t counted = ctx->epoch_n - (ctx->trial ? TRIAL_SETTLE : 0);
+		uint64_t mean = ctx->epoch_sum / MAX(counted, 1);
+		ctx->epoch_n = 0;
+		ctx->epoch_sum = 0;
+		decide(ctx, mean);
+	}
 }
 
 void pairing_leave(struct systrap_ctx *ctx)
 {
+	struct systrap_platform *sp = to_splat(ctx->base.plat);
+
 	if (ctx->cpu >= 0)
-		systrap_unpick_cpu(to_splat(ctx->base.plat), ctx->cpu);
-	ctx->cpu = -1;
+		systrap_unpick_cpu(sp, ctx->cpu);
+	if (ctx->stub_cpu >= 0)
+		systrap_unpick_cpu(sp, ctx->stub_cpu);
+	ctx->cpu = ctx->stub_cpu = -1;
 }

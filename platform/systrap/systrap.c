@@ -168,20 +168,18 @@ void systrap_chunk_free(struct systrap_platform *sp, int c)
 
 /* --- CPUs ------------------------------------------------------------------ */
 
-/* The CPU with the fewest pairs (a task's sentry thread and its stub thread). */
-int systrap_pick_cpu(struct systrap_platform *sp)
+int systrap_pick_cpu(struct systrap_platform *sp, int exclude)
 {
-	unsigned best = 0;
+	int best = -1;
 
-	if (sp->ncpus == 0)
-		return -1;
 	pthread_mutex_lock(&sp->lock);
-	for (unsigned i = 1; i < sp->ncpus; i++)
-		if (sp->load[i] < sp->load[best])
-			best = i;
-	sp->load[best]++;
+	for (unsigned i = 0; i < sp->ncpus; i++)
+		if (sp->cpus[i] != exclude && (best < 0 || sp->load[i] < sp->load[best]))
+			best = (int)i;
+	if (best >= 0)
+		sp->load[best]++;
 	pthread_mutex_unlock(&sp->lock);
-	return sp->cpus[best];
+	return best < 0 ? -1 : sp->cpus[best];
 }
 
 void systrap_unpick_cpu(struct systrap_platform *sp, int cpu)

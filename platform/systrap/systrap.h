@@ -18,6 +18,14 @@
 /* Slots of the slot file: the injectors' and guest threads' of all stubs. */
 #define SYSTRAP_CHUNKS 16384
 
+/* Where a task's sentry thread and its stub thread run (pairing.c). */
+enum pair_mode {
+	PAIR_AUTO,  /* policy: measured */
+	PAIR_SAME,  /* both on one CPU, futex hand-offs */
+	PAIR_SPLIT, /* on two CPUs, polling before sleeping */
+	PAIR_NONE,  /* not pinned (measurements) */
+};
+
 struct systrap_platform {
 	struct platform base;
 	int slotfd;	/* the slot file (a memfd) */
@@ -30,10 +38,10 @@ struct systrap_platform {
 	uint64_t next_as_id;
 	/* CPUs a task's sentry thread and its stub thread are paired on. */
 	unsigned ncpus;
-	int *cpus;	/* the CPUs the sentry may use */
-	unsigned *load; /* pairs on each */
-	bool pair;	/* pin each pair to one CPU (RUNG_SYSTRAP_PAIR, default 1) */
-	int spin;	/* fixed polls (RUNG_SYSTRAP_SPIN), -1: adaptive */
+	int *cpus;		    /* the CPUs the sentry may use */
+	unsigned *load;		    /* pairs on each */
+	enum pair_mode pair_policy; /* RUNG_SYSTRAP_PAIR, default PAIR_AUTO */
+	int spin;		    /* fixed polls (RUNG_SYSTRAP_SPIN), -1: adaptive */
 };
 
 /* What a sentry thread made on this platform and must outlive: a stub
@@ -92,11 +100,18 @@ struct systrap_ctx {
 	int interrupt; /* interrupt requested (atomic) */
 	uint64_t guest_ns;
 	/* The pairing of the task's sentry thread and its stub thread (pairing.c). */
-	int cpu;	      /* the CPU both run on, -1 before the first switch */
+	enum pair_mode mode;
+	int cpu;	      /* the sentry thread's CPU, -1 before the first switch */
+	int stub_cpu;	      /* the stub thread's when split, -1 before */
 	uint32_t spin_sentry; /* polls of the trap number before the sentry sleeps */
 	uint32_t spin_stub;   /* polls of the answer before the stub sleeps */
 	uint64_t last_trap_ns;
 	uint64_t ewma_guest_ns, ewma_sentry_ns;
+	/* Measuring the mode: round trips counted and summed in this epoch or
+	 * trial, the mean of the last epoch before a trial. */
+	bool trial;
+	uint32_t epoch_len, epoch_n;
+	uint64_t epoch_sum, base_mean;
 };
 
 extern const struct platform_ops systrap_platform_ops;
@@ -115,7 +130,8 @@ static inline uint8_t *chunk_ptr(struct systrap_platform *sp, int c)
 /* systrap.c */
 int systrap_chunk_alloc(struct systrap_platform *sp);
 void systrap_chunk_free(struct systrap_platform *sp, int c);
-int systrap_pick_cpu(struct systrap_platform *sp);
+/* The CPU with the fewest pairs, not exclude; counted until unpicked. */
+int systrap_pick_cpu(struct systrap_platform *sp, int exclude);
 void systrap_unpick_cpu(struct systrap_platform *sp, int cpu);
 
 /* stubproc.c */
