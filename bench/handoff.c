@@ -163,7 +163,10 @@ static long trap_syscall(void)
 {
 	long ret;
 
-	__asm__ volatile("call *%1" : "=a"(ret) : "r"(TRAP_PAGE), "a"(SYS_getpid) : "rcx", "r11", "memory");
+	__asm__ volatile("call *%1"
+			 : "=a"(ret)
+			 : "r"(TRAP_PAGE), "a"(SYS_getpid)
+			 : "rcx", "r11", "memory");
 	return ret;
 }
 

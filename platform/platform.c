@@ -7,7 +7,7 @@
 extern const struct platform_ops ptrace_platform_ops;
 extern const struct platform_ops systrap_platform_ops;
 
-/* The first usable one is the default (bench/README.md: systrap is faster). */
+/* In order of preference (platform_default()). */
 static const struct platform_ops *const platforms[] = {
 	&systrap_platform_ops,
 	&ptrace_platform_ops,
@@ -19,24 +19,35 @@ const struct platform_ops *const *platform_list(void)
 	return platforms;
 }
 
-/* The first platform that probes usable here (the first of all if none does:
- * its probe then says why it cannot run). */
+static bool usable(const struct platform_ops *p)
+{
+	struct rung_error err = {0};
+	int ret = p->probe(&err);
+
+	rung_error_release(&err);
+	return ret == 0;
+}
+
+/* The first platform that probes usable here and is the faster choice; else
+ * the first usable one; else the first of all (its probe then says why it
+ * cannot run). */
 static const struct platform_ops *platform_default(void)
 {
 	static const struct platform_ops *chosen;
+	const struct platform_ops *first_usable = NULL;
 
-	if (!chosen) {
-		chosen = platforms[0];
-		for (const struct platform_ops *const *p = platforms; *p; p++) {
-			struct rung_error err = {0};
-			int ret = (*p)->probe(&err);
-			rung_error_release(&err);
-			if (ret == 0) {
-				chosen = *p;
-				break;
-			}
-		}
+	if (chosen)
+		return chosen;
+	for (const struct platform_ops *const *p = platforms; *p && !chosen; p++) {
+		if (!usable(*p))
+			continue;
+		if (!first_usable)
+			first_usable = *p;
+		if (!(*p)->preferred || (*p)->preferred())
+			chosen = *p;
 	}
+	if (!chosen)
+		chosen = first_usable ? first_usable : platforms[0];
 	return chosen;
 }
 

@@ -85,6 +85,9 @@ struct platform_ops {
 	const char *name;
 	/* Is this platform usable here? Returns < 0 with the reason in err. */
 	int (*probe)(struct rung_error *err);
+	/* Is it the faster choice here (NULL: yes)? The default platform is the
+	 * first usable one that is (docs/systrap.md: when it pays). */
+	bool (*preferred)(void);
 	/* Set up the platform for a sandbox whose guest memory is mf. */
 	int (*create)(struct memfile *mf, struct platform **out, struct rung_error *err);
 	void (*destroy)(struct platform *p);

@@ -38,7 +38,7 @@ static void do_usage(FILE *out)
 	fprintf(out,
 		"Usage: rung do [options] [--] PROGRAM [ARGS...]\n\n"
 		"Options:\n"
-		"  --platform NAME      systrap (default where usable) or ptrace\n"
+		"  --platform NAME      systrap (default with 2+ CPUs) or ptrace\n"
 		"  --strace             log every guest system call\n"
 		"  --debug              log debug messages\n"
 		"  --memory-limit SIZE  guest memory limit (e.g. 512M; default: host RAM)\n"

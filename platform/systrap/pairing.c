@@ -14,7 +14,8 @@
  * makes system calls often, and only while the other CPU has time for it.
  * That is measured, not guessed: a task that traps often enough tries the
  * split for a short trial now and then, and keeps it only if its round
- * trips got clearly shorter; a split pair tries going back the same way.
+ * trips got clearly shorter (medians: a preemption must not decide); a
+ * split pair tries going back the same way.
  * Trials back off while they keep failing. In the split each side polls
  * for a few times what the other side usually takes (bounded), then sleeps.
  *
@@ -38,14 +39,14 @@
 /* Only tasks whose round trips are shorter than this try the split. */
 #define SPLIT_PERIOD_MAX_NS 100000ull
 /* Round trips per trial (the first few, while threads migrate, not counted). */
-#define TRIAL_TRAPS  96
-#define TRIAL_SETTLE 16
-#define EPOCH_MIN    512
+#define TRIAL_TRAPS  256
+#define TRIAL_SETTLE 32
+#define EPOCH_MIN    1024
 #define EPOCH_MAX    65536
 /* The split must make round trips this much shorter to be kept (it costs a
  * second CPU while it polls). */
-#define SPLIT_GAIN_NUM 2
-#define SPLIT_GAIN_DEN 3
+#define SPLIT_GAIN_NUM 17
+#define SPLIT_GAIN_DEN 20
 
 static double ns_per_poll = 10.0;
 
@@ -129,7 +130,7 @@ static void enter_mode(struct systrap_ctx *ctx, enum pair_mode mode)
 	if (mode != ctx->mode && ctx->last_trap_ns)
 		log_debug("systrap: thread %d: %s%s (round trip %llu ns)", ctx->tid,
 			  mode == PAIR_SPLIT ? "split" : "same CPU", ctx->trial ? " (trial)" : "",
-			  (unsigned long long)ctx->base_mean);
+			  (unsigned long long)ctx->base_median);
 	ctx->mode = mode;
 	if (mode == PAIR_SAME) {
 		pin(ctx->tid, ctx->cpu);
@@ -159,23 +160,43 @@ void pairing_join(struct systrap_ctx *ctx)
 	/* A new stub thread (the task exec'd or forked): start over. */
 	ctx->epoch_len = EPOCH_MIN;
 	ctx->epoch_n = 0;
-	ctx->epoch_sum = 0;
 	ctx->trial = false;
+	if (!ctx->recent)
+		ctx->recent = xzalloc(PAIR_SAMPLES * sizeof(*ctx->recent));
 	ctx->last_trap_ns = 0;
 	/* The stub thread's id came from the stub, but it was checked to be a
 	 * thread of the stub process (systrap_thread_new). */
 	enter_mode(ctx, sp->pair_policy == PAIR_SPLIT ? PAIR_SPLIT : PAIR_SAME);
 }
 
-/* An epoch or trial ended with mean round trip mean: decide the mode. */
-static void decide(struct systrap_ctx *ctx, uint64_t mean)
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The median of the last n (<= PAIR_SAMPLES) round trips. */
+static uint64_t recent_median(struct systrap_ctx *ctx, uint32_t n)
+{
+	uint32_t copy[PAIR_SAMPLES];
+
+	n = MIN(n, PAIR_SAMPLES);
+	for (uint32_t i = 0; i < n; i++)
+		copy[i] = ctx->recent[(ctx->epoch_n - 1 - i) % PAIR_SAMPLES];
+	qsort(copy, n, sizeof(copy[0]), cmp_u32);
+	return n ? copy[n / 2] : 0;
+}
+
+/* An epoch or trial ended with median round trip median: decide the mode. */
+static void decide(struct systrap_ctx *ctx, uint64_t median)
 {
 	enum pair_mode other = ctx->mode == PAIR_SAME ? PAIR_SPLIT : PAIR_SAME;
 
 	if (!ctx->trial) {
-		ctx->base_mean = mean;
+		ctx->base_median = median;
 		/* Only a task that traps often has anything to gain. */
-		if (ctx->mode == PAIR_SAME && mean > SPLIT_PERIOD_MAX_NS) {
+		if (ctx->mode == PAIR_SAME && median > SPLIT_PERIOD_MAX_NS) {
 			ctx->epoch_len = MIN(ctx->epoch_len * 2, EPOCH_MAX);
 			return;
 		}
@@ -184,13 +205,16 @@ static void decide(struct systrap_ctx *ctx, uint64_t mean)
 		return;
 	}
 	ctx->trial = false;
-	/* The trial ran in ctx->mode; base_mean was measured in the other. */
+	log_debug("systrap: thread %d: trial on %s: round trip %llu ns (%llu before)", ctx->tid,
+		  ctx->mode == PAIR_SPLIT ? "two CPUs" : "one CPU", (unsigned long long)median,
+		  (unsigned long long)ctx->base_median);
+	/* The trial ran in ctx->mode; base_median was measured in the other. */
 	if (ctx->mode == PAIR_SPLIT) {
-		if (mean * SPLIT_GAIN_DEN < ctx->base_mean * SPLIT_GAIN_NUM) {
+		if (median * SPLIT_GAIN_DEN < ctx->base_median * SPLIT_GAIN_NUM) {
 			ctx->epoch_len = EPOCH_MIN; /* keep it, and look again soon */
 			return;
 		}
-	} else if (ctx->base_mean * SPLIT_GAIN_DEN < mean * SPLIT_GAIN_NUM) {
+	} else if (ctx->base_median * SPLIT_GAIN_DEN < median * SPLIT_GAIN_NUM) {
 		/* The split is still clearly better: back to it. */
 	} else {
 		ctx->epoch_len = EPOCH_MIN;
@@ -203,7 +227,8 @@ static void decide(struct systrap_ctx *ctx, uint64_t mean)
 void pairing_account(struct systrap_ctx *ctx, uint64_t resume_ns, uint64_t trap_ns)
 {
 	struct systrap_platform *sp = to_splat(ctx->base.plat);
-	uint64_t guest = trap_ns - resume_ns, period, len;
+	uint64_t guest = trap_ns - resume_ns, period;
+	uint32_t len;
 
 	ctx->ewma_guest_ns = (ctx->ewma_guest_ns * 7 + guest) / 8;
 	if (!ctx->last_trap_ns) {
@@ -220,17 +245,14 @@ void pairing_account(struct systrap_ctx *ctx, uint64_t resume_ns, uint64_t trap_
 	if (sp->pair_policy != PAIR_AUTO)
 		return;
 	len = ctx->trial ? TRIAL_TRAPS : ctx->epoch_len;
-	if (++ctx->epoch_n <= (ctx->trial ? TRIAL_SETTLE : 0))
-		return;
-	ctx->epoch_sum += period;
-	if (ctx->epoch_n < len)
+	ctx->recent[ctx->epoch_n % PAIR_SAMPLES] = (uint32_t)MIN(period, UINT32_MAX);
+	if (++ctx->epoch_n < len)
 		return;
 	{
-		uint64_t counted = ctx->epoch_n - (ctx->trial ? TRIAL_SETTLE : 0);
-		uint64_t mean = ctx->epoch_sum / MAX(counted, 1);
+		/* A trial's first round trips (while the threads migrate) do not count. */
+		uint64_t median = recent_median(ctx, ctx->trial ? len - TRIAL_SETTLE : len);
 		ctx->epoch_n = 0;
-		ctx->epoch_sum = 0;
-		decide(ctx, mean);
+		decide(ctx, median);
 	}
 }
 
@@ -243,4 +265,6 @@ void pairing_leave(struct systrap_ctx *ctx)
 	if (ctx->stub_cpu >= 0)
 		systrap_unpick_cpu(sp, ctx->stub_cpu);
 	ctx->cpu = ctx->stub_cpu = -1;
+	free(ctx->recent);
+	ctx->recent = NULL;
 }

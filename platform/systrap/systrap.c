@@ -207,6 +207,18 @@ static int systrap_probe(struct rung_error *err)
 	return 0;
 }
 
+/*
+ * systrap is faster than ptrace where its two threads of a pair can run on
+ * two CPUs (no context switch per hand-off); on one CPU both pay two
+ * switches per system call and systrap a signal on top (docs/systrap.md).
+ */
+static bool systrap_preferred(void)
+{
+	cpu_set_t set;
+
+	return sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) >= 2;
+}
+
 /* The size of the XSAVE area for the features the host enabled (CPUID 0xd, 0: EBX). */
 static unsigned xstate_size(void)
 {
@@ -310,6 +322,7 @@ fail:
 const struct platform_ops systrap_platform_ops = {
 	.name = "systrap",
 	.probe = systrap_probe,
+	.preferred = systrap_preferred,
 	.create = systrap_create,
 	.destroy = systrap_destroy,
 	.as_new = systrap_as_new,

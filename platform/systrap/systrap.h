@@ -107,12 +107,16 @@ struct systrap_ctx {
 	uint32_t spin_stub;   /* polls of the answer before the stub sleeps */
 	uint64_t last_trap_ns;
 	uint64_t ewma_guest_ns, ewma_sentry_ns;
-	/* Measuring the mode: round trips counted and summed in this epoch or
-	 * trial, the mean of the last epoch before a trial. */
+	/* Measuring the mode: round trips counted in this epoch or trial, the
+	 * last ones of them, the median of the last epoch before a trial. */
 	bool trial;
 	uint32_t epoch_len, epoch_n;
-	uint64_t epoch_sum, base_mean;
+	uint32_t *recent; /* PAIR_SAMPLES round trips, in ns (a ring) */
+	uint64_t base_median;
 };
+
+/* Round trips a decision looks at (their median, robust to preemptions). */
+#define PAIR_SAMPLES 256
 
 extern const struct platform_ops systrap_platform_ops;
 
