@@ -6,8 +6,8 @@
  * (and FPU state, when changed) into that frame, answers the trap (the
  * sentry page's resume number) and waits for the next one (the stub page's
  * trap number); then it reads the new frame. Both sides wait on a futex
- * after polling a bounded, adaptive time (pairing.c decides how long, and
- * on which CPUs the two threads run).
+ * after polling a bounded, adaptive time (pairing.c decides how long, how,
+ * and on which CPUs the two threads run).
  *
  * Everything read from the slot was written by the stub, that is by the
  * guest: pointers are checked against the slot, values are copied once.
@@ -18,6 +18,7 @@
 #include "lib/util.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <linux/audit.h>
 #include <linux/futex.h>
 #include <signal.h>
@@ -142,7 +143,7 @@ static int futex_wait(uint8_t *word, uint32_t val, uint64_t ns)
  * pairing allows), then sleeps; while sleeping it checks that the thread
  * still exists, and ends a stub that ignores an interrupt for too long.
  */
-static int await_trap(struct systrap_ctx *ctx, uint32_t polls)
+static int await_trap(struct systrap_ctx *ctx, uint32_t polls, bool yield)
 {
 	uint8_t *trap = ctx->st + ST_TRAP_SEQ;
 	uint64_t interrupted = 0;
@@ -150,7 +151,10 @@ static int await_trap(struct systrap_ctx *ctx, uint32_t polls)
 	for (uint32_t i = 0; i < polls; i++) {
 		if (ld32(trap) != ctx->seq)
 			return 0;
-		__builtin_ia32_pause();
+		if (yield)
+			sched_yield();
+		else
+			__builtin_ia32_pause();
 	}
 	for (;;) {
 		int r;
@@ -416,7 +420,7 @@ static int sctx_switch(struct pcontext *c, struct address_space *a, struct cpu_s
 	if (!ctx->started) {
 		/* Its first report is the boot trap: the frame to start it from. */
 		struct pevent boot;
-		ret = await_trap(ctx, 0);
+		ret = await_trap(ctx, 0, false);
 		if (ret == 0)
 			ret = take_trap(ctx, &(struct cpu_state){.fpu = NULL}, &boot);
 		if (ret < 0)
@@ -438,11 +442,12 @@ static int sctx_switch(struct pcontext *c, struct address_space *a, struct cpu_s
 	ctx->pending_flags = 0;
 	st32(ctx->sp + SP_FLAGS, flags);
 	*(uint32_t *)(ctx->sp + SP_SPIN) = ctx->spin_stub;
+	*(uint32_t *)(ctx->sp + SP_YIELD) = ctx->yield;
 	t0 = monotonic_ns();
 	st32(ctx->sp + SP_RESUME_SEQ, ctx->seq);
 	if (ld32(ctx->st + ST_STUB_SLEEPS))
 		syscall(SYS_futex, ctx->sp + SP_RESUME_SEQ, FUTEX_WAKE, 1, NULL, NULL, 0);
-	ret = await_trap(ctx, ctx->spin_sentry);
+	ret = await_trap(ctx, ctx->spin_sentry, ctx->yield);
 	__atomic_store_n(&ctx->running, 0, __ATOMIC_SEQ_CST);
 	t1 = monotonic_ns();
 	ctx->guest_ns += t1 - t0;

@@ -40,17 +40,18 @@
 #define SLOT_STACK_OFF	 (2 * STUB_PAGE)
 
 /* The sentry page (page 0 of a slot). */
-#define SP_RESUME_SEQ	 0  /* u32: the trap the sentry answered */
-#define SP_SENTRY_SLEEPS 4  /* u32: the sentry sleeps on ST_TRAP_SEQ: wake it */
-#define SP_FLAGS	 8  /* u32: RESUME_* */
-#define SP_SPIN		 12 /* u32: polls of SP_RESUME_SEQ before the stub sleeps */
-#define SP_FS_BASE	 16 /* u64 */
-#define SP_GS_BASE	 24 /* u64 */
-#define SP_CMD_SEQ	 32 /* u32: injector: the command to run */
-#define SP_REPORT_FD	 36 /* u32: injector: the pipe its results go to */
-#define SP_CMD_NR	 40 /* u64: injector: its system call number */
-#define SP_CMD_ARGS	 48 /* u64[6]: injector: its arguments */
-#define SP_ALTSTACK	 96 /* stack_t: a new thread's signal stack */
+#define SP_RESUME_SEQ	 0   /* u32: the trap the sentry answered */
+#define SP_SENTRY_SLEEPS 4   /* u32: the sentry sleeps on ST_TRAP_SEQ: wake it */
+#define SP_FLAGS	 8   /* u32: RESUME_* */
+#define SP_SPIN		 12  /* u32: polls of SP_RESUME_SEQ before the stub sleeps */
+#define SP_FS_BASE	 16  /* u64 */
+#define SP_GS_BASE	 24  /* u64 */
+#define SP_CMD_SEQ	 32  /* u32: injector: the command to run */
+#define SP_REPORT_FD	 36  /* u32: injector: the pipe its results go to */
+#define SP_CMD_NR	 40  /* u64: injector: its system call number */
+#define SP_CMD_ARGS	 48  /* u64[6]: injector: its arguments */
+#define SP_ALTSTACK	 96  /* stack_t: a new thread's signal stack */
+#define SP_YIELD	 128 /* u32: poll with sched_yield, not pause */
 
 #define RESUME_SET_FS 0x1 /* load SP_FS_BASE before returning to the guest */
 #define RESUME_SET_GS 0x2 /* load SP_GS_BASE */

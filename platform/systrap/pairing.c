@@ -4,24 +4,27 @@
  * Every guest system call is two hand-offs, stub to sentry and back. What
  * they cost on a small VM (docs/systrap.md has the figures): a futex
  * wake-up of a thread on the same CPU is a few microseconds; one that has
- * to wake another, idle vCPU is tens to hundreds; polling for a partner on
- * the same CPU only burns the time the partner needs; polling for a partner
- * that is running on another CPU answers in well under a microsecond.
+ * to wake another, idle vCPU is tens to hundreds; polling with pause for a
+ * partner on the same CPU only burns the time the partner needs; polling
+ * with sched_yield for one on the same CPU hands it the CPU at once, about
+ * twice as fast as the futex, but only while no other process wants that
+ * CPU; polling for a partner running on another CPU answers in well under
+ * a microsecond.
  *
  * So a pair starts on one CPU (the one with the fewest pairs), both threads
- * pinned there, handing off through the futex alone ("same"). Polling pays
- * only with the two on different CPUs ("split"), and only for a task that
- * makes system calls often, and only while the other CPU has time for it.
- * That is measured, not guessed: a task that traps often enough tries the
- * split for a short trial now and then, and keeps it only if its round
- * trips got clearly shorter (medians: a preemption must not decide); a
- * split pair tries going back the same way.
- * Trials back off while they keep failing. In the split each side polls
- * for a few times what the other side usually takes (bounded), then sleeps.
+ * pinned there, handing off through the futex alone ("same"). The other
+ * ways pay only for a task that makes system calls often, and only while
+ * the machine has room for them: on one CPU, polling with sched_yield
+ * ("yield"); on two CPUs, polling with pause ("split"). That is measured,
+ * not guessed: a task that traps often enough tries one of the others for
+ * a short trial now and then and keeps it only if its round trips got
+ * clearly shorter (medians: a preemption must not decide); trials back off
+ * while they keep failing. Polling is bounded by a few times what the other
+ * side usually takes; after that the waiter sleeps on the futex.
  *
- * RUNG_SYSTRAP_PAIR=same|split|none fixes the mode (none: no pinning, the
- * scheduler places both); RUNG_SYSTRAP_SPIN=N fixes the polls. Both are for
- * measurements.
+ * RUNG_SYSTRAP_PAIR=same|yield|split|none fixes the mode (none: no pinning,
+ * the scheduler places both); RUNG_SYSTRAP_SPIN=N fixes the polls. Both are
+ * for measurements.
  */
 #include "config.h"
 #include "platform/systrap/pairing.h"
@@ -36,26 +39,26 @@
 /* Polling bounds, in nanoseconds. */
 #define POLL_MIN_NS 4000ull
 #define POLL_MAX_NS 40000ull
-/* Only tasks whose round trips are shorter than this try the split. */
-#define SPLIT_PERIOD_MAX_NS 100000ull
+/* Only tasks whose round trips are shorter than this poll at all. */
+#define BUSY_PERIOD_MAX_NS 100000ull
 /* Round trips per trial (the first few, while threads migrate, not counted). */
 #define TRIAL_TRAPS  256
 #define TRIAL_SETTLE 32
 #define EPOCH_MIN    1024
 #define EPOCH_MAX    65536
-/* The split must make round trips this much shorter to be kept (it costs a
- * second CPU while it polls). */
-#define SPLIT_GAIN_NUM 17
-#define SPLIT_GAIN_DEN 20
+/* A trial must make round trips this much shorter to be kept (polling
+ * costs CPU time that others might have used). */
+#define GAIN_NUM 17
+#define GAIN_DEN 20
 
-static double ns_per_poll = 10.0;
+static double ns_per_pause = 10.0, ns_per_yield = 300.0;
 
-/* How long one iteration of a poll loop (a load and a pause) takes here. */
+/* How long one iteration of each poll loop takes here. */
 static void calibrate(void)
 {
 	volatile uint32_t word = 0;
 	uint64_t t0, t1;
-	const unsigned n = 20000;
+	const unsigned n = 20000, m = 500;
 
 	t0 = monotonic_ns();
 	for (unsigned i = 0; i < n; i++) {
@@ -65,35 +68,52 @@ static void calibrate(void)
 	}
 	t1 = monotonic_ns();
 	if (t1 > t0)
-		ns_per_poll = MAX((double)(t1 - t0) / n, 1.0);
+		ns_per_pause = MAX((double)(t1 - t0) / n, 1.0);
+	t0 = monotonic_ns();
+	for (unsigned i = 0; i < m; i++)
+		sched_yield();
+	t1 = monotonic_ns();
+	if (t1 > t0)
+		ns_per_yield = MAX((double)(t1 - t0) / m, 50.0);
+}
+
+static const char *mode_name(enum pair_mode m)
+{
+	switch (m) {
+	case PAIR_SAME:
+		return "one CPU, futex";
+	case PAIR_YIELD:
+		return "one CPU, yielding";
+	case PAIR_SPLIT:
+		return "two CPUs, polling";
+	case PAIR_NONE:
+		return "unpinned";
+	default:
+		return "measured";
+	}
 }
 
 void pairing_init(struct systrap_platform *sp)
 {
+	static const char *const names[] = {"auto", "same", "yield", "split", "none"};
 	const char *pair = getenv("RUNG_SYSTRAP_PAIR"), *spin = getenv("RUNG_SYSTRAP_SPIN");
 
 	sp->pair_policy = PAIR_AUTO;
-	if (pair && strcmp(pair, "same") == 0)
-		sp->pair_policy = PAIR_SAME;
-	else if (pair && strcmp(pair, "split") == 0)
-		sp->pair_policy = PAIR_SPLIT;
-	else if (pair && strcmp(pair, "none") == 0)
-		sp->pair_policy = PAIR_NONE;
-	if (sp->ncpus < 2 && sp->pair_policy != PAIR_NONE)
+	for (unsigned i = 0; pair && i < ARRAY_SIZE(names); i++)
+		if (strcmp(pair, names[i]) == 0)
+			sp->pair_policy = (enum pair_mode)i;
+	if (sp->ncpus < 2 && sp->pair_policy == PAIR_SPLIT)
 		sp->pair_policy = PAIR_SAME;
 	sp->spin = spin && *spin ? atoi(spin) : -1;
 	calibrate();
-	log_debug("systrap: pairing %s, polls %s (%.1f ns each)",
-		  sp->pair_policy == PAIR_AUTO	  ? "measured (same CPU first)"
-		  : sp->pair_policy == PAIR_SAME  ? "on one CPU"
-		  : sp->pair_policy == PAIR_SPLIT ? "on two CPUs"
-						  : "left to the scheduler",
-		  sp->spin >= 0 ? "fixed" : "adaptive", ns_per_poll);
+	log_debug("systrap: pairs: %s, polls %s (pause %.0f ns, sched_yield %.0f ns)",
+		  mode_name(sp->pair_policy), sp->spin >= 0 ? "fixed" : "adaptive", ns_per_pause,
+		  ns_per_yield);
 }
 
-static uint32_t polls_for(uint64_t ns)
+static uint32_t polls_for(uint64_t ns, double each)
 {
-	return (uint32_t)((double)MIN(MAX(ns, POLL_MIN_NS), POLL_MAX_NS) / ns_per_poll);
+	return (uint32_t)((double)MIN(MAX(ns, POLL_MIN_NS), POLL_MAX_NS) / each);
 }
 
 static void pin(pid_t tid, int cpu)
@@ -111,14 +131,16 @@ static void pin(pid_t tid, int cpu)
 static void set_polls(struct systrap_ctx *ctx)
 {
 	struct systrap_platform *sp = to_splat(ctx->base.plat);
+	double each = ctx->mode == PAIR_YIELD ? ns_per_yield : ns_per_pause;
 
+	ctx->yield = ctx->mode == PAIR_YIELD;
 	if (sp->spin >= 0) {
 		ctx->spin_sentry = ctx->spin_stub = (uint32_t)sp->spin;
 	} else if (ctx->mode == PAIR_SAME) {
 		ctx->spin_sentry = ctx->spin_stub = 0;
 	} else {
-		ctx->spin_sentry = polls_for(ctx->ewma_guest_ns * 3);
-		ctx->spin_stub = polls_for(ctx->ewma_sentry_ns * 3);
+		ctx->spin_sentry = polls_for(ctx->ewma_guest_ns * 3, each);
+		ctx->spin_stub = polls_for(ctx->ewma_sentry_ns * 3, each);
 	}
 }
 
@@ -128,16 +150,15 @@ static void enter_mode(struct systrap_ctx *ctx, enum pair_mode mode)
 	struct systrap_platform *sp = to_splat(ctx->base.plat);
 
 	if (mode != ctx->mode && ctx->last_trap_ns)
-		log_debug("systrap: thread %d: %s%s (round trip %llu ns)", ctx->tid,
-			  mode == PAIR_SPLIT ? "split" : "same CPU", ctx->trial ? " (trial)" : "",
-			  (unsigned long long)ctx->base_median);
+		log_debug("systrap: thread %d: %s%s", ctx->tid, mode_name(mode),
+			  ctx->trial ? " (trial)" : "");
 	ctx->mode = mode;
-	if (mode == PAIR_SAME) {
-		pin(ctx->tid, ctx->cpu);
-	} else if (mode == PAIR_SPLIT) {
+	if (mode == PAIR_SPLIT) {
 		if (ctx->stub_cpu < 0)
 			ctx->stub_cpu = systrap_pick_cpu(sp, ctx->cpu);
 		pin(ctx->tid, ctx->stub_cpu);
+	} else if (mode != PAIR_NONE) {
+		pin(ctx->tid, ctx->cpu);
 	}
 	set_polls(ctx);
 }
@@ -146,11 +167,12 @@ void pairing_join(struct systrap_ctx *ctx)
 {
 	struct systrap_platform *sp = to_splat(ctx->base.plat);
 
+	ctx->last_trap_ns = 0;
 	if (sp->pair_policy == PAIR_NONE) {
 		ctx->mode = PAIR_NONE;
-		ctx->spin_sentry = ctx->spin_stub = polls_for(sp->spin >= 0 ? 0 : POLL_MAX_NS / 2);
-		if (sp->spin >= 0)
-			ctx->spin_sentry = ctx->spin_stub = (uint32_t)sp->spin;
+		ctx->spin_sentry = ctx->spin_stub =
+			sp->spin >= 0 ? (uint32_t)sp->spin
+				      : polls_for(POLL_MAX_NS / 2, ns_per_pause);
 		return;
 	}
 	if (ctx->cpu < 0) {
@@ -163,10 +185,9 @@ void pairing_join(struct systrap_ctx *ctx)
 	ctx->trial = false;
 	if (!ctx->recent)
 		ctx->recent = xzalloc(PAIR_SAMPLES * sizeof(*ctx->recent));
-	ctx->last_trap_ns = 0;
 	/* The stub thread's id came from the stub, but it was checked to be a
 	 * thread of the stub process (systrap_thread_new). */
-	enter_mode(ctx, sp->pair_policy == PAIR_SPLIT ? PAIR_SPLIT : PAIR_SAME);
+	enter_mode(ctx, sp->pair_policy == PAIR_AUTO ? PAIR_SAME : sp->pair_policy);
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -188,49 +209,57 @@ static uint64_t recent_median(struct systrap_ctx *ctx, uint32_t n)
 	return n ? copy[n / 2] : 0;
 }
 
-/* An epoch or trial ended with median round trip median: decide the mode. */
+/* The next way to try after the last one tried, other than the current. */
+static enum pair_mode next_trial(struct systrap_ctx *ctx)
+{
+	struct systrap_platform *sp = to_splat(ctx->base.plat);
+	enum pair_mode m = ctx->tried;
+
+	for (int i = 0; i < 3; i++) {
+		m = m == PAIR_SAME ? PAIR_YIELD : m == PAIR_YIELD ? PAIR_SPLIT : PAIR_SAME;
+		if (m != ctx->mode && !(m == PAIR_SPLIT && sp->ncpus < 2))
+			break;
+	}
+	ctx->tried = m;
+	return m;
+}
+
+/* An epoch or trial ended with round trips of this median: decide the mode. */
 static void decide(struct systrap_ctx *ctx, uint64_t median)
 {
-	enum pair_mode other = ctx->mode == PAIR_SAME ? PAIR_SPLIT : PAIR_SAME;
-
 	if (!ctx->trial) {
 		ctx->base_median = median;
-		/* Only a task that traps often has anything to gain. */
-		if (ctx->mode == PAIR_SAME && median > SPLIT_PERIOD_MAX_NS) {
+		ctx->base_mode = ctx->mode;
+		/* Only a task that traps often has anything to gain from polling. */
+		if (median > BUSY_PERIOD_MAX_NS) {
 			ctx->epoch_len = MIN(ctx->epoch_len * 2, EPOCH_MAX);
+			if (ctx->mode != PAIR_SAME)
+				enter_mode(ctx, PAIR_SAME);
 			return;
 		}
 		ctx->trial = true;
-		enter_mode(ctx, other);
+		enter_mode(ctx, next_trial(ctx));
 		return;
 	}
 	ctx->trial = false;
-	log_debug("systrap: thread %d: trial on %s: round trip %llu ns (%llu before)", ctx->tid,
-		  ctx->mode == PAIR_SPLIT ? "two CPUs" : "one CPU", (unsigned long long)median,
-		  (unsigned long long)ctx->base_median);
-	/* The trial ran in ctx->mode; base_median was measured in the other. */
-	if (ctx->mode == PAIR_SPLIT) {
-		if (median * SPLIT_GAIN_DEN < ctx->base_median * SPLIT_GAIN_NUM) {
-			ctx->epoch_len = EPOCH_MIN; /* keep it, and look again soon */
-			return;
-		}
-	} else if (ctx->base_median * SPLIT_GAIN_DEN < median * SPLIT_GAIN_NUM) {
-		/* The split is still clearly better: back to it. */
-	} else {
-		ctx->epoch_len = EPOCH_MIN;
-		return; /* the same CPU does as well: stay */
+	log_debug("systrap: thread %d: trial of %s: round trip %llu ns, %llu ns with %s", ctx->tid,
+		  mode_name(ctx->mode), (unsigned long long)median,
+		  (unsigned long long)ctx->base_median, mode_name(ctx->base_mode));
+	if (median * GAIN_DEN < ctx->base_median * GAIN_NUM) {
+		ctx->epoch_len = EPOCH_MIN; /* keep it, and look again soon */
+		return;
 	}
 	ctx->epoch_len = MIN(ctx->epoch_len * 2, EPOCH_MAX);
-	enter_mode(ctx, other);
+	enter_mode(ctx, ctx->base_mode);
 }
 
 void pairing_account(struct systrap_ctx *ctx, uint64_t resume_ns, uint64_t trap_ns)
 {
 	struct systrap_platform *sp = to_splat(ctx->base.plat);
-	uint64_t guest = trap_ns - resume_ns, period;
+	uint64_t period;
 	uint32_t len;
 
-	ctx->ewma_guest_ns = (ctx->ewma_guest_ns * 7 + guest) / 8;
+	ctx->ewma_guest_ns = (ctx->ewma_guest_ns * 7 + (trap_ns - resume_ns)) / 8;
 	if (!ctx->last_trap_ns) {
 		ctx->last_trap_ns = trap_ns;
 		return;
@@ -238,22 +267,18 @@ void pairing_account(struct systrap_ctx *ctx, uint64_t resume_ns, uint64_t trap_
 	ctx->ewma_sentry_ns = (ctx->ewma_sentry_ns * 7 + (resume_ns - ctx->last_trap_ns)) / 8;
 	period = trap_ns - ctx->last_trap_ns;
 	ctx->last_trap_ns = trap_ns;
-	if (ctx->mode == PAIR_SPLIT || ctx->mode == PAIR_NONE) {
-		if (sp->spin < 0 && ctx->mode == PAIR_SPLIT)
-			set_polls(ctx);
-	}
+	if (ctx->mode == PAIR_YIELD || ctx->mode == PAIR_SPLIT)
+		set_polls(ctx);
 	if (sp->pair_policy != PAIR_AUTO)
 		return;
 	len = ctx->trial ? TRIAL_TRAPS : ctx->epoch_len;
 	ctx->recent[ctx->epoch_n % PAIR_SAMPLES] = (uint32_t)MIN(period, UINT32_MAX);
 	if (++ctx->epoch_n < len)
 		return;
-	{
-		/* A trial's first round trips (while the threads migrate) do not count. */
-		uint64_t median = recent_median(ctx, ctx->trial ? len - TRIAL_SETTLE : len);
-		ctx->epoch_n = 0;
-		decide(ctx, median);
-	}
+	/* A trial's first round trips (while the threads migrate) do not count. */
+	period = recent_median(ctx, ctx->trial ? len - TRIAL_SETTLE : len);
+	ctx->epoch_n = 0;
+	decide(ctx, period);
 }
 
 void pairing_leave(struct systrap_ctx *ctx)

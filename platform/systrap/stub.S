@@ -157,7 +157,7 @@ systrap_stub_boot_trap:
  * The signal handler of guest threads (SIGSYS, the faults, the interrupt
  * signal), on the slot's signal stack with every signal blocked.
  *   %rdi: signal, %rsi: siginfo, %rdx: ucontext
- *   %r8: sentry page, %r9: stub page, %r12d: this trap's number
+ *   %r8: sentry page, %r9: stub page, %r12d: this trap's number, %r13d: polls
  */
 	.balign 16
 	.globl systrap_stub_handler
@@ -200,14 +200,20 @@ systrap_stub_handler:
 	movl	$1, %edx
 	syscall
 
-	/* Wait for the answer: poll as long as the sentry says, then sleep. */
-3:	movl	SP_SPIN(%r8), %ecx
+	/* Wait for the answer: poll as long as the sentry says (pausing, or
+	 * yielding the CPU to a sentry thread that shares it), then sleep. */
+3:	movl	SP_SPIN(%r8), %r13d
 4:	cmpl	%r12d, SP_RESUME_SEQ(%r8)
 	je	.Lresumed
-	testl	%ecx, %ecx
+	testl	%r13d, %r13d
 	jz	5f
+	decl	%r13d
+	cmpl	$0, SP_YIELD(%r8)
+	jne	41f
 	pause
-	decl	%ecx
+	jmp	4b
+41:	movl	$__NR_sched_yield, %eax
+	syscall
 	jmp	4b
 5:	movl	$1, %eax
 	xchgl	%eax, ST_STUB_SLEEPS(%r9)
@@ -220,7 +226,7 @@ systrap_stub_handler:
 	xorl	%r10d, %r10d
 	syscall
 6:	movl	$0, ST_STUB_SLEEPS(%r9)
-	xorl	%ecx, %ecx
+	xorl	%r13d, %r13d
 	jmp	4b
 
 .Lresumed:

@@ -22,7 +22,8 @@
 enum pair_mode {
 	PAIR_AUTO,  /* policy: measured */
 	PAIR_SAME,  /* both on one CPU, futex hand-offs */
-	PAIR_SPLIT, /* on two CPUs, polling before sleeping */
+	PAIR_YIELD, /* both on one CPU, polling with sched_yield before sleeping */
+	PAIR_SPLIT, /* on two CPUs, polling with pause before sleeping */
 	PAIR_NONE,  /* not pinned (measurements) */
 };
 
@@ -105,6 +106,7 @@ struct systrap_ctx {
 	int stub_cpu;	      /* the stub thread's when split, -1 before */
 	uint32_t spin_sentry; /* polls of the trap number before the sentry sleeps */
 	uint32_t spin_stub;   /* polls of the answer before the stub sleeps */
+	bool yield;	      /* poll with sched_yield, not pause */
 	uint64_t last_trap_ns;
 	uint64_t ewma_guest_ns, ewma_sentry_ns;
 	/* Measuring the mode: round trips counted in this epoch or trial, the
@@ -113,6 +115,7 @@ struct systrap_ctx {
 	uint32_t epoch_len, epoch_n;
 	uint32_t *recent; /* PAIR_SAMPLES round trips, in ns (a ring) */
 	uint64_t base_median;
+	enum pair_mode base_mode, tried;
 };
 
 /* Round trips a decision looks at (their median, robust to preemptions). */
