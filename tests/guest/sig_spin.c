@@ -45,10 +45,12 @@ static void pause_ms(long ms)
 static void handler_in_busy_child(void)
 {
 	int st;
-	pid_t p = fork();
+	pid_t p;
 
+	/* Set before the fork: the child may not run before the kill. */
+	signal(SIGUSR1, on_usr);
+	p = fork();
 	if (p == 0) {
-		signal(SIGUSR1, on_usr);
 		spin_until_flag();
 		_exit(7);
 	}
