@@ -12,8 +12,8 @@
  * The same static binary runs natively, under `rung do` and under
  * bench/floor, so every configuration is timed by the same code at the same
  * place. Each call is one `syscall` instruction (inline, no libc wrapper).
- * Natively clock_gettime goes through the vDSO; under rung it is a system
- * call, two per run, which is noise next to N round trips.
+ * clock_gettime goes through the vDSO (natively the host's, in rung rung's
+ * own; with RUNG_VDSO=0 two system calls per run, noise next to N).
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -273,6 +273,8 @@ static void one_map(const struct vma *v, void *arg)
 		name = xstrdup("[stack]");
 	} else if (v->flags & VMA_HEAP) {
 		name = xstrdup("[heap]");
+	} else if (v->flags & (VMA_VDSO | VMA_VVAR)) {
+		name = xstrdup(v->flags & VMA_VDSO ? "[vdso]" : "[vvar]");
 	}
 	n = snprintf(line, sizeof(line), "%012llx-%012llx %c%c%c%c %08llx %02x:%02x %llu",
 		     (unsigned long long)v->start, (unsigned long long)v->end,

@@ -10,6 +10,7 @@
 #include "sentry/kernel/futex.h"
 #include "sentry/kernel/process.h"
 #include "sentry/loader/elf.h"
+#include "sentry/loader/vdso.h"
 #include "sentry/mm/mm.h"
 #include "sentry/fs/file.h"
 #include "sentry/fs/filemap.h"
@@ -301,6 +302,10 @@ static int exec_elf(struct exec_ctx *x, struct file *f)
 		if (ret)
 			goto out;
 	}
+
+	/* rung's vDSO (AT_SYSINFO_EHDR); without one, libc makes system calls. */
+	if (t->k->vdso && vdso_map(t->k->vdso, mm, &sp.sysinfo_ehdr) < 0)
+		sp.sysinfo_ehdr = 0;
 
 	sp.argv = (const char *const *)x->argv;
 	sp.envp = (const char *const *)x->envp;

@@ -8,6 +8,7 @@
 #include "sentry/fs/tmpfs.h"
 #include "sentry/fs/hostinfo.h"
 #include "sentry/net/unix.h"
+#include "sentry/loader/vdso.h"
 #include "platform/platform.h"
 #include "lib/error.h"
 #include "lib/log.h"
@@ -52,6 +53,11 @@ int kernel_create(const struct kernel_config *cfg, struct kernel **out, struct r
 	ret = cfg->platform->create(k->mf, &k->plat, err);
 	if (ret < 0)
 		goto fail;
+	ret = vdso_create(k->mf, k->ncpus, &k->vdso);
+	if (ret < 0) {
+		rung_error_make(err, -ret, "set up the vDSO");
+		goto fail;
+	}
 	*out = k;
 	return 0;
 fail:
@@ -142,6 +148,7 @@ void kernel_destroy(struct kernel *k)
 	unix_net_free(k->unix_net);
 	if (k->plat)
 		k->plat->ops->destroy(k->plat);
+	vdso_destroy(k->vdso);
 	memfile_destroy(k->mf);
 	pthread_mutex_destroy(&k->lock);
 	pthread_cond_destroy(&k->cond);

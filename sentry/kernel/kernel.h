@@ -18,6 +18,7 @@ struct rung_error;
 struct memfile;
 struct thread_group;
 struct platform;
+struct vdso;
 struct platform_ops;
 struct task;
 struct unix_net;
@@ -43,8 +44,9 @@ struct kernel {
 	struct kernel_config cfg;
 	struct memfile *mf;
 	struct platform *plat;
-	uint64_t boot_ns; /* CLOCK_MONOTONIC at creation */
-	unsigned ncpus;	  /* CPUs the guest is told about */
+	struct vdso *vdso; /* NULL: guests get none (RUNG_VDSO=0) */
+	uint64_t boot_ns;  /* CLOCK_MONOTONIC at creation */
+	unsigned ncpus;	   /* CPUs the guest is told about */
 
 	pthread_mutex_t lock;
 	pthread_cond_t cond;

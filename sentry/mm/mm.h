@@ -52,6 +52,8 @@ struct pagestore;
 #define VMA_NORESERVE  0x40u
 #define VMA_LOCKED     0x80u
 #define VMA_NOWRITE    0x100u /* shared file mapping without write access: mprotect may not add it */
+#define VMA_VDSO       0x200u /* rung's vDSO ("[vdso]") */
+#define VMA_VVAR       0x400u /* its data page ("[vvar]") */
 
 /*
  * What a file mapping maps (a struct file: sentry/fs/filemap.c; mm does not

@@ -39,6 +39,7 @@ GUEST_TESTS = \
 	thr_basic \
 	timerfd \
 	tls \
+	vdso \
 	fs_open \
 	fs_rw \
 	fs_stat \

@@ -10,6 +10,7 @@ UNIT_TESTS = \
 	tests/unit/test_syscall_table \
 	tests/unit/test_stub_filter \
 	tests/unit/test_systrap_filter \
+	tests/unit/test_vdso \
 	tests/unit/test_sentry_filter \
 	tests/unit/test_log \
 	tests/unit/test_error \
@@ -63,6 +64,10 @@ tests_unit_test_systrap_filter_SOURCES = tests/unit/test_systrap_filter.c tests/
 	tests/unit/bpf.h
 tests_unit_test_systrap_filter_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_systrap_filter_LDADD = $(UNIT_LDADD)
+
+tests_unit_test_vdso_SOURCES = tests/unit/test_vdso.c tests/unit/unit.h
+tests_unit_test_vdso_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_vdso_LDADD = $(UNIT_LDADD)
 
 tests_unit_test_log_SOURCES = tests/unit/test_log.c tests/unit/unit.h
 tests_unit_test_log_CFLAGS = $(UNIT_CFLAGS)
