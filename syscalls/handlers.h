@@ -68,7 +68,6 @@ SYSCALL(prlimit64);
 SYSCALL(getrlimit);
 SYSCALL(setrlimit);
 SYSCALL(uname);
-SYSCALL(sched_getaffinity);
 SYSCALL(sched_yield);
 SYSCALL(getrandom);
 
@@ -184,5 +183,40 @@ SYSCALL(getpgid);
 SYSCALL(getpgrp);
 SYSCALL(setsid);
 SYSCALL(getsid);
+
+/* sys_creds.c */
+SYSCALL(setuid);
+SYSCALL(setgid);
+SYSCALL(setreuid);
+SYSCALL(setregid);
+SYSCALL(setresuid);
+SYSCALL(setresgid);
+SYSCALL(getresuid);
+SYSCALL(getresgid);
+SYSCALL(setfsuid);
+SYSCALL(setfsgid);
+SYSCALL(getgroups);
+SYSCALL(setgroups);
+SYSCALL(capget);
+SYSCALL(capset);
+
+/* sys_prctl.c */
+SYSCALL(prctl);
+
+/* sys_sched.c */
+SYSCALL(getpriority);
+SYSCALL(setpriority);
+SYSCALL(sched_setscheduler);
+SYSCALL(sched_setparam);
+SYSCALL(sched_getscheduler);
+SYSCALL(sched_getparam);
+SYSCALL(sched_get_priority_max);
+SYSCALL(sched_get_priority_min);
+SYSCALL(sched_rr_get_interval);
+SYSCALL(sched_setaffinity);
+SYSCALL(sched_getaffinity);
+SYSCALL(membarrier);
+SYSCALL(getrusage);
+SYSCALL(times);
 
 #endif

@@ -51,6 +51,10 @@ enum arg_fmt {
 	A_OPEN_FLAGS,
 	A_DIRFD, /* AT_FDCWD or an fd */
 	A_STRV,	 /* NULL-terminated array of strings (argv) */
+
+	/* process attributes */
+	A_PRCTL,	/* prctl option */
+	A_SCHED_POLICY, /* SCHED_* (with SCHED_RESET_ON_FORK) */
 };
 
 struct syscall_desc {

@@ -35,6 +35,7 @@ int kernel_create(const struct kernel_config *cfg, struct kernel **out, struct r
 	k->next_tid = 1;
 	k->boot_ns = monotonic_ns();
 	hostinfo_capture();
+	creds_capture_host(); /* the guest starts with the caller's credentials */
 	k->ncpus = 1;
 	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
 		k->ncpus = (unsigned)CPU_COUNT(&set);
@@ -201,7 +202,7 @@ int kernel_start_init(struct kernel *k, const char *path, char *const argv[], ch
 	t->tg = tg;
 	t->sighand = xzalloc(sizeof(*t->sighand));
 	t->sighand->refs = 1;
-	creds_init(&t->creds, (uint32_t)getuid(), (uint32_t)getgid());
+	creds_init_host(&t->creds);
 	t->fs = fs_struct_new(&k->root, &k->root);
 	t->files = fdtable_new();
 	/* The working directory the caller asked for, when the guest has it. */

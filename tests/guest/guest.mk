@@ -36,7 +36,16 @@ GUEST_TESTS = \
 	fs_xattr \
 	fs_special \
 	fs_mmap \
-	fs_exec
+	fs_exec \
+	cred_ids \
+	cred_caps \
+	cred_threads \
+	prctl_basic \
+	prctl_pdeath \
+	sched_policy \
+	sched_nice \
+	sched_rusage \
+	sched_membarrier
 
 # Built like the others but not run by `make check` until rung passes them:
 # `GUEST_LIST=pending.list tests/guest/run.sh` runs them (see each one's
