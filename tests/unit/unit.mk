@@ -11,7 +11,8 @@ UNIT_TESTS = \
 	tests/unit/test_sentry_filter \
 	tests/unit/test_log \
 	tests/unit/test_error \
-	tests/unit/test_util
+	tests/unit/test_util \
+	tests/unit/test_creds
 
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
@@ -66,3 +67,7 @@ tests_unit_test_util_LDADD = $(UNIT_LDADD)
 tests_unit_test_sentry_filter_SOURCES = tests/unit/test_sentry_filter.c
 tests_unit_test_sentry_filter_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_sentry_filter_LDADD = $(UNIT_LDADD)
+
+tests_unit_test_creds_SOURCES = tests/unit/test_creds.c tests/unit/unit.h
+tests_unit_test_creds_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_creds_LDADD = $(UNIT_LDADD)
