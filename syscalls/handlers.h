@@ -68,6 +68,8 @@ SYSCALL(prlimit64);
 SYSCALL(getrlimit);
 SYSCALL(setrlimit);
 SYSCALL(uname);
+SYSCALL(sethostname);
+SYSCALL(setdomainname);
 SYSCALL(sched_yield);
 SYSCALL(getrandom);
 
@@ -122,6 +124,7 @@ SYSCALL(truncate);
 SYSCALL(ftruncate);
 SYSCALL(fallocate);
 SYSCALL(fsync);
+SYSCALL(fadvise64);
 SYSCALL(fdatasync);
 SYSCALL(sync);
 SYSCALL(syncfs);
@@ -158,6 +161,23 @@ SYSCALL(clock_nanosleep);
 SYSCALL(getcpu);
 SYSCALL(futex);
 
+/* sys_poll.c */
+SYSCALL(poll);
+SYSCALL(ppoll);
+SYSCALL(select);
+SYSCALL(pselect6);
+SYSCALL(epoll_create);
+SYSCALL(epoll_create1);
+SYSCALL(epoll_ctl);
+SYSCALL(epoll_wait);
+SYSCALL(epoll_pwait);
+SYSCALL(epoll_pwait2);
+SYSCALL(eventfd);
+SYSCALL(eventfd2);
+SYSCALL(timerfd_create);
+SYSCALL(timerfd_settime);
+SYSCALL(timerfd_gettime);
+
 /* sys_signal.c */
 SYSCALL(rt_sigaction);
 SYSCALL(rt_sigprocmask);
@@ -183,6 +203,26 @@ SYSCALL(getpgid);
 SYSCALL(getpgrp);
 SYSCALL(setsid);
 SYSCALL(getsid);
+
+/* sys_socket.c */
+SYSCALL(socket);
+SYSCALL(socketpair);
+SYSCALL(bind);
+SYSCALL(connect);
+SYSCALL(listen);
+SYSCALL(accept);
+SYSCALL(accept4);
+SYSCALL(getsockname);
+SYSCALL(getpeername);
+SYSCALL(shutdown);
+SYSCALL(setsockopt);
+SYSCALL(getsockopt);
+SYSCALL(sendto);
+SYSCALL(recvfrom);
+SYSCALL(sendmsg);
+SYSCALL(recvmsg);
+SYSCALL(sendmmsg);
+SYSCALL(recvmmsg);
 
 /* sys_creds.c */
 SYSCALL(setuid);

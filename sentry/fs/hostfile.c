@@ -3,9 +3,17 @@
  * The guest's fd and the host's share one open file description, so the
  * offset and the status flags live on the host, exactly as for a native
  * program that inherited them.
+ *
+ * Opening one again through /proc/self/fd/N (/dev/stdin, /dev/stdout)
+ * gives a new guest file on a duplicate of the host descriptor, in the
+ * access modes the host descriptor has: for the pipes and terminals stdio
+ * is made of that is what Linux's reopen gives; a regular file shares its
+ * offset with the first descriptor (Linux would start a new one).
  */
 #include "config.h"
 #include "sentry/fs/file.h"
+#include "sentry/fs/hostpoll.h"
+#include "sentry/kernel/task.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -14,9 +22,15 @@
 #include <sys/ioctl.h>
 #include <termios.h>
 #include <sys/uio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
-#define hostfd_of(f) ((int)(intptr_t)(f)->priv)
+struct hostfile {
+	int fd;
+	struct host_waitq hw; /* pollable host files: where waiters sleep */
+};
+
+#define hostfd_of(f) (((struct hostfile *)(f)->priv)->fd)
 
 static long host_result(long r)
 {
@@ -130,12 +144,41 @@ static int hf_setfl(struct file *f, int flags)
 	return (int)host_result(fcntl(hostfd_of(f), F_SETFL, flags));
 }
 
-static void hf_release(struct file *f)
+/* Readiness is the host's; waiters sleep on the host poller's queue. */
+static unsigned hf_poll(struct file *f, struct poll_table *pt)
 {
-	close(hostfd_of(f));
+	struct hostfile *hf = f->priv;
+
+	return host_waitq_poll(&hf->hw, pt);
 }
 
+static void hf_release(struct file *f)
+{
+	struct hostfile *hf = f->priv;
+
+	host_waitq_release(&hf->hw);
+	close(hf->fd);
+	free(hf);
+}
+
+/* Host files the host can poll: pipes, terminals, sockets, most devices. */
 static const struct file_ops hostfile_ops = {
+	.read = hf_read,
+	.write = hf_write,
+	.read_iov = hf_read_iov,
+	.write_iov = hf_write_iov,
+	.llseek = hf_llseek,
+	.fstat = hf_fstat,
+	.ioctl = hf_ioctl,
+	.getfl = hf_getfl,
+	.setfl = hf_setfl,
+	.poll = hf_poll,
+	.release = hf_release,
+};
+
+/* The others (regular files, directories, /dev/null ...): no poll op, so
+ * always ready, and epoll refuses them with EPERM, as Linux does. */
+static const struct file_ops hostfile_nopoll_ops = {
 	.read = hf_read,
 	.write = hf_write,
 	.read_iov = hf_read_iov,
@@ -150,13 +193,103 @@ static const struct file_ops hostfile_ops = {
 
 struct file *hostfile_new(int hostfd)
 {
-	struct file *f = file_alloc(&hostfile_ops, 0, (void *)(intptr_t)hostfd);
+	struct hostfile *hf = xzalloc(sizeof(*hf));
+	struct stat st;
+	bool pollable;
+	struct file *f;
 
+	hf->fd = hostfd;
+	host_waitq_init(&hf->hw, hostfd);
+	pollable = fstat(hostfd, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) &&
+		   hostpoll_can_poll(hostfd);
+	f = file_alloc(pollable ? &hostfile_ops : &hostfile_nopoll_ops, 0, hf);
 	f->fmode = FMODE_PREAD;
 	return f;
 }
 
 int hostfile_fd(struct file *f)
 {
-	return f->ops == &hostfile_ops ? hostfd_of(f) : -1;
+	return f->ops == &hostfile_ops || f->ops == &hostfile_nopoll_ops ? hostfd_of(f) : -1;
+}
+
+/* --- reopening through /proc/self/fd ----------------------------------------- */
+
+static struct super_block *hoststream_sb;
+static struct mount *hoststream_mnt;
+static pthread_once_t hoststream_once = PTHREAD_ONCE_INIT;
+
+/* Open a duplicate of the host descriptor of the file in inode->priv. */
+static int hoststream_open(struct inode *inode, struct dentry *dentry, int flags, struct file **out)
+{
+	struct file *orig = inode->priv;
+	int acc = fcntl(hostfd_of(orig), F_GETFL), fd;
+
+	if (acc < 0)
+		return -errno;
+	if ((flags_readable(flags) && !flags_readable(acc)) ||
+	    (flags_writable(flags) && !flags_writable(acc)))
+		return -EACCES; /* the other end of a host pipe is not ours to open */
+	fd = fcntl(hostfd_of(orig), F_DUPFD_CLOEXEC, 3);
+	if (fd < 0)
+		return -errno;
+	*out = hostfile_new(fd);
+	return 0;
+}
+
+/* O_TRUNC of a reopened stream ("> /dev/stdout" with stdout on a file)
+ * truncates the host file, as the native open would; nothing else of a
+ * host file is the guest's to change. */
+static int hoststream_setattr(struct inode *inode, const struct iattr *a)
+{
+	struct file *orig = inode->priv;
+
+	if (a->valid & ~(ATTR_SIZE | ATTR_MTIME | ATTR_MTIME_NOW | ATTR_CTIME))
+		return -EPERM;
+	if ((a->valid & ATTR_SIZE) && ftruncate(hostfd_of(orig), (off_t)a->size) < 0)
+		return -errno;
+	return 0;
+}
+
+static void hoststream_evict(struct inode *inode)
+{
+	file_put(inode->priv);
+}
+
+static const struct inode_ops hoststream_ops = {
+	.open = hoststream_open,
+	.setattr = hoststream_setattr,
+	.evict = hoststream_evict,
+};
+static const struct inode_ops hoststream_root_ops = {0};
+
+static void hoststream_init(void)
+{
+	struct inode *root;
+
+	hoststream_sb = sb_new(NULL, "hoststream", 0);
+	root = inode_new(hoststream_sb, &hoststream_root_ops, S_IFDIR | 0500);
+	hoststream_sb->root = dentry_make_root(hoststream_sb, root);
+	inode_put(root);
+	hoststream_mnt = mount_internal(hoststream_sb);
+}
+
+int hostfile_reopen_path(struct file *f, const struct creds *c, struct path *out)
+{
+	struct inode *inode;
+	struct stat st;
+
+	if (hostfile_fd(f) < 0)
+		return -ENXIO;
+	if (fstat(hostfd_of(f), &st) < 0)
+		return -errno;
+	pthread_once(&hoststream_once, hoststream_init);
+	/* The stream is the guest's own: its owner is whoever opens it. */
+	inode = inode_new(hoststream_sb, &hoststream_ops, (st.st_mode & S_IFMT) | 0600);
+	inode->uid = c->fsuid;
+	inode->gid = c->fsgid;
+	inode->priv = file_get(f);
+	out->mnt = mount_get(hoststream_mnt);
+	out->dentry = dentry_alloc_anon(hoststream_sb->root, "host", inode);
+	inode_put(inode);
+	return 0;
 }

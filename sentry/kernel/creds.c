@@ -42,8 +42,7 @@ static int gid_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Install n (<= CREDS_MAX_GROUPS) groups, sorted. */
-static void set_groups(struct creds *c, const uint32_t *groups, uint32_t n)
+void creds_install_groups(struct creds *c, const uint32_t *groups, uint32_t n)
 {
 	memcpy(c->groups, groups, n * sizeof(*groups));
 	c->ngroups = n;
@@ -81,7 +80,7 @@ void creds_capture_host(void)
 	}
 	n = getgroups(CREDS_MAX_GROUPS, groups);
 	if (n > 0)
-		set_groups(&host_creds, (const uint32_t *)groups, (uint32_t)n);
+		creds_install_groups(&host_creds, (const uint32_t *)groups, (uint32_t)n);
 	host_captured = true;
 }
 
@@ -285,7 +284,7 @@ int creds_setgroups(struct creds *c, const uint32_t *groups, uint32_t n)
 	for (uint32_t i = 0; i < n; i++)
 		if (groups[i] == NO_ID)
 			return -EINVAL;
-	set_groups(c, groups, n);
+	creds_install_groups(c, groups, n);
 	return 0;
 }
 

@@ -112,6 +112,8 @@ int creds_setresgid(struct creds *c, uint32_t rgid, uint32_t egid, uint32_t sgid
  * <-> non-0); return the old value either way, as Linux does. */
 uint32_t creds_setfsuid(struct creds *c, uint32_t fsuid);
 uint32_t creds_setfsgid(struct creds *c, uint32_t fsgid);
+/* Install n <= CREDS_MAX_GROUPS groups as they are kept: sorted. */
+void creds_install_groups(struct creds *c, const uint32_t *groups, uint32_t n);
 /* setgroups: CAP_SETGID; n <= CREDS_MAX_GROUPS; the list is sorted. */
 int creds_setgroups(struct creds *c, const uint32_t *groups, uint32_t n);
 

@@ -20,6 +20,7 @@ struct thread_group;
 struct platform;
 struct platform_ops;
 struct task;
+struct unix_net;
 
 /* The pid namespace's pid_max (also /proc/sys/kernel/pid_max). */
 #define KERNEL_PID_MAX 4194304
@@ -35,8 +36,6 @@ struct kernel_config {
 	bool init_unkillable;
 	bool strace;
 	uint64_t memory_limit; /* guest memory, bytes */
-	const char *cwd;       /* the init task's working directory (guest path) */
-	bool stdio[3];	       /* which host fds 0-2 become the guest's stdio */
 	int host_init_fd;      /* host_exec: the init program, opened before confinement */
 };
 
@@ -66,6 +65,12 @@ struct kernel {
 	bool done;	     /* every task thread is gone */
 	int exit_status;     /* the sandbox's exit status, 0-255 */
 
+	/* The UTS namespace's names (uname, sethostname). */
+	char hostname[65], domainname[65];
+
+	/* Unix socket names and state (sentry/net/unix.c), made on first use. */
+	struct unix_net *unix_net;
+
 	/* One "unsupported syscall" event per number per sandbox. */
 	uint64_t unsupported_seen[(1024 + 63) / 64];
 };
@@ -91,13 +96,8 @@ void kernel_set_root(struct kernel *k, struct super_block *sb, unsigned flags, c
 int kernel_mount(struct kernel *k, const char *path, struct super_block *sb, unsigned flags,
 		 const char *source, struct rung_error *err);
 
-/*
- * Start the init task running path (a host path for now) with argv and envp,
- * as pid 1. Returns < 0 with err set when it cannot be started at all; an exec
- * failure inside the task ends the sandbox with status 126 or 127.
- */
-int kernel_start_init(struct kernel *k, const char *path, char *const argv[], char *const envp[],
-		      struct rung_error *err);
+/* The sandbox's hostname (at most 64 bytes are kept). */
+void kernel_set_hostname(struct kernel *k, const char *name);
 
 /* Wait until every task has exited; returns the sandbox's exit status. */
 int kernel_wait(struct kernel *k);
@@ -110,6 +110,9 @@ void kernel_thread_done(struct kernel *k);
 
 /* The task with this (virtual) id, with a reference, or NULL. */
 struct task *kernel_find_task(struct kernel *k, int tid);
+/* A free process id (tids, tgids, groups and sessions in use are skipped),
+ * or -EAGAIN. Under k->lock. */
+int kernel_alloc_id_locked(struct kernel *k);
 /* A live thread of process tgid (its first thread while it lives), with a
  * reference, or NULL. */
 struct task *kernel_find_process(struct kernel *k, int tgid);

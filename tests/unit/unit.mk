@@ -5,6 +5,7 @@ UNIT_TESTS = \
 	tests/unit/test_mm \
 	tests/unit/test_pagecache \
 	tests/unit/test_elf \
+	tests/unit/test_cpuid \
 	tests/unit/test_stack \
 	tests/unit/test_syscall_table \
 	tests/unit/test_stub_filter \
@@ -12,7 +13,8 @@ UNIT_TESTS = \
 	tests/unit/test_log \
 	tests/unit/test_error \
 	tests/unit/test_util \
-	tests/unit/test_creds
+	tests/unit/test_creds \
+	tests/unit/test_unix
 
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
@@ -35,6 +37,10 @@ tests_unit_test_mm_LDADD = $(UNIT_LDADD)
 tests_unit_test_pagecache_SOURCES = tests/unit/test_pagecache.c tests/unit/unit.h
 tests_unit_test_pagecache_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_pagecache_LDADD = $(UNIT_LDADD)
+
+tests_unit_test_cpuid_SOURCES = tests/unit/test_cpuid.c tests/unit/unit.h
+tests_unit_test_cpuid_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_cpuid_LDADD = $(UNIT_LDADD)
 
 tests_unit_test_elf_SOURCES = tests/unit/test_elf.c tests/unit/unit.h
 tests_unit_test_elf_CFLAGS = $(UNIT_CFLAGS)
@@ -67,6 +73,10 @@ tests_unit_test_util_LDADD = $(UNIT_LDADD)
 tests_unit_test_sentry_filter_SOURCES = tests/unit/test_sentry_filter.c
 tests_unit_test_sentry_filter_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_sentry_filter_LDADD = $(UNIT_LDADD)
+
+tests_unit_test_unix_SOURCES = tests/unit/test_unix.c tests/unit/unit.h
+tests_unit_test_unix_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_unix_LDADD = $(UNIT_LDADD)
 
 tests_unit_test_creds_SOURCES = tests/unit/test_creds.c tests/unit/unit.h
 tests_unit_test_creds_CFLAGS = $(UNIT_CFLAGS)
