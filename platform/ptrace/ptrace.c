@@ -74,9 +74,15 @@ struct ptrace_as {
 struct ptrace_ctx {
 	struct pcontext base;
 	pid_t tid;     /* stub thread this context runs in, 0 before the first switch */
+	pid_t tgid;    /* the stub process that thread belongs to (tgkill's first argument) */
 	pid_t joining; /* a parked stub thread to seize on the first switch (add_ctx) */
 	int running;   /* inside switch_to (atomic) */
 	int interrupt; /* interrupt requested (atomic) */
+	/* Guest running time (cpu_time_ns): the sum of the intervals the stub
+	 * thread ran guest code, and the start of the current one (0: none),
+	 * under a sequence count (odd while the tracer updates them). */
+	uint32_t run_seq;
+	uint64_t run_ns, run_start;
 };
 
 #define to_pas(a)  container_of(a, struct ptrace_as, base)
@@ -452,6 +458,22 @@ static int pctx_fetch_fpu(struct pcontext *c, struct cpu_state *cpu)
 	return 0;
 }
 
+/* A run of guest code starts (start) or ends: update the running time. */
+static void run_account(struct ptrace_ctx *ctx, bool start)
+{
+	uint64_t now = monotonic_ns();
+
+	__atomic_add_fetch(&ctx->run_seq, 1, __ATOMIC_SEQ_CST);
+	if (start) {
+		__atomic_store_n(&ctx->run_start, now, __ATOMIC_RELAXED);
+	} else {
+		uint64_t from = __atomic_load_n(&ctx->run_start, __ATOMIC_RELAXED);
+		__atomic_store_n(&ctx->run_ns, ctx->run_ns + (now - from), __ATOMIC_RELAXED);
+		__atomic_store_n(&ctx->run_start, 0, __ATOMIC_RELAXED);
+	}
+	__atomic_add_fetch(&ctx->run_seq, 1, __ATOMIC_SEQ_CST);
+}
+
 static int pctx_switch(struct pcontext *c, struct address_space *a, struct cpu_state *cpu,
 		       struct pevent *ev)
 {
@@ -459,6 +481,7 @@ static int pctx_switch(struct pcontext *c, struct address_space *a, struct cpu_s
 	struct ptrace_as *as = to_pas(a);
 	int status, sig, ret;
 
+	ctx->tgid = as->pid;
 	ctx->tid = my_thread(as);
 	if (!ctx->tid) {
 		ret = ctx->joining ? join_thread(as, ctx) : -EPERM;
@@ -488,7 +511,9 @@ static int pctx_switch(struct pcontext *c, struct address_space *a, struct cpu_s
 		ev->kind = PEVENT_INTERRUPT;
 		return 0;
 	}
+	run_account(ctx, true);
 	if (ptrace(PTRACE_SYSEMU, ctx->tid, 0, 0) < 0) {
+		run_account(ctx, false);
 		__atomic_store_n(&ctx->running, 0, __ATOMIC_SEQ_CST);
 		return -ESRCH;
 	}
@@ -498,6 +523,7 @@ static int pctx_switch(struct pcontext *c, struct address_space *a, struct cpu_s
 			continue;
 		break;
 	}
+	run_account(ctx, false);
 	__atomic_store_n(&ctx->running, 0, __ATOMIC_SEQ_CST);
 	if (!WIFSTOPPED(status)) {
 		/* Killed behind our back, and reaped just now. */
@@ -546,19 +572,31 @@ static void pctx_interrupt(struct pcontext *c)
 
 	__atomic_store_n(&ctx->interrupt, 1, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&ctx->running, __ATOMIC_SEQ_CST) && ctx->tid)
-		syscall(SYS_tgkill, ctx->tid, ctx->tid, INTERRUPT_SIGNAL);
+		syscall(SYS_tgkill, ctx->tgid, ctx->tid, INTERRUPT_SIGNAL);
 }
 
+/*
+ * The guest CPU time of the context: how long its stub thread has run guest
+ * code, measured by the tracer between resuming it and its next stop (as
+ * gVisor accounts application time). The kernel does not let a process
+ * read the CPU clock of a thread of another process, so the stub thread's
+ * own clock is out of reach; the measure includes time the host kept the
+ * runnable stub thread waiting for a CPU.
+ */
 static uint64_t pctx_cpu_time_ns(struct pcontext *c)
 {
 	struct ptrace_ctx *ctx = to_pctx(c);
-	struct timespec ts;
-	/* The kernel's CPU clock id of a thread: ~tid << 3 | CPUCLOCK_SCHED | PERTHREAD. */
-	clockid_t clk = (clockid_t)((~(unsigned)ctx->tid << 3) | 2 | 4);
+	uint64_t ns, start;
+	uint32_t seq;
 
-	if (!ctx->tid || clock_gettime(clk, &ts) < 0)
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	do {
+		seq = __atomic_load_n(&ctx->run_seq, __ATOMIC_SEQ_CST);
+		ns = __atomic_load_n(&ctx->run_ns, __ATOMIC_RELAXED);
+		start = __atomic_load_n(&ctx->run_start, __ATOMIC_RELAXED);
+	} while ((seq & 1) || seq != __atomic_load_n(&ctx->run_seq, __ATOMIC_SEQ_CST));
+	if (start)
+		ns += monotonic_ns() - start;
+	return ns;
 }
 
 static void pctx_release(struct pcontext *c)

@@ -476,7 +476,7 @@ static void gen_pid_max(struct proc_ctx *c, struct strbuf *o)
 
 static void gen_ngroups_max(struct proc_ctx *c, struct strbuf *o)
 {
-	strbuf_printf(o, "65536\n");
+	strbuf_printf(o, "%u\n", CREDS_MAX_GROUPS); /* what setgroups takes here */
 }
 
 static void gen_zero(struct proc_ctx *c, struct strbuf *o)

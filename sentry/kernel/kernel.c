@@ -39,6 +39,7 @@ int kernel_create(const struct kernel_config *cfg, struct kernel **out, struct r
 	k->next_tid = 1;
 	k->boot_ns = monotonic_ns();
 	hostinfo_capture();
+	creds_capture_host(); /* the guest starts with the caller's credentials */
 	k->ncpus = 1;
 	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
 		k->ncpus = (unsigned)CPU_COUNT(&set);

@@ -9,6 +9,7 @@
 #include "sentry/kernel/task.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/futex.h"
+#include "sentry/kernel/rusage.h"
 #include "sentry/mm/mm.h"
 #include "sentry/fs/file.h"
 #include "platform/platform.h"
@@ -463,10 +464,10 @@ long task_clone(struct task *t, uint64_t flags, uint64_t newsp, uint64_t ptid, u
 	memcpy(c->comm, t->comm, sizeof(c->comm));
 	c->creds = t->creds;
 	c->sigmask = t->sigmask;
-	c->keep_capabilities = t->keep_capabilities;
 	c->no_new_privs = t->no_new_privs;
 	c->cpuid_fault = t->cpuid_fault;
 	c->dumpable = t->dumpable;
+	sched_fork(&c->sched, &t->sched);
 	/* A thread sharing the stack-switching memory must not share the altstack. */
 	if ((flags & (CLONE_VM | CLONE_VFORK)) != CLONE_VM)
 		c->altstack = t->altstack;
@@ -531,7 +532,8 @@ long task_clone(struct task *t, uint64_t flags, uint64_t newsp, uint64_t ptid, u
 	if (t->tg->flags & TG_EXITING || (t->work & WORK_KILL)) {
 		ret = -ERESTARTNOINTR; /* dying anyway: the child never runs */
 	} else if (k->live_tasks >= k->task_limit ||
-		   (t->creds.uid != 0 &&
+		   (t->creds.uid != 0 && !creds_capable(&t->creds, KCAP_SYS_RESOURCE) &&
+		    !creds_capable(&t->creds, KCAP_SYS_ADMIN) &&
 		    tasks_of_uid(k, t->creds.uid) >= t->tg->rlim[RLIMIT_NPROC].rlim_cur)) {
 		ret = -EAGAIN;
 	} else {
@@ -675,6 +677,27 @@ static struct thread_group *new_reaper(struct kernel *k, struct thread_group *tg
 	return k->init_tg;
 }
 
+/* PR_SET_PDEATHSIG: the threads of child c that asked for a signal when
+ * their parent dies get it, as a kill() from the dying process. (Linux
+ * sends it when the parent *thread* dies; the sandbox's parents are
+ * processes, so it comes when the parent process does.) */
+static void send_pdeath_signals(struct thread_group *tg, struct thread_group *c)
+{
+	struct task *th;
+	siginfo_t info;
+
+	list_for_each_entry(th, &c->threads, tg_node) {
+		if (!th->pdeath_signal)
+			continue;
+		memset(&info, 0, sizeof(info));
+		info.si_signo = th->pdeath_signal;
+		info.si_code = SI_USER;
+		info.si_pid = tg->tgid;
+		info.si_uid = tg->uid;
+		signal_send_locked(th, &info, true);
+	}
+}
+
 /* The last thread of tg is gone: reparent its children, become a zombie (or
  * be reaped), and end the sandbox when tg is its init. */
 static void tg_exit_locked(struct thread_group *tg)
@@ -699,6 +722,7 @@ static void tg_exit_locked(struct thread_group *tg)
 	}
 	reaper = new_reaper(k, tg);
 	list_for_each_entry_safe(c, n, &tg->children, sibling) {
+		send_pdeath_signals(tg, c);
 		list_del(&c->sibling);
 		if (reaper && reaper != tg) {
 			c->parent = reaper;
@@ -736,6 +760,7 @@ void task_do_exit(struct task *t)
 	struct thread_group *tg = t->tg;
 	struct mm *mm = t->mm;
 	uint64_t cpu = t->ctx ? t->ctx->ops->cpu_time_ns(t->ctx) : 0;
+	uint64_t sys = rusage_self_sentry_ns();
 	bool last_user;
 
 	task_vfork_release(t);
@@ -753,6 +778,9 @@ void task_do_exit(struct task *t)
 	list_del(&t->tg_node);
 	tg->nr_threads--;
 	tg->dead_utime_ns += cpu;
+	tg->dead_stime_ns += sys;
+	if (mm)
+		rusage_note_mm_locked(tg, mm);
 	if (tg->leader == t)
 		tg->uid = t->creds.uid;
 	if (!(tg->flags & TG_EXITING) && tg->nr_threads == 0)
@@ -840,9 +868,12 @@ static bool wait_report(struct task *t, struct thread_group *c, int options,
 		}
 		fill_rusage(&res->ru, c->dead_utime_ns + c->child_utime_ns,
 			    c->dead_stime_ns + c->child_stime_ns);
+		res->ru.ru_maxrss = (long)MAX(c->maxrss_kb, c->child_maxrss_kb);
 		if (!keep) {
 			t->tg->child_utime_ns += c->dead_utime_ns + c->child_utime_ns;
 			t->tg->child_stime_ns += c->dead_stime_ns + c->child_stime_ns;
+			t->tg->child_maxrss_kb =
+				MAX(t->tg->child_maxrss_kb, (uint64_t)res->ru.ru_maxrss);
 			tg_release_locked(c);
 		}
 		return true;

@@ -120,11 +120,11 @@ static int build_task(struct kernel *k, const struct kernel_process *p, struct t
 	int ret;
 
 	if (p->caller_creds) {
-		creds_init(&t->creds, (uint32_t)getuid(), (uint32_t)getgid());
+		creds_init_host(&t->creds);
 	} else {
 		creds_init(&t->creds, p->uid, p->gid);
-		t->creds.ngroups = (uint32_t)MIN(p->ngroups, (size_t)CREDS_MAX_GROUPS);
-		memcpy(t->creds.groups, p->groups, t->creds.ngroups * sizeof(uint32_t));
+		creds_install_groups(&t->creds, p->groups,
+				     (uint32_t)MIN(p->ngroups, (size_t)CREDS_MAX_GROUPS));
 		if (p->has_caps) {
 			t->creds.cap_bounding = p->cap_bounding & CAP_ALL_MASK;
 			t->creds.cap_effective = p->cap_effective & CAP_ALL_MASK;

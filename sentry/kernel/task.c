@@ -296,6 +296,7 @@ void *task_main(void *arg)
 	/* Named after its task, for whoever debugs the sentry (ps -L, gdb). */
 	snprintf(name, sizeof(name), "task:%d", t->tid);
 	prctl(PR_SET_NAME, name, 0, 0, 0);
+	__atomic_store_n(&t->host_tid, (int)syscall(SYS_gettid), __ATOMIC_RELEASE);
 
 	if (t->init_path) {
 		ret = task_exec_init(t, &why);
@@ -321,7 +322,9 @@ void *task_main(void *arg)
 			signal_do_work(t);
 		if (must_exit(t))
 			break;
+		__atomic_add_fetch(&t->guest_seq, 1, __ATOMIC_SEQ_CST);
 		ret = t->ctx->ops->switch_to(t->ctx, t->mm->as, &t->cpu, &ev);
+		__atomic_add_fetch(&t->guest_seq, 1, __ATOMIC_SEQ_CST);
 		if (ret < 0) {
 			/* The stub died under us (killed from outside): so does the guest. */
 			log_warning("pid %d (%s): guest process lost: %s", t->tgid, t->comm,

@@ -47,6 +47,15 @@ GUEST_TESTS = \
 	fs_special \
 	fs_mmap \
 	fs_exec \
+	cred_ids \
+	cred_caps \
+	cred_threads \
+	prctl_basic \
+	prctl_pdeath \
+	sched_policy \
+	sched_nice \
+	sched_rusage \
+	sched_membarrier \
 	unix_block \
 	unix_dgram \
 	unix_errors \
