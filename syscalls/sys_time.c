@@ -1,6 +1,7 @@
 /*
  * Clocks and sleeping. The guest sees the host's clocks (a sandbox clock
- * offset comes with checkpointing); CPU clocks are the stub thread's.
+ * offset comes with checkpointing); CPU clocks are sentry/kernel/timers.c's
+ * (each thread's guest CPU time, a process's summed over its threads).
  */
 #include "config.h"
 #include "syscalls/handlers.h"
@@ -8,6 +9,7 @@
 #include "sentry/kernel/signal.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/futex.h"
+#include "sentry/kernel/timers.h"
 #include "sentry/mm/mm.h"
 #include "lib/util.h"
 
@@ -56,7 +58,8 @@ static bool cpu_clock_self(struct task *t, clockid_t clk, bool *thread)
 /* The value of guest clock clk in ns, or -EINVAL. */
 static int64_t clock_read(struct task *t, clockid_t clk)
 {
-	bool thread;
+	uint64_t ns;
+	int ret;
 
 	switch (clk) {
 	case CLOCK_REALTIME:
@@ -72,13 +75,11 @@ static int64_t clock_read(struct task *t, clockid_t clk)
 		return (int64_t)host_now(CLOCK_BOOTTIME);
 	case CLOCK_TAI:
 		return (int64_t)host_now(CLOCK_TAI);
-	case CLOCK_PROCESS_CPUTIME_ID:
-	case CLOCK_THREAD_CPUTIME_ID:
-		return (int64_t)t->ctx->ops->cpu_time_ns(t->ctx);
 	default:
-		if (clk < 0 && cpu_clock_self(t, clk, &thread))
-			return (int64_t)t->ctx->ops->cpu_time_ns(t->ctx);
-		return -EINVAL;
+		if (clk != CLOCK_PROCESS_CPUTIME_ID && clk != CLOCK_THREAD_CPUTIME_ID && clk >= 0)
+			return -EINVAL;
+		ret = cpu_clock_read(t, clk, &ns);
+		return ret < 0 ? ret : (int64_t)MIN(ns, (uint64_t)INT64_MAX);
 	}
 }
 
@@ -103,9 +104,15 @@ SYSCALL(clock_getres)
 {
 	clockid_t clk = (clockid_t)a->a[0];
 	struct ktimespec ts = {0, 1};
+	uint64_t res;
 
-	if (clock_read(t, clk) < 0)
+	if (clk < 0 || clk == CLOCK_PROCESS_CPUTIME_ID || clk == CLOCK_THREAD_CPUTIME_ID) {
+		if (cpu_clock_getres(t, clk, &res) < 0)
+			return -EINVAL;
+		ts.tv_nsec = (int64_t)res;
+	} else if (clock_read(t, clk) < 0) {
 		return -EINVAL;
+	}
 	if (clk == CLOCK_REALTIME_COARSE || clk == CLOCK_MONOTONIC_COARSE)
 		ts.tv_nsec = COARSE_RES_NS;
 	if (!a->a[1])

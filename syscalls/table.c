@@ -179,6 +179,20 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	PART(clock_nanosleep, "REALTIME, MONOTONIC, BOOTTIME, TAI; CPU and alarm clocks EINVAL", 4,
 	     A_CLOCK, A_HEX, A_TIMESPEC, A_PTR),
 	PART(getcpu, "the host CPU, folded into the sandbox's CPU count", 3, A_PTR, A_PTR, A_PTR),
+	/* timers */
+	FULL(alarm, 1, A_UINT),
+	FULL(getitimer, 2, A_INT, A_PTR),
+	PART(setitimer,
+	     "VIRTUAL and PROF both count the guest's user+system CPU time, checked every 4 ms", 3,
+	     A_INT, A_PTR, A_PTR),
+	PART(timer_create,
+	     "no alarm clocks (EOPNOTSUPP); CPU-clock timers checked every 4 ms while the "
+	     "process runs",
+	     3, A_CLOCK, A_PTR, A_PTR),
+	FULL(timer_settime, 4, A_INT, A_HEX, A_PTR, A_PTR),
+	FULL(timer_gettime, 2, A_INT, A_PTR),
+	FULL(timer_getoverrun, 1, A_INT),
+	FULL(timer_delete, 1, A_INT),
 	/* signals */
 	FULL(rt_sigaction, 4, A_SIGNAL, A_PTR, A_PTR, A_UINT),
 	FULL(rt_sigprocmask, 4, A_SIGHOW, A_PTR, A_PTR, A_UINT),

@@ -19,6 +19,8 @@ struct thread_group;
 struct platform;
 struct platform_ops;
 struct task;
+struct ktimer_base;
+struct timers_kernel;
 
 /* The pid namespace's pid_max (also /proc/sys/kernel/pid_max). */
 #define KERNEL_PID_MAX 4194304
@@ -64,6 +66,11 @@ struct kernel {
 	bool exiting;	     /* the sandbox is going down */
 	bool done;	     /* every task thread is gone */
 	int exit_status;     /* the sandbox's exit status, 0-255 */
+
+	/* Timers (sentry/kernel/ktimer.c) and the sandbox-wide state of process
+	 * timers (sentry/kernel/timers.c): made on first use, under lock. */
+	struct ktimer_base *ktimers;
+	struct timers_kernel *timers;
 
 	/* One "unsupported syscall" event per number per sandbox. */
 	uint64_t unsupported_seen[(1024 + 63) / 64];

@@ -4,6 +4,7 @@
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/process.h"
 #include "sentry/kernel/signal.h"
+#include "sentry/kernel/timers.h"
 #include "sentry/mm/mm.h"
 #include "sentry/fs/file.h"
 #include "syscalls/syscall.h"
@@ -282,6 +283,7 @@ void *task_main(void *arg)
 	struct kernel *k = t->k;
 	const char *why = NULL;
 	sigset_t all;
+	struct tg_timers *tt;
 	struct pevent ev;
 	int ret;
 
@@ -309,7 +311,9 @@ void *task_main(void *arg)
 			signal_do_work(t);
 		if (must_exit(t))
 			break;
+		tt = timers_guest_enter(t); /* CPU timers watch who runs guest code */
 		ret = t->ctx->ops->switch_to(t->ctx, t->mm->as, &t->cpu, &ev);
+		timers_guest_leave(tt);
 		if (ret < 0) {
 			/* The stub died under us (killed from outside): so does the guest. */
 			log_warning("pid %d (%s): guest process lost: %s", t->tgid, t->comm,

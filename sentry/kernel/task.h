@@ -37,6 +37,7 @@ struct kernel;
 struct mm;
 struct fdtable;
 struct fs_struct;
+struct tg_timers;
 
 #define TASK_COMM_LEN 16
 #define GUEST_NSIG    64
@@ -111,6 +112,9 @@ struct thread_group {
 	uint64_t child_utime_ns, child_stime_ns;
 	/* The controlling terminal (sentry/fs/tty), when there is one. */
 	void *tty;
+	/* itimers, POSIX timers, CPU-timer state (sentry/kernel/timers.c):
+	 * made on first use, freed when the last thread exits. */
+	struct tg_timers *timers;
 };
 
 /* task->work (atomic): what the run loop must look at before running the guest. */

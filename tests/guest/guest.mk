@@ -27,6 +27,12 @@ GUEST_TESTS = \
 	sig_deliver \
 	thr_basic \
 	tls \
+	timer_alarm \
+	timer_itimer \
+	timer_posix \
+	timer_cpu \
+	timer_exec \
+	timer_overrun \
 	fs_open \
 	fs_rw \
 	fs_stat \
