@@ -138,7 +138,8 @@ SYSCALL(timer_settime)
 		return -EINVAL;
 	if (mm_copy_in(t->mm, &v, a->a[2], sizeof(v)) < 0)
 		return -EFAULT;
-	if (!timespec_ok(v.interval_sec, v.interval_nsec) || !timespec_ok(v.value_sec, v.value_nsec))
+	if (!timespec_ok(v.interval_sec, v.interval_nsec) ||
+	    !timespec_ok(v.value_sec, v.value_nsec))
 		return -EINVAL;
 	set.value = to_ns(v.value_sec, v.value_nsec);
 	set.interval = to_ns(v.interval_sec, v.interval_nsec);

@@ -29,8 +29,7 @@
 /* The thread runs callbacks that send signals: a modest stack is plenty. */
 #define THREAD_STACK (256u << 10)
 
-static const int clock_ids[NCLOCKS] = {CLOCK_MONOTONIC, CLOCK_REALTIME, CLOCK_BOOTTIME,
-				       CLOCK_TAI};
+static const int clock_ids[NCLOCKS] = {CLOCK_MONOTONIC, CLOCK_REALTIME, CLOCK_BOOTTIME, CLOCK_TAI};
 
 struct ktimer_base {
 	struct kernel *k;
@@ -83,7 +82,7 @@ static void enqueue(struct ktimer_base *b, struct ktimer *kt)
 	while (*link) {
 		parent = *link;
 		link = earlier(kt, rb_entry(parent, struct ktimer, node)) ? &parent->left
-									   : &parent->right;
+									  : &parent->right;
 	}
 	rb_link(&kt->node, parent, link);
 	rb_insert_fixup(root, &kt->node);

@@ -5,6 +5,7 @@
 #include "sentry/kernel/process.h"
 #include "sentry/kernel/signal.h"
 #include "sentry/kernel/timers.h"
+#include "sentry/kernel/spawn.h"
 #include "sentry/mm/mm.h"
 #include "sentry/fs/file.h"
 #include "syscalls/syscall.h"
@@ -16,6 +17,8 @@
 #include <errno.h>
 #include <linux/futex.h>
 #include <signal.h>
+#include <stdio.h>
+#include <sys/prctl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -282,6 +285,7 @@ void *task_main(void *arg)
 	struct task *t = arg;
 	struct kernel *k = t->k;
 	const char *why = NULL;
+	char name[16];
 	sigset_t all;
 	struct tg_timers *tt;
 	struct pevent ev;
@@ -291,13 +295,21 @@ void *task_main(void *arg)
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	current = t;
+	/* Named after its task, for whoever debugs the sentry (ps -L, gdb). */
+	snprintf(name, sizeof(name), "task:%d", t->tid);
+	prctl(PR_SET_NAME, name, 0, 0, 0);
 
 	if (t->init_path) {
 		ret = task_exec_init(t, &why);
-		if (ret < 0) {
+		if (t->spawn) {
+			/* Whoever spawned us says what went wrong. */
+			spawn_report(t->spawn, ret);
+			t->spawn = NULL;
+		} else if (ret < 0) {
 			log_error("cannot run `%s`: %s", t->init_path, why ? why : strerror(-ret));
-			task_exit_group(t, exec_failure_status(ret) << 8);
 		}
+		if (ret < 0)
+			task_exit_group(t, exec_failure_status(ret) << 8);
 	} else if (t->needs_as) {
 		ret = attach_address_space(t);
 		if (ret < 0) {
@@ -348,6 +360,8 @@ void *task_main(void *arg)
 	task_do_exit(t);
 	/* A stub process this thread made may still serve other tasks: the
 	 * platform keeps this thread until it is gone. */
+	snprintf(name, sizeof(name), "done:%d", t->tid);
+	prctl(PR_SET_NAME, name, 0, 0, 0);
 	if (k->plat->ops->thread_exit)
 		k->plat->ops->thread_exit(k->plat);
 	current = NULL;

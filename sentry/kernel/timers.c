@@ -65,7 +65,7 @@ struct timers_kernel {
 	struct uid_charge {
 		uint32_t uid;
 		unsigned n;
-	} *charges;
+	} * charges;
 	unsigned ncharges;
 };
 
@@ -817,7 +817,8 @@ static void ptimer_wall_set(struct ptimer *pt, int flags, const struct timer_set
 	 * CLOCK_MONOTONIC (as Linux's hrtimer does). */
 	if (pt->clock == CLOCK_REALTIME)
 		pt->kclock = abs ? CLOCK_REALTIME : CLOCK_MONOTONIC;
-	expires = abs ? MIN(set->value, KTIME_MAX) : add_safe(set->value, ktimer_clock_now(pt->kclock));
+	expires = abs ? MIN(set->value, KTIME_MAX)
+		      : add_safe(set->value, ktimer_clock_now(pt->kclock));
 	pt->kt.expires = expires;
 	if (pt->notify != SIGEV_NONE)
 		ktimer_arm_locked(k, &pt->kt, pt->kclock, expires);

@@ -12,7 +12,10 @@
 #include <seccomp.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <poll.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
+#include <sys/timerfd.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -79,6 +82,27 @@ static void allowed(int memfd)
 	/* Opening a file fails quietly (glibc's malloc tries one; there are none). */
 	if (open("/etc/passwd", O_RDONLY) != -1 || errno != ENOENT)
 		_exit(6);
+	/* The host poller: an epoll instance, a host timerfd in it, a look at
+	 * readiness now, and the wait of its thread; timerfds for the guest. */
+	{
+		struct itimerspec its = {.it_value = {0, 1000}}, cur;
+		struct epoll_event ev = {.events = EPOLLIN | EPOLLET};
+		struct pollfd pfd;
+		struct timespec zero = {0, 0};
+		int ep = epoll_create1(EPOLL_CLOEXEC);
+		int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+		if (ep < 0 || tfd < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, tfd, &ev) < 0)
+			_exit(7);
+		if (timerfd_settime(tfd, 0, &its, NULL) < 0 || timerfd_gettime(tfd, &cur) < 0)
+			_exit(8);
+		if (epoll_wait(ep, &ev, 1, -1) != 1)
+			_exit(9);
+		pfd = (struct pollfd){.fd = tfd, .events = POLLIN};
+		if (ppoll(&pfd, 1, &zero, NULL) != 1 || epoll_ctl(ep, EPOLL_CTL_DEL, tfd, NULL) < 0)
+			_exit(10);
+		close(tfd);
+		close(ep);
+	}
 	/* The timer thread: made with pthread_create, sleeps on a futex until an
 	 * absolute deadline; CPU clocks of a (stub) process are read. */
 	{
@@ -88,13 +112,13 @@ static void allowed(int memfd)
 		clockid_t stub_clock = (clockid_t)((~(unsigned)getpid() << 3) | 2);
 		if (pthread_create(&th, NULL, idle_thread, NULL) != 0 ||
 		    pthread_join(th, NULL) != 0)
-			_exit(7);
+			_exit(11);
 		if (syscall(SYS_futex, &word, FUTEX_WAIT_BITSET_PRIVATE, 0, &past, NULL,
 			    FUTEX_BITSET_MATCH_ANY) != -1 ||
 		    errno != ETIMEDOUT)
-			_exit(8);
+			_exit(12);
 		if (clock_gettime(stub_clock, &ts) < 0)
-			_exit(9);
+			_exit(13);
 	}
 	(void)fds;
 }
