@@ -160,6 +160,7 @@ static void *timer_thread(void *arg)
 	/* Host signals are the main thread's business. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	pthread_setname_np(pthread_self(), "timers");
 	pthread_mutex_lock(&b->lock);
 	while (!b->stop) {
 		uint64_t now = monotonic_ns(), due = next_due(b, now);

@@ -10,7 +10,10 @@
  * expirations missed meanwhile become si_overrun. The queued siginfo
  * carries two private words where Linux keeps si_sys_private (the requeue
  * count and a per-timer cookie that tells the timer's own entry apart);
- * they are cleared before the guest sees the siginfo.
+ * they are cleared before the guest sees the siginfo. As in Linux 6.1, a
+ * deleted timer's pending signal is still delivered, and a periodic timer
+ * whose pending signal is discarded (SIG_IGN set meanwhile) stops; later
+ * kernels drop the first and re-arm the second.
  */
 #include "config.h"
 #include "sentry/kernel/timers.h"

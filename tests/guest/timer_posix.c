@@ -2,7 +2,7 @@
  * Guest test: POSIX timers on the wall clocks. Each notification kind
  * (SIGEV_SIGNAL with its siginfo, no sigevent at all, SIGEV_THREAD_ID to
  * one thread, SIGEV_NONE, glibc's SIGEV_THREAD), CLOCK_REALTIME,
- * MONOTONIC and BOOTTIME, TIMER_ABSTIME, the old value, overruns counted
+ * MONOTONIC, BOOTTIME and TAI, TIMER_ABSTIME, the old value, overruns counted
  * while the signal stays blocked (si_overrun and timer_getoverrun agree),
  * timers not inherited by fork, the RLIMIT_SIGPENDING limit, and the
  * errors (EINVAL, EOPNOTSUPP, EFAULT).
@@ -383,6 +383,7 @@ int main(void)
 	signal_kind(CLOCK_MONOTONIC, "CLOCK_MONOTONIC");
 	signal_kind(CLOCK_REALTIME, "CLOCK_REALTIME");
 	signal_kind(CLOCK_BOOTTIME, "CLOCK_BOOTTIME");
+	signal_kind(CLOCK_TAI, "CLOCK_TAI");
 	default_event();
 	thread_id_kind();
 	none_kind();
