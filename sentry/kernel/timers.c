@@ -476,6 +476,76 @@ void timers_guest_leave(struct tg_timers *tt)
 		__atomic_sub_fetch(&tt->in_guest, 1, __ATOMIC_RELEASE);
 }
 
+/* --- sleeping on a CPU clock ------------------------------------------------------- */
+
+struct cpu_sleeper {
+	struct cputimer ct;
+	struct task *t;
+	bool fired;
+};
+
+static void cpu_sleeper_fire(struct cputimer *ct)
+{
+	struct cpu_sleeper *s = container_of(ct, struct cpu_sleeper, ct);
+
+	s->fired = true;
+	task_wake(s->t);
+}
+
+long cpu_clock_sleep(struct task *t, clockid_t clk, bool abs, uint64_t req, uint64_t *expires,
+		     uint64_t *left)
+{
+	struct kernel *k = t->k;
+	struct cpu_sleeper s = {.t = t};
+	struct thread_group *tg;
+	struct task *task;
+	uint64_t now;
+	long ret;
+
+	pthread_mutex_lock(&k->lock);
+	ret = cpu_clock_resolve_locked(t, clk, false, &tg, &task);
+	if (ret == 0 && task == t)
+		ret = -EINVAL; /* its own clock stands still while it sleeps */
+	if (ret < 0)
+		goto out;
+	cputimer_init(&s.ct, tg_get(tg), task ? task_get(task) : NULL, cpu_sleeper_fire);
+	if (!cputimer_sample(&s.ct, &now)) {
+		ret = -EINVAL;
+		goto put;
+	}
+	*expires = abs ? req : add_safe(req, now);
+	if (now >= *expires)
+		goto put;
+	s.ct.expires = *expires;
+	cputimer_arm_locked(k, &s.ct);
+	for (;;) {
+		uint32_t seq = __atomic_load_n(&t->wake_seq, __ATOMIC_SEQ_CST);
+		if (s.fired)
+			break;
+		if (task_signal_pending(t)) {
+			ret = -EINTR;
+			break;
+		}
+		pthread_mutex_unlock(&k->lock);
+		task_wait_wake(t, seq);
+		pthread_mutex_lock(&k->lock);
+	}
+	cputimer_disarm(&s.ct);
+	if (ret == -EINTR) {
+		if (cputimer_sample(&s.ct, &now) && now < *expires)
+			*left = *expires - now;
+		else
+			ret = 0; /* it got there meanwhile */
+	}
+put:
+	if (s.ct.task)
+		task_put(s.ct.task);
+	tg_put(s.ct.tg);
+out:
+	pthread_mutex_unlock(&k->lock);
+	return ret;
+}
+
 /* --- itimers ---------------------------------------------------------------------- */
 
 /* ITIMER_REAL expired: SIGALRM to the process (re-armed when it is dequeued). */

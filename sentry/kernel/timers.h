@@ -55,6 +55,15 @@ uint64_t task_cpu_time_ns(struct task *t);
 int cpu_clock_read(struct task *t, clockid_t clk, uint64_t *ns);
 int cpu_clock_getres(struct task *t, clockid_t clk, uint64_t *ns);
 
+/*
+ * clock_nanosleep on a CPU clock (Linux's posix_cpu_nsleep): sleep until
+ * clk reaches req (abs) or req from now, *expires set to that CPU time.
+ * 0 when it did, -EINVAL for a clock that names nothing or the caller's
+ * own thread clock, -EINTR when interrupted (*left: CPU time still to go).
+ */
+long cpu_clock_sleep(struct task *t, clockid_t clk, bool abs, uint64_t req, uint64_t *expires,
+		     uint64_t *left);
+
 /* alarm(2): returns the seconds that were left (rounded as Linux does). */
 unsigned itimer_alarm(struct task *t, unsigned seconds);
 /* getitimer/setitimer on ITIMER_REAL, VIRTUAL or PROF (-EINVAL otherwise). */

@@ -5,12 +5,15 @@
  * exited; another thread's and another process's clocks can be read (and
  * not once they are gone); timers on CPU clocks fire only once enough CPU
  * time was used: the process clock, the thread's own clock (not advanced
- * by a sibling), a sibling's clock, a child process's clock.
+ * by a sibling), a sibling's clock, a child process's clock; and
+ * clock_nanosleep on CPU clocks (the process's, a sibling's; not one's own
+ * thread clock), interrupted by a signal with the CPU time left.
  */
 #include "guest.h"
 
 #include <pthread.h>
 #include <signal.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -237,6 +240,63 @@ static void timers(void)
 	timer_delete(t);
 }
 
+static volatile int burner_stop;
+
+static void *burn_until_stopped(void *arg)
+{
+	volatile uint64_t x = 0;
+
+	while (!burner_stop)
+		x++;
+	return arg;
+}
+
+static void on_alarm(int sig)
+{
+}
+
+static void sleeps(void)
+{
+	struct timespec ts = {0, 50000000}, rem = {0, 0};
+	struct sigaction sa = {.sa_handler = on_alarm};
+	struct itimerval it = {{0, 0}, {0, 50000}};
+	clockid_t own = (clockid_t)((~0u << 3) | 6), tc;
+	uint64_t p0;
+	pthread_t th;
+
+	CHECK_EQ(clock_nanosleep(CLOCK_THREAD_CPUTIME_ID, 0, &ts, NULL), EINVAL,
+		 "clock_nanosleep on CLOCK_THREAD_CPUTIME_ID: EINVAL (glibc)");
+	CHECK_ERRNO(syscall(SYS_clock_nanosleep, CLOCK_THREAD_CPUTIME_ID, 0, &ts, NULL),
+		    EOPNOTSUPP, "the raw call on CLOCK_THREAD_CPUTIME_ID");
+	CHECK_ERRNO(syscall(SYS_clock_nanosleep, own, 0, &ts, NULL), EINVAL,
+		    "the raw call on the caller's own thread clock");
+	CHECK_ERRNO(syscall(SYS_clock_nanosleep, CLOCK_MONOTONIC_RAW, 0, &ts, NULL), EOPNOTSUPP,
+		    "clock_nanosleep on CLOCK_MONOTONIC_RAW");
+
+	burner_stop = 0;
+	pthread_create(&th, NULL, burn_until_stopped, NULL);
+	p0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+	CHECK_EQ(clock_nanosleep(CLOCK_PROCESS_CPUTIME_ID, 0, &ts, NULL), 0,
+		 "clock_nanosleep for 50 ms of process CPU time while a thread computes");
+	CHECK(clock_ns(CLOCK_PROCESS_CPUTIME_ID) - p0 >= 50 * MS, "  returns once they were used");
+	pthread_getcpuclockid(th, &tc);
+	p0 = clock_ns(tc);
+	CHECK_EQ(clock_nanosleep(tc, 0, &ts, NULL), 0, "clock_nanosleep on a sibling's clock");
+	CHECK(clock_ns(tc) - p0 >= 50 * MS, "  returns once the sibling used 50 ms");
+	burner_stop = 1;
+	pthread_join(th, NULL);
+
+	/* Nothing computes now: only a signal ends the sleep. */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &it, NULL);
+	ts.tv_sec = 10;
+	ts.tv_nsec = 0;
+	CHECK_EQ(clock_nanosleep(CLOCK_PROCESS_CPUTIME_ID, 0, &ts, &rem), EINTR,
+		 "a signal interrupts a CPU-time sleep: EINTR");
+	CHECK(rem.tv_sec >= 9 && rem.tv_sec <= 10, "  with the CPU time still to go");
+}
+
 int main(void)
 {
 	struct sigaction sa = {.sa_sigaction = on_timer, .sa_flags = SA_SIGINFO};
@@ -246,5 +306,6 @@ int main(void)
 	clocks();
 	other_process();
 	timers();
+	sleeps();
 	return GUEST_DONE();
 }
