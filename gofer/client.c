@@ -41,8 +41,9 @@ struct call {
 	bool want_fd; /* a successful reply carries one fd */
 	/* An extra check of a variable-sized body: 0 or -EIO. */
 	int (*check)(const struct call *k);
-	size_t len; /* body bytes received */
-	int fd;	    /* the fd received, or -1 */
+	size_t len;   /* body bytes received */
+	int fd;	      /* the fd received, or -1 */
+	bool lost_fd; /* a good reply whose fd this process had no room for */
 };
 
 int gofer_client_new(const int *fds, unsigned nchan, struct gofer_client **out)
@@ -174,7 +175,8 @@ static int exchange(int fd, struct call *k, bool *broken)
 			}
 		}
 	}
-	if (n < (ssize_t)sizeof(rhdr) || (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || extra_fd)
+	if (n < (ssize_t)sizeof(rhdr) || (msg.msg_flags & MSG_TRUNC) || extra_fd ||
+	    ((msg.msg_flags & MSG_CTRUNC) && (!k->want_fd || k->fd >= 0)))
 		return -EIO;
 	if (rhdr.size != (uint32_t)n || rhdr.op != k->op || rhdr.flags || rhdr.pad)
 		return -EIO;
@@ -185,9 +187,17 @@ static int exchange(int fd, struct call *k, bool *broken)
 		return -rhdr.err;
 	}
 	k->len = (size_t)n - sizeof(rhdr);
-	if ((k->exact && k->len != room) || (k->want_fd && k->fd < 0) ||
-	    (k->check && k->check(k) < 0))
+	if ((k->exact && k->len != room) || (k->check && k->check(k) < 0))
 		return -EIO;
+	if (k->want_fd && k->fd < 0) {
+		if (!(msg.msg_flags & MSG_CTRUNC))
+			return -EIO;
+		/* The reply came whole, but this process is out of descriptors
+		 * (the kernel dropped the one it carried): the channel is fine. */
+		k->lost_fd = true;
+		*broken = false;
+		return -EMFILE;
+	}
 	*broken = false;
 	return 0;
 }
@@ -322,6 +332,10 @@ int gofer_create(struct gofer_client *c, uint64_t dir, const char *name, uint32_
 	k.req[1] = STR(name);
 	k.rep[0] = IOV(&rep, sizeof(rep));
 	ret = call(c, &k);
+	if (ret < 0 && k.lost_fd) {
+		/* The node was handed out with the descriptor we could not take. */
+		gofer_close(c, &rep.node.handle, 1, rep.fid ? &rep.fid : NULL, rep.fid ? 1 : 0);
+	}
 	if (ret < 0)
 		return ret;
 	*node = rep.node;

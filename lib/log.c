@@ -59,6 +59,11 @@ enum rung_log_level rung_log_get_level(void)
 	return log_level;
 }
 
+int rung_log_fd(void)
+{
+	return log_fd;
+}
+
 bool rung_log_to_stderr(void)
 {
 	return log_fd == STDERR_FILENO;

@@ -34,6 +34,8 @@ enum rung_log_level rung_log_get_level(void);
 bool rung_log_enabled(enum rung_log_level level);
 /* True when log lines go to stderr (no --log file). */
 bool rung_log_to_stderr(void);
+/* The descriptor log lines go to (stderr, or the --log file). */
+int rung_log_fd(void);
 
 void rung_log(enum rung_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

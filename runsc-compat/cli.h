@@ -15,6 +15,10 @@ struct global_args {
 	bool debug;
 	const char *platform;
 	bool strace;
+	bool systemd_cgroup;
+	bool file_access_direct; /* --file-access=direct (default) or gofer */
+	const char *network;	 /* --network: sandbox (default), host, none */
+	const char *isolation;	 /* --isolation: sentry (default) */
 };
 
 /* Which of the caller's fds 0-2 were open when rung started (main.c). */
@@ -29,6 +33,20 @@ struct command {
 };
 
 int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err);
+int cmd_create(struct global_args *g, int argc, char **argv, struct rung_error *err);
+int cmd_start(struct global_args *g, int argc, char **argv, struct rung_error *err);
+int cmd_state(struct global_args *g, int argc, char **argv, struct rung_error *err);
+int cmd_kill(struct global_args *g, int argc, char **argv, struct rung_error *err);
+int cmd_delete(struct global_args *g, int argc, char **argv, struct rung_error *err);
+int cmd_run(struct global_args *g, int argc, char **argv, struct rung_error *err);
+int cmd_list(struct global_args *g, int argc, char **argv, struct rung_error *err);
+int cmd_exec(struct global_args *g, int argc, char **argv, struct rung_error *err);
+int cmd_ps(struct global_args *g, int argc, char **argv, struct rung_error *err);
+int cmd_pause(struct global_args *g, int argc, char **argv, struct rung_error *err);
+int cmd_spec(struct global_args *g, int argc, char **argv, struct rung_error *err);
+int cmd_features(struct global_args *g, int argc, char **argv, struct rung_error *err);
+int cmd_update(struct global_args *g, int argc, char **argv, struct rung_error *err);
+int cmd_refused(struct global_args *g, int argc, char **argv, struct rung_error *err);
 int cmd_help(struct global_args *g, int argc, char **argv, struct rung_error *err);
 int cmd_gofer(struct global_args *g, int argc, char **argv, struct rung_error *err);
 

@@ -19,10 +19,33 @@
 
 static const struct command commands[] = {
 	{"do", cmd_do, "run a program in a sandbox: rung do [options] -- PROGRAM [ARGS...]"},
+	{"create", cmd_create, "create a container: create [--bundle B] [--pid-file F] ID"},
+	{"start", cmd_start, "start a created container's process"},
+	{"run", cmd_run, "create, start and wait for a container"},
+	{"state", cmd_state, "a container's state as JSON"},
+	{"list", cmd_list, "the containers (--format table|json)"},
+	{"kill", cmd_kill, "signal a container: kill [--all] ID [SIGNAL]"},
+	{"delete", cmd_delete, "remove a container: delete [--force] ID"},
+	{"exec", cmd_exec, "run a process in a container"},
+	{"ps", cmd_ps, "a container's host processes (--format table|json)"},
+	{"pause", cmd_pause, "freeze a container"},
+	{"resume", cmd_pause, "thaw a container"},
+	{"update", cmd_update, "change a container's resources: update --resources FILE ID"},
+	{"spec", cmd_spec, "write a default config.json"},
+	{"features", cmd_features, "what this runtime supports, as JSON"},
+	{"checkpoint", cmd_refused, NULL},
+	{"restore", cmd_refused, NULL},
+	{"events", cmd_refused, NULL},
 	{"help", cmd_help, "help on a topic: rung help syscalls | platforms"},
 	{"gofer", cmd_gofer, NULL}, /* internal: started by rung itself */
 	{NULL, NULL, NULL},
 };
+
+/* Commands that exist in runc's CLI but not (yet) here: a clear refusal. */
+int cmd_refused(struct global_args *g, int argc, char **argv, struct rung_error *err)
+{
+	return rung_error_make(err, 0, "%s is not supported by rung yet", argv[0]);
+}
 
 static void usage(FILE *out)
 {
@@ -39,6 +62,8 @@ static void usage(FILE *out)
 		     "  --debug               log debug messages\n"
 		     "  --platform NAME       how guest code is run (ptrace)\n"
 		     "  --strace              log every guest system call\n"
+		     "  --systemd-cgroup      cgroupsPath is slice:prefix:name\n"
+		     "  --file-access MODE    direct (default) or gofer\n"
 		     "  --version             print the version\n");
 }
 
@@ -51,6 +76,12 @@ enum {
 	OPT_STRACE,
 	OPT_VERSION,
 	OPT_HELP,
+	OPT_SYSTEMD_CGROUP,
+	OPT_ROOTLESS,
+	OPT_CRIU,
+	OPT_FILE_ACCESS,
+	OPT_NETWORK,
+	OPT_ISOLATION,
 };
 
 static const struct option global_options[] = {
@@ -62,6 +93,12 @@ static const struct option global_options[] = {
 	{"strace", no_argument, NULL, OPT_STRACE},
 	{"version", no_argument, NULL, OPT_VERSION},
 	{"help", no_argument, NULL, OPT_HELP},
+	{"systemd-cgroup", no_argument, NULL, OPT_SYSTEMD_CGROUP},
+	{"rootless", required_argument, NULL, OPT_ROOTLESS},
+	{"criu", required_argument, NULL, OPT_CRIU},
+	{"file-access", required_argument, NULL, OPT_FILE_ACCESS},
+	{"network", required_argument, NULL, OPT_NETWORK},
+	{"isolation", required_argument, NULL, OPT_ISOLATION},
 	{NULL, 0, NULL, 0},
 };
 
@@ -89,7 +126,11 @@ static void guard_stdio(void)
 
 int main(int argc, char **argv)
 {
-	struct global_args g = {.log_format = LOG_FORMAT_TEXT, .platform = "ptrace"};
+	struct global_args g = {.log_format = LOG_FORMAT_TEXT,
+				.platform = "ptrace",
+				.file_access_direct = true,
+				.network = "sandbox",
+				.isolation = "sentry"};
 	struct rung_error err = {0};
 	const struct command *cmd;
 	int opt, ret;
@@ -124,8 +165,32 @@ int main(int argc, char **argv)
 			g.strace = true;
 			break;
 		case OPT_VERSION:
-			printf("rung version %s\n", PACKAGE_VERSION);
+			printf("rung version %s\nspec: 1.0.2-dev\n", PACKAGE_VERSION);
 			return 0;
+		case OPT_SYSTEMD_CGROUP:
+			g.systemd_cgroup = true;
+			break;
+		case OPT_ROOTLESS:
+		case OPT_CRIU:
+			break; /* accepted, as runc's callers pass them */
+		case OPT_FILE_ACCESS:
+			if (strcmp(optarg, "direct") != 0 && strcmp(optarg, "gofer") != 0) {
+				fprintf(stderr, "rung: --file-access: direct or gofer\n");
+				return 2;
+			}
+			g.file_access_direct = strcmp(optarg, "direct") == 0;
+			break;
+		case OPT_NETWORK:
+			g.network = optarg;
+			break;
+		case OPT_ISOLATION:
+			if (strcmp(optarg, "sentry") != 0) {
+				fprintf(stderr, "rung: --isolation `%s` is not available yet\n",
+					optarg);
+				return 2;
+			}
+			g.isolation = optarg;
+			break;
 		case OPT_HELP:
 			usage(stdout);
 			return 0;

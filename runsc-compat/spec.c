@@ -646,6 +646,20 @@ int spec_load_process(const char *path, struct oci_process *out, struct rung_err
 	return ret;
 }
 
+int spec_parse_process(const char *json, struct oci_process *out, struct rung_error *err)
+{
+	struct json_object *o = json_tokener_parse(json);
+	int ret;
+
+	if (!o)
+		return rung_error_make(err, EINVAL, "process: not JSON");
+	ret = parse_process(o, out, err);
+	json_object_put(o);
+	if (ret < 0)
+		spec_process_release(out);
+	return ret;
+}
+
 const struct oci_namespace *spec_namespace(const struct oci_spec *spec, const char *type)
 {
 	for (size_t i = 0; i < spec->n_namespaces; i++)

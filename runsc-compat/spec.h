@@ -98,6 +98,8 @@ struct oci_spec {
 int spec_load(const char *bundle, struct oci_spec **out, struct rung_error *err);
 /* Parse a process object (an exec's process.json) from the file path. */
 int spec_load_process(const char *path, struct oci_process *out, struct rung_error *err);
+/* The same from a JSON string (the sandbox's side of exec). */
+int spec_parse_process(const char *json, struct oci_process *out, struct rung_error *err);
 void spec_free(struct oci_spec *spec);
 void spec_process_release(struct oci_process *p);
 

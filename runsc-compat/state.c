@@ -85,7 +85,7 @@ int state_create(const char *root, const char *id, int *lockfd, struct rung_erro
 		int e = errno;
 		free(dir);
 		if (e == EEXIST)
-			return rung_error_make(err, EEXIST, "container with id exists: %s", id);
+			return rung_error_make(err, 0, "container with id exists: %s", id);
 		return rung_error_make(err, e, "create the state of `%s`", id);
 	}
 	free(dir);
@@ -99,12 +99,12 @@ int state_lock(const char *root, const char *id, int *lockfd, struct rung_error 
 	int ret;
 
 	if (!state_valid_id(id))
-		return rung_error_make(err, ENOENT, "container does not exist");
+		return rung_error_make(err, 0, "container does not exist");
 	dir = state_path(root, id, NULL);
 	ret = stat(dir, &st);
 	free(dir);
 	if (ret < 0)
-		return rung_error_make(err, ENOENT, "container does not exist");
+		return rung_error_make(err, 0, "container does not exist");
 	ret = lock_dir(root, id, lockfd, err);
 	if (ret < 0)
 		return ret;
@@ -113,7 +113,7 @@ int state_lock(const char *root, const char *id, int *lockfd, struct rung_error 
 	if (stat(dir, &st) < 0) {
 		free(dir);
 		close(*lockfd);
-		return rung_error_make(err, ENOENT, "container does not exist");
+		return rung_error_make(err, 0, "container does not exist");
 	}
 	free(dir);
 	return 0;
@@ -175,7 +175,7 @@ int state_load(const char *root, const char *id, struct container_state *st, str
 	free(path);
 	memset(st, 0, sizeof(*st));
 	if (!o)
-		return rung_error_make(err, ENOENT, "container does not exist");
+		return rung_error_make(err, 0, "container does not exist");
 	st->id = json_str(o, "id");
 	if (json_object_object_get_ex(o, "pid", &v))
 		st->pid = json_object_get_int(v);

@@ -125,6 +125,7 @@ SYSCALL(truncate);
 SYSCALL(ftruncate);
 SYSCALL(fallocate);
 SYSCALL(fsync);
+SYSCALL(fadvise64);
 SYSCALL(fdatasync);
 SYSCALL(sync);
 SYSCALL(syncfs);
@@ -212,5 +213,25 @@ SYSCALL(getpgid);
 SYSCALL(getpgrp);
 SYSCALL(setsid);
 SYSCALL(getsid);
+
+/* sys_socket.c */
+SYSCALL(socket);
+SYSCALL(socketpair);
+SYSCALL(bind);
+SYSCALL(connect);
+SYSCALL(listen);
+SYSCALL(accept);
+SYSCALL(accept4);
+SYSCALL(getsockname);
+SYSCALL(getpeername);
+SYSCALL(shutdown);
+SYSCALL(setsockopt);
+SYSCALL(getsockopt);
+SYSCALL(sendto);
+SYSCALL(recvfrom);
+SYSCALL(sendmsg);
+SYSCALL(recvmsg);
+SYSCALL(sendmmsg);
+SYSCALL(recvmmsg);
 
 #endif

@@ -27,7 +27,9 @@ static long setattr_at(struct task *t, int dirfd, uint64_t upath, bool follow, b
 			return ret;
 	}
 	if (!upath || (empty_ok && !path[0])) {
-		struct file *f = fd_get(t->files, dirfd);
+		/* fchmod/fchown/futimens need an open file; an empty path
+		 * (AT_EMPTY_PATH) names what the descriptor is at, O_PATH too. */
+		struct file *f = upath ? fd_get_raw(t->files, dirfd) : fd_get(t->files, dirfd);
 		if (!f)
 			return -EBADF;
 		if (!f->path.dentry) {
@@ -308,6 +310,28 @@ static long do_fsync(struct task *t, int fd, bool datasync)
 	if (!f)
 		return -EBADF;
 	ret = f->ops->fsync ? f->ops->fsync(f, datasync) : -EINVAL;
+	file_put(f);
+	return ret;
+}
+
+/* posix_fadvise: Linux's checks (generic_fadvise), then nothing to do: the
+ * sentry keeps no read-ahead state and its caches are memory anyway. */
+SYSCALL(fadvise64)
+{
+	int64_t len = (int64_t)a->a[2];
+	int advice = (int)a->a[3], hostfd;
+	struct file *f = fd_get(t->files, (int)a->a[0]);
+	struct stat st;
+	long ret = 0;
+
+	if (!f)
+		return -EBADF;
+	hostfd = hostfile_fd(f);
+	if ((f->inode && S_ISFIFO(f->inode->mode)) ||
+	    (hostfd >= 0 && fstat(hostfd, &st) == 0 && S_ISFIFO(st.st_mode)))
+		ret = -ESPIPE;
+	else if (len < 0 || advice < POSIX_FADV_NORMAL || advice > POSIX_FADV_NOREUSE)
+		ret = -EINVAL;
 	file_put(f);
 	return ret;
 }

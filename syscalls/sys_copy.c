@@ -103,46 +103,90 @@ done:
 	return ret;
 }
 
+/* The filesystem a file is on as the guest sees it (an overlay's, not its layer's). */
+static struct super_block *file_sb(struct file *f)
+{
+	return f->path.dentry ? f->path.dentry->sb : f->inode->sb;
+}
+
+/* Set the position of a file that has one (after a copy that used it). */
+static void set_pos(struct file *f, int64_t pos)
+{
+	pthread_mutex_lock(&f->pos_lock);
+	f->pos = pos;
+	pthread_mutex_unlock(&f->pos_lock);
+}
+
+/* Linux's generic_copy_file_checks: the file types, modes, filesystems and
+ * offsets; *count is shortened to the end of in. */
+static long copy_checks(struct file *in, int64_t ioff, struct file *out, int64_t ooff,
+			uint64_t *count)
+{
+	struct inode *ii = in->inode, *oi = out->inode;
+	struct kstat st;
+	long ret;
+
+	if (!ii || !oi)
+		return -EINVAL;
+	if (S_ISDIR(ii->mode) || S_ISDIR(oi->mode))
+		return -EISDIR;
+	if (!S_ISREG(ii->mode) || !S_ISREG(oi->mode))
+		return -EINVAL;
+	if (!flags_readable(file_getfl(in)) || !flags_writable(file_getfl(out)) ||
+	    (file_getfl(out) & O_APPEND))
+		return -EBADF;
+	if (!in->ops->read || !out->ops->write)
+		return -EINVAL;
+	if (file_sb(in) != file_sb(out))
+		return -EXDEV;
+	if (ioff < 0 || ooff < 0)
+		return -EINVAL;
+	if ((uint64_t)ioff + *count < (uint64_t)ioff || (uint64_t)ooff + *count < (uint64_t)ooff ||
+	    (uint64_t)ioff + *count > INT64_MAX || (uint64_t)ooff + *count > INT64_MAX)
+		return -EOVERFLOW;
+	ret = file_stat(in, &st);
+	if (ret)
+		return ret;
+	*count = (uint64_t)ioff >= st.size ? 0 : MIN(*count, st.size - (uint64_t)ioff);
+	/* No copying between overlapping ranges of one file. */
+	if (ii == oi && (uint64_t)ooff + *count > (uint64_t)ioff &&
+	    (uint64_t)ooff < (uint64_t)ioff + *count)
+		return -EINVAL;
+	return 0;
+}
+
 SYSCALL(copy_file_range)
 {
 	struct file *in = fd_get(t->files, (int)a->a[0]), *out = fd_get(t->files, (int)a->a[2]);
-	int64_t ioff = 0, ooff = 0;
+	uint64_t count = MIN(a->a[4], (uint64_t)0x7ffff000);
+	int64_t ioff, ooff;
 	long ret;
 
-	if (a->a[5]) {
-		ret = -EINVAL;
-		goto done;
-	}
 	if (!out || !in) {
 		ret = -EBADF;
 		goto done;
 	}
-	if (!flags_readable(file_getfl(in)) || !flags_writable(file_getfl(out)) ||
-	    (file_getfl(out) & O_APPEND)) {
-		ret = -EBADF;
-		goto done;
-	}
-	if (!in->inode || !out->inode || !S_ISREG(in->inode->mode) || !S_ISREG(out->inode->mode)) {
-		ret = (in->inode && S_ISDIR(in->inode->mode)) ||
-				      (out->inode && S_ISDIR(out->inode->mode))
-			      ? -EISDIR
-			      : -EINVAL;
-		goto done;
-	}
+	ioff = in->pos;
+	ooff = out->pos;
 	if ((a->a[1] && mm_copy_in(t->mm, &ioff, a->a[1], sizeof(ioff)) < 0) ||
 	    (a->a[3] && mm_copy_in(t->mm, &ooff, a->a[3], sizeof(ooff)) < 0)) {
 		ret = -EFAULT;
 		goto done;
 	}
-	if (ioff < 0 || ooff < 0) {
-		ret = -EINVAL;
+	ret = a->a[5] ? -EINVAL : copy_checks(in, ioff, out, ooff, &count);
+	if (ret || count == 0)
 		goto done;
+	ret = copy_between(in, &ioff, out, &ooff, count);
+	if (ret > 0) {
+		if (!a->a[1])
+			set_pos(in, ioff);
+		else if (mm_copy_out(t->mm, a->a[1], &ioff, sizeof(ioff)) < 0)
+			ret = -EFAULT;
+		if (!a->a[3])
+			set_pos(out, ooff);
+		else if (mm_copy_out(t->mm, a->a[3], &ooff, sizeof(ooff)) < 0)
+			ret = -EFAULT;
 	}
-	ret = copy_between(in, a->a[1] ? &ioff : NULL, out, a->a[3] ? &ooff : NULL,
-			   MIN(a->a[4], (uint64_t)0x7ffff000));
-	if (ret >= 0 && ((a->a[1] && mm_copy_out(t->mm, a->a[1], &ioff, sizeof(ioff)) < 0) ||
-			 (a->a[3] && mm_copy_out(t->mm, a->a[3], &ooff, sizeof(ooff)) < 0)))
-		ret = -EFAULT;
 done:
 	if (out)
 		file_put(out);

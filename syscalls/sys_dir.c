@@ -71,6 +71,10 @@ static long do_getdents(struct task *t, int fd, uint64_t ubuf, uint64_t count, b
 		file_put(f);
 		return -ENOTDIR;
 	}
+	if (f->inode && inode_has(f->inode, I_DEAD)) {
+		file_put(f);
+		return -ENOENT; /* a removed directory lists nothing (Linux's IS_DEADDIR) */
+	}
 	b.size = MIN((size_t)count, (size_t)DIRENT_BUF);
 	b.buf = xmalloc(b.size ? b.size : 1);
 	pthread_mutex_lock(&f->pos_lock);
@@ -121,7 +125,7 @@ SYSCALL(chdir)
 
 SYSCALL(fchdir)
 {
-	struct file *f = fd_get(t->files, (int)a->a[0]);
+	struct file *f = fd_get_raw(t->files, (int)a->a[0]);
 	int ret;
 
 	if (!f)

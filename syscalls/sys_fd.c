@@ -25,7 +25,7 @@ SYSCALL(close)
 
 static long dup_to(struct task *t, int oldfd, int newfd, bool cloexec)
 {
-	struct file *f = fd_get(t->files, oldfd);
+	struct file *f = fd_get_raw(t->files, oldfd);
 	long ret;
 
 	if (!f)
@@ -40,7 +40,7 @@ static long dup_to(struct task *t, int oldfd, int newfd, bool cloexec)
 
 SYSCALL(dup)
 {
-	struct file *f = fd_get(t->files, (int)a->a[0]);
+	struct file *f = fd_get_raw(t->files, (int)a->a[0]);
 	long ret;
 
 	if (!f)
@@ -55,7 +55,7 @@ SYSCALL(dup2)
 	int oldfd = (int)a->a[0], newfd = (int)a->a[1];
 
 	if (oldfd == newfd) {
-		struct file *f = fd_get(t->files, oldfd);
+		struct file *f = fd_get_raw(t->files, oldfd);
 		if (!f)
 			return -EBADF;
 		file_put(f);
@@ -83,11 +83,18 @@ SYSCALL(fcntl)
 {
 	int fd = (int)a->a[0], cmd = (int)a->a[1];
 	uint64_t arg = a->a[2];
-	struct file *f = fd_get(t->files, fd);
+	struct file *f = fd_get_raw(t->files, fd);
 	long ret;
 
 	if (!f)
 		return -EBADF;
+	/* An O_PATH descriptor allows the descriptor commands only (Linux's
+	 * check_fcntl_cmd). */
+	if ((f->fmode & FMODE_PATH) && cmd != F_DUPFD && cmd != F_DUPFD_CLOEXEC && cmd != F_GETFD &&
+	    cmd != F_SETFD && cmd != F_GETFL) {
+		file_put(f);
+		return -EBADF;
+	}
 	switch (cmd) {
 	case F_DUPFD:
 	case F_DUPFD_CLOEXEC:

@@ -102,7 +102,7 @@ SYSCALL(openat2)
 		return -EINVAL;
 	if (how.mode & ~(uint64_t)07777)
 		return -EINVAL;
-	if (how.mode && !(how.flags & (O_CREAT | __O_TMPFILE)))
+	if (how.mode && !(how.flags & (O_CREAT | 020000000 /* the kernel's __O_TMPFILE */)))
 		return -EINVAL;
 	if ((how.flags & O_PATH) &&
 	    (how.flags & ~(uint64_t)(O_PATH | O_CLOEXEC | O_DIRECTORY | O_NOFOLLOW)))
@@ -164,13 +164,32 @@ SYSCALL(pipe2)
 	return do_pipe(t, a->a[0], (int)a->a[1]);
 }
 
-/* memfd_create: an unlinked tmpfs file. */
+/* The tmpfs every memfd lives on (Linux's shm_mnt), made on first use. */
+static struct mount *memfd_mount(struct kernel *k)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static struct mount *mnt;
+	struct mount *m;
+
+	pthread_mutex_lock(&lock);
+	if (!mnt) {
+		struct super_block *sb = tmpfs_new(k->mf, 01777, 0, 0);
+		mnt = mount_internal(sb);
+		sb_put(sb);
+	}
+	m = mount_get(mnt);
+	pthread_mutex_unlock(&lock);
+	return m;
+}
+
+/* memfd_create: a file with no name on the memfd tmpfs; its anonymous
+ * dentry "memfd:NAME" is what /proc/self/fd shows. */
 SYSCALL(memfd_create)
 {
 	char name[256], full[262];
 	unsigned flags = (unsigned)a->a[1];
-	struct super_block *sb;
-	struct inode *inode = NULL;
+	struct inode *root, *inode = NULL;
+	struct path p;
 	struct file *f = NULL;
 	long ret;
 
@@ -182,30 +201,23 @@ SYSCALL(memfd_create)
 	ret = mm_strncpy_in(t->mm, name, a->a[0], sizeof(name) - 6);
 	if (ret < 0)
 		return ret == -ENAMETOOLONG ? -EINVAL : ret;
-	/* The name is only for /proc/self/fd: "/memfd:NAME (deleted)". */
 	snprintf(full, sizeof(full), "memfd:%s", name);
-	for (char *c = full; *c; c++)
-		if (*c == '/')
-			*c = '_';
-	sb = tmpfs_new(t->k->mf, 01777, 0, 0);
-	ret = sb->root->inode->ops->create(sb->root->inode, full, S_IFREG | 0777, &t->creds, O_RDWR,
-					   &inode, &f);
-	if (ret == 0) {
-		struct dentry *d = dentry_add(sb->root, full, inode);
-		/* The file has no name anyone can find. */
-		sb->root->inode->ops->unlink(sb->root->inode, full, inode);
-		dentry_delete(d);
-		ret = inode->ops->open(inode, d, O_RDWR, &f);
-		if (ret == 0) {
-			f->path.dentry = d; /* the reference goes to the file */
-			f->flags = O_RDWR | O_LARGEFILE;
-			ret = fd_install(t->files, f, 0, flags & MFD_CLOEXEC, task_nofile(t));
-			file_put(f);
-		} else {
-			dentry_put(d);
-		}
-		inode_put(inode);
+	p.mnt = memfd_mount(t->k);
+	root = p.mnt->root->inode;
+	ret = root->ops->tmpfile(root, S_IFREG | 0777, &t->creds, &inode);
+	if (ret) {
+		mount_put(p.mnt);
+		return ret;
 	}
-	sb_put(sb);
+	p.dentry = dentry_alloc_anon(p.mnt->root, full, inode);
+	ret = inode->ops->open(inode, p.dentry, O_RDWR, &f);
+	if (ret == 0) {
+		file_set_path(f, &p);
+		f->flags = O_RDWR | O_LARGEFILE;
+		ret = fd_install(t->files, f, 0, flags & MFD_CLOEXEC, task_nofile(t));
+		file_put(f);
+	}
+	path_put(&p);
+	inode_put(inode);
 	return ret;
 }

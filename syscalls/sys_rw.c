@@ -5,6 +5,7 @@
  */
 #include "config.h"
 #include "syscalls/handlers.h"
+#include "syscalls/util.h"
 #include "sentry/kernel/task.h"
 #include "sentry/kernel/signal.h"
 #include "sentry/mm/mm.h"
@@ -78,6 +79,13 @@ static long file_io_direct(struct task *t, struct file *f, uint64_t buf, size_t 
 	return n;
 }
 
+/* Directories read as EISDIR (Linux's generic_read_dir); other files
+ * without a read op as EINVAL. */
+static bool is_dir(struct file *f)
+{
+	return f->inode && S_ISDIR(f->inode->mode);
+}
+
 static long do_read(struct task *t, struct file *f, uint64_t buf, size_t count, int64_t off)
 {
 	int flags = file_getfl(f);
@@ -88,12 +96,18 @@ static long do_read(struct task *t, struct file *f, uint64_t buf, size_t count, 
 		return flags;
 	if (!flags_readable(flags))
 		return -EBADF;
-	if (!f->ops->read)
+	if (!f->ops->read && !is_dir(f))
 		return -EINVAL;
 	if (!mm_range_ok(buf, count))
 		return -EFAULT;
+	if (!f->ops->read)
+		return -EISDIR;
 	if (count == 0)
 		return 0;
+	if (f->ops->read_guest && off < 0) {
+		struct iovec v = {(void *)(uintptr_t)buf, MIN(count, (size_t)MAX_RW_COUNT)};
+		return f->ops->read_guest(f, t, &v, 1);
+	}
 	if (f->ops->read_iov)
 		return file_io_direct(t, f, buf, MIN(count, (size_t)MAX_RW_COUNT), off, false);
 	chunk = MIN(MIN(count, (size_t)MAX_RW_COUNT), (size_t)BOUNCE_SIZE);
@@ -120,6 +134,10 @@ static long do_write(struct task *t, struct file *f, uint64_t buf, size_t count,
 	if (!mm_range_ok(buf, count))
 		return -EFAULT;
 	count = MIN(count, (size_t)MAX_RW_COUNT);
+	if (f->ops->write_guest && off < 0) {
+		struct iovec v = {(void *)(uintptr_t)buf, count};
+		return f->ops->write_guest(f, t, &v, 1);
+	}
 	if (f->ops->write_iov && count) {
 		long n = file_io_direct(t, f, buf, count, off, true);
 		return n < 0 ? write_result(t, n) : n;
@@ -266,8 +284,44 @@ static long iov_direct(struct task *t, struct file *f, const struct iovec *iov, 
 	return n;
 }
 
+/* preadv2/pwritev2 flags (linux/fs.h): Linux's RWF_SUPPORTED. */
+#define RWF_HIPRI_     0x01
+#define RWF_DSYNC_     0x02
+#define RWF_SYNC_      0x04
+#define RWF_NOWAIT_    0x08
+#define RWF_APPEND_    0x10
+#define RWF_SUPPORTED_ 0x1f
+
+/*
+ * What the RWF_* flags ask before the I/O: RWF_NOWAIT is for regular files
+ * only (whose I/O here never waits for more than the host file), and
+ * RWF_APPEND writes at the end of the file (*off then names it; with no
+ * offset the position moves there, as after an O_APPEND write).
+ */
+static long rwf_prepare(struct file *f, unsigned rwf, int64_t *off)
+{
+	struct kstat st;
+	long ret;
+
+	if ((rwf & RWF_NOWAIT_) && !(f->inode && S_ISREG(f->inode->mode)))
+		return -EOPNOTSUPP;
+	if (!(rwf & RWF_APPEND_) || !f->inode || !S_ISREG(f->inode->mode))
+		return 0;
+	ret = file_stat(f, &st);
+	if (ret)
+		return ret;
+	if (*off >= 0 || !(f->fmode & FMODE_ATPOS)) {
+		*off = (int64_t)st.size;
+	} else {
+		pthread_mutex_lock(&f->pos_lock);
+		f->pos = (int64_t)st.size;
+		pthread_mutex_unlock(&f->pos_lock);
+	}
+	return 0;
+}
+
 /* readv/preadv: one read into the bounce buffer, scattered to the iovecs. */
-static long do_readv(struct task *t, int fd, uint64_t uiov, uint64_t cnt, int64_t off)
+static long do_readv(struct task *t, int fd, uint64_t uiov, uint64_t cnt, int64_t off, unsigned rwf)
 {
 	struct iovec iov[GUEST_IOV_MAX];
 	size_t want, done = 0, i;
@@ -282,13 +336,26 @@ static long do_readv(struct task *t, int fd, uint64_t uiov, uint64_t cnt, int64_
 	if (!f)
 		return -EBADF;
 	flags = file_getfl(f);
-	if (flags < 0 || !flags_readable(flags) || !f->ops->read) {
+	if (flags < 0 || !flags_readable(flags)) {
 		file_put(f);
 		return flags < 0 ? flags : -EBADF;
+	}
+	if (!f->ops->read) {
+		file_put(f);
+		return !is_dir(f) ? -EINVAL : total ? -EISDIR : 0;
 	}
 	if (off >= 0 && !(f->fmode & FMODE_PREAD)) {
 		file_put(f);
 		return -ESPIPE;
+	}
+	if ((rwf & RWF_NOWAIT_) && !(f->inode && S_ISREG(f->inode->mode))) {
+		file_put(f);
+		return -EOPNOTSUPP;
+	}
+	if (f->ops->read_guest) {
+		n = total ? f->ops->read_guest(f, t, iov, (int)cnt) : 0;
+		file_put(f);
+		return n;
 	}
 	if (f->ops->read_iov) {
 		n = iov_direct(t, f, iov, cnt, off, false);
@@ -311,37 +378,15 @@ static long do_readv(struct task *t, int fd, uint64_t uiov, uint64_t cnt, int64_
 	return done ? (long)done : -EFAULT;
 }
 
-/* writev/pwritev: gather into the bounce buffer and write in as few host
- * calls as possible, so that small writev()s stay atomic. */
-static long do_writev(struct task *t, int fd, uint64_t uiov, uint64_t cnt, int64_t off)
+/* Gather the iovecs into the bounce buffer and write in as few calls as
+ * possible, so that small writev()s stay atomic. */
+static long gather_write(struct task *t, struct file *f, const struct iovec *iov, size_t cnt,
+			 int64_t off)
 {
-	struct iovec iov[GUEST_IOV_MAX];
 	size_t i, filled = 0, written = 0, at = 0;
-	struct file *f;
-	long total, n;
-	int flags;
 	bool fault = false;
+	long n;
 
-	total = iov_import(t, uiov, cnt, iov);
-	if (total < 0)
-		return total;
-	f = fd_get(t->files, fd);
-	if (!f)
-		return -EBADF;
-	flags = file_getfl(f);
-	if (flags < 0 || !flags_writable(flags) || !f->ops->write) {
-		file_put(f);
-		return flags < 0 ? flags : -EBADF;
-	}
-	if (off >= 0 && !(f->fmode & FMODE_PREAD)) {
-		file_put(f);
-		return -ESPIPE;
-	}
-	if (f->ops->write_iov) {
-		n = iov_direct(t, f, iov, cnt, off, true);
-		file_put(f);
-		return n < 0 ? write_result(t, n) : n;
-	}
 	for (i = 0; i < cnt && !fault;) {
 		size_t part = MIN(iov[i].iov_len - at, (size_t)BOUNCE_SIZE - filled);
 		size_t c = mm_copy_in_partial(t->mm, bounce + filled,
@@ -358,30 +403,69 @@ static long do_writev(struct task *t, int fd, uint64_t uiov, uint64_t cnt, int64
 			if (!filled)
 				break;
 			n = file_io(f, bounce, filled, off < 0 ? -1 : off + (int64_t)written, true);
-			if (n < 0) {
-				file_put(f);
-				return written ? (long)written : write_result(t, n);
-			}
+			if (n < 0)
+				return written ? (long)written : n;
 			written += (size_t)n;
 			if ((size_t)n < filled)
 				break;
 			filled = 0;
 		}
 	}
-	file_put(f);
 	if (fault && !written)
 		return -EFAULT;
 	return (long)written;
 }
 
+/* writev/pwritev/pwritev2 (rwf: its RWF_* flags). */
+static long do_writev(struct task *t, int fd, uint64_t uiov, uint64_t cnt, int64_t off,
+		      unsigned rwf)
+{
+	struct iovec iov[GUEST_IOV_MAX];
+	struct file *f;
+	long total, n;
+	int flags;
+
+	total = iov_import(t, uiov, cnt, iov);
+	if (total < 0)
+		return total;
+	f = fd_get(t->files, fd);
+	if (!f)
+		return -EBADF;
+	flags = file_getfl(f);
+	if (flags < 0 || !flags_writable(flags))
+		n = flags < 0 ? flags : -EBADF;
+	else if (!f->ops->write)
+		n = -EINVAL;
+	else if (off >= 0 && !(f->fmode & FMODE_PREAD))
+		n = -ESPIPE;
+	else
+		n = rwf_prepare(f, rwf, &off);
+	if (n == 0 && f->ops->write_guest) {
+		/* sockets: SIGPIPE and blocking are the file's business */
+		n = f->ops->write_guest(f, t, iov, (int)cnt);
+	} else if (n == 0) {
+		n = f->ops->write_iov ? iov_direct(t, f, iov, cnt, off, true)
+				      : gather_write(t, f, iov, cnt, off);
+		/* RWF_DSYNC and RWF_SYNC: as if the file were O_DSYNC or O_SYNC. */
+		if (n > 0 && (rwf & (RWF_DSYNC_ | RWF_SYNC_)) && f->ops->fsync) {
+			int err = f->ops->fsync(f, !(rwf & RWF_SYNC_));
+			if (err)
+				n = err;
+		}
+		n = n < 0 ? write_result(t, n) : n;
+	}
+	file_put(f);
+	return n;
+}
+
 SYSCALL(readv)
 {
-	return do_readv(t, (int)a->a[0], a->a[1], a->a[2], -1);
+	return do_readv(t, (int)a->a[0], a->a[1], a->a[2], -1, 0);
 }
 
 SYSCALL(writev)
 {
-	return do_writev(t, (int)a->a[0], a->a[1], a->a[2], -1);
+	return do_writev(t, (int)a->a[0], a->a[1], a->a[2], -1, 0);
 }
 
 /* preadv/pwritev pass the offset as (low, high); on 64-bit the low half is all of it. */
@@ -389,32 +473,28 @@ SYSCALL(preadv)
 {
 	int64_t off = (int64_t)a->a[3];
 
-	return off < 0 ? -EINVAL : do_readv(t, (int)a->a[0], a->a[1], a->a[2], off);
+	return off < 0 ? -EINVAL : do_readv(t, (int)a->a[0], a->a[1], a->a[2], off, 0);
 }
 
 SYSCALL(pwritev)
 {
 	int64_t off = (int64_t)a->a[3];
 
-	return off < 0 ? -EINVAL : do_writev(t, (int)a->a[0], a->a[1], a->a[2], off);
+	return off < 0 ? -EINVAL : do_writev(t, (int)a->a[0], a->a[1], a->a[2], off, 0);
 }
 
-/* RWF_* flags preadv2/pwritev2 accept: hints we honour by doing nothing
- * (HIPRI, DSYNC, SYNC) and NOWAIT/APPEND which we do not. */
-#define RWF_HINTS (0x01 /* HIPRI */ | 0x02 /* DSYNC */ | 0x04 /* SYNC */)
-
+/* preadv2/pwritev2: an offset of -1 is the file position. RWF_HIPRI is a
+ * hint; RWF_APPEND means nothing to a read (Linux accepts it there too). */
 SYSCALL(preadv2)
 {
 	int64_t off = (int64_t)a->a[3];
 	uint64_t flags = a->a[5];
 
-	if (flags & ~(uint64_t)(RWF_HINTS | 0x08 /* NOWAIT */))
-		return -EOPNOTSUPP;
-	if (flags & 0x08)
+	if (flags & ~(uint64_t)RWF_SUPPORTED_)
 		return -EOPNOTSUPP;
 	if (off < -1)
 		return -EINVAL;
-	return do_readv(t, (int)a->a[0], a->a[1], a->a[2], off);
+	return do_readv(t, (int)a->a[0], a->a[1], a->a[2], off, (unsigned)flags);
 }
 
 SYSCALL(pwritev2)
@@ -422,11 +502,11 @@ SYSCALL(pwritev2)
 	int64_t off = (int64_t)a->a[3];
 	uint64_t flags = a->a[5];
 
-	if (flags & ~(uint64_t)RWF_HINTS)
+	if (flags & ~(uint64_t)RWF_SUPPORTED_)
 		return -EOPNOTSUPP;
 	if (off < -1)
 		return -EINVAL;
-	return do_writev(t, (int)a->a[0], a->a[1], a->a[2], off);
+	return do_writev(t, (int)a->a[0], a->a[1], a->a[2], off, (unsigned)flags);
 }
 
 SYSCALL(lseek)

@@ -64,7 +64,7 @@ static int do_stat(struct task *t, int dirfd, uint64_t upath, int flags, struct 
 		int ret;
 		if (dirfd == AT_FDCWD)
 			return vfs_stat(t, AT_FDCWD, ".", LOOKUP_FOLLOW, st);
-		f = fd_get(t->files, dirfd);
+		f = fd_get_raw(t->files, dirfd);
 		if (!f)
 			return -EBADF;
 		ret = file_stat(f, st);
@@ -76,7 +76,7 @@ static int do_stat(struct task *t, int dirfd, uint64_t upath, int flags, struct 
 
 SYSCALL(fstat)
 {
-	struct file *f = fd_get(t->files, (int)a->a[0]);
+	struct file *f = fd_get_raw(t->files, (int)a->a[0]);
 	struct kstat st;
 	int ret;
 
@@ -192,7 +192,7 @@ SYSCALL(statfs)
 
 SYSCALL(fstatfs)
 {
-	struct file *f = fd_get(t->files, (int)a->a[0]);
+	struct file *f = fd_get_raw(t->files, (int)a->a[0]);
 	struct statfs_info s;
 	int ret;
 

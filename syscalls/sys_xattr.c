@@ -45,6 +45,31 @@ static int xattr_target(struct task *t, uint64_t upath, int fd, bool follow, str
 	return 0;
 }
 
+/*
+ * Linux's xattr_permission: the VFS's say on name for inode (mask MAY_READ
+ * or MAY_WRITE). user.* names belong to regular files and directories only
+ * (elsewhere reading finds nothing, writing is EPERM), and in a sticky
+ * directory to its owner; trusted.* needs CAP_SYS_ADMIN; security.* and
+ * system.* are the filesystem's business.
+ */
+static int xattr_permission(struct task *t, struct inode *inode, const char *name, int mask)
+{
+	if (!strncmp(name, "security.", 9) || !strncmp(name, "system.", 7))
+		return 0;
+	if (!strncmp(name, "trusted.", 8))
+		return creds_capable(&t->creds, KCAP_SYS_ADMIN) ? 0
+		       : (mask & MAY_WRITE)			? -EPERM
+								: -ENODATA;
+	if (!strncmp(name, "user.", 5)) {
+		if (!S_ISREG(inode->mode) && !S_ISDIR(inode->mode))
+			return (mask & MAY_WRITE) ? -EPERM : -ENODATA;
+		if (S_ISDIR(inode->mode) && (inode->mode & S_ISVTX) && (mask & MAY_WRITE) &&
+		    !inode_owner_or_capable(&t->creds, inode))
+			return -EPERM;
+	}
+	return inode_permission(&t->creds, inode, mask);
+}
+
 static int name_in(struct task *t, uint64_t uname, char *name)
 {
 	long n = mm_strncpy_in(t->mm, name, uname, XATTR_NAME_MAX_LEN + 1);
@@ -73,13 +98,11 @@ static long do_getxattr(struct task *t, uint64_t upath, int fd, bool follow, uin
 	size = MIN(size, (uint64_t)XATTR_SIZE_MAX_LEN);
 	if (size)
 		buf = xmalloc(size);
-	if (!p.dentry->inode->ops->getxattr)
-		ret = -EOPNOTSUPP;
-	else if (!strncmp(name, "user.", 5) &&
-		 (ret = inode_permission(&t->creds, p.dentry->inode, MAY_READ)))
-		;
-	else
-		ret = p.dentry->inode->ops->getxattr(p.dentry->inode, name, buf, size);
+	ret = xattr_permission(t, p.dentry->inode, name, MAY_READ);
+	if (ret == 0)
+		ret = p.dentry->inode->ops->getxattr
+			      ? p.dentry->inode->ops->getxattr(p.dentry->inode, name, buf, size)
+			      : -EOPNOTSUPP;
 	if (ret > 0 && size && mm_copy_out(t->mm, uval, buf, (size_t)ret) < 0)
 		ret = -EFAULT;
 	free(buf);
@@ -113,15 +136,10 @@ static long do_setxattr(struct task *t, uint64_t upath, int fd, bool follow, uin
 		struct inode *i = p.dentry->inode;
 		if (ro)
 			ret = -EROFS;
+		else if ((ret = xattr_permission(t, i, name, MAY_WRITE)))
+			;
 		else if (!i->ops->setxattr)
 			ret = -EOPNOTSUPP;
-		else if (!strncmp(name, "user.", 5) && !S_ISREG(i->mode) && !S_ISDIR(i->mode))
-			ret = -EPERM;
-		else if (!strncmp(name, "trusted.", 8) && !creds_capable(&t->creds, KCAP_SYS_ADMIN))
-			ret = -EPERM;
-		else if (!strncmp(name, "user.", 5) &&
-			 (ret = inode_permission(&t->creds, i, MAY_WRITE)))
-			;
 		else if ((ret = vfs_prepare_change(p.dentry)))
 			;
 		else
@@ -172,11 +190,10 @@ static long do_removexattr(struct task *t, uint64_t upath, int fd, bool follow, 
 		return ret;
 	if (ro)
 		ret = -EROFS;
+	else if ((ret = xattr_permission(t, p.dentry->inode, name, MAY_WRITE)))
+		;
 	else if (!p.dentry->inode->ops->removexattr)
 		ret = -EOPNOTSUPP;
-	else if (!strncmp(name, "user.", 5) &&
-		 (ret = inode_permission(&t->creds, p.dentry->inode, MAY_WRITE)))
-		;
 	else if ((ret = vfs_prepare_change(p.dentry)))
 		;
 	else

@@ -114,17 +114,27 @@ int fd_install_at(struct fdtable *t, struct file *f, int fd, bool cloexec, unsig
 	return fd;
 }
 
-struct file *fd_get(struct fdtable *t, int fd)
+static struct file *get_file(struct fdtable *t, int fd, bool raw)
 {
-	struct file *f = NULL;
+	struct file *f = NULL, *e;
 
 	if (fd < 0)
 		return NULL;
 	pthread_mutex_lock(&t->lock);
-	if ((unsigned)fd < t->size && t->fds[fd].file)
-		f = file_get(t->fds[fd].file);
+	if ((unsigned)fd < t->size && (e = t->fds[fd].file) && (raw || !(e->fmode & FMODE_PATH)))
+		f = file_get(e);
 	pthread_mutex_unlock(&t->lock);
 	return f;
+}
+
+struct file *fd_get(struct fdtable *t, int fd)
+{
+	return get_file(t, fd, false);
+}
+
+struct file *fd_get_raw(struct fdtable *t, int fd)
+{
+	return get_file(t, fd, true);
 }
 
 int fd_close(struct fdtable *t, int fd)

@@ -19,6 +19,7 @@
 #include "sentry/vfs/vfs.h"
 
 struct task;
+struct creds;
 struct file;
 struct epitems_head;
 struct kstat;
@@ -60,6 +61,12 @@ struct file_ops {
 	 * files a host descriptor backs: no copy through the sentry. Optional. */
 	long (*read_iov)(struct file *f, const struct iovec *iov, int n, int64_t *pos);
 	long (*write_iov)(struct file *f, const struct iovec *iov, int n, int64_t *pos);
+	/* read/write/readv/writev straight on guest memory (iov: guest
+	 * addresses the caller range-checked), for files that must see a whole
+	 * request at once (a datagram is one message however long). Used
+	 * instead of read/write when set; raises SIGPIPE itself. Optional. */
+	long (*read_guest)(struct file *f, struct task *t, const struct iovec *iov, int n);
+	long (*write_guest)(struct file *f, struct task *t, const struct iovec *iov, int n);
 	/* The new position (the caller stores it) or -errno. NULL: default rules. */
 	int64_t (*llseek)(struct file *f, int64_t off, int whence);
 	int (*fstat)(struct file *f, struct kstat *st);
@@ -92,6 +99,7 @@ struct file_ops {
 #define FMODE_ATPOS 0x1 /* reads and writes without an offset use f->pos */
 #define FMODE_PREAD 0x2 /* pread/pwrite/lseek are allowed */
 #define FMODE_LSEEK 0x4 /* lseek alone is allowed (noop_llseek: epoll, eventfd, timerfd) */
+#define FMODE_PATH  0x8 /* O_PATH: a position in the tree and nothing else */
 
 struct file {
 	int refs;
@@ -144,6 +152,9 @@ int64_t generic_llseek(struct file *f, int64_t off, int whence, int64_t size);
 struct file *hostfile_new(int hostfd);
 /* Is f a file over a host stream (for /proc/self/fd links)? Returns the host fd or -1. */
 int hostfile_fd(struct file *f);
+/* A path that opens the host stream of f again (a duplicate of its host
+ * descriptor, see hostfile.c), for the task with credentials c. */
+int hostfile_reopen_path(struct file *f, const struct creds *c, struct path *out);
 
 /* --- descriptor tables ----------------------------------------------------- */
 
@@ -170,8 +181,14 @@ struct fdtable *fdtable_dup(struct fdtable *t);
 int fd_install(struct fdtable *t, struct file *f, int minfd, bool cloexec, unsigned limit);
 /* Put f at exactly fd (closing what was there). Returns fd or -errno. */
 int fd_install_at(struct fdtable *t, struct file *f, int fd, bool cloexec, unsigned limit);
-/* The file at fd with a new reference, or NULL. */
+/*
+ * The file at fd with a new reference, or NULL. As Linux's fdget, fd_get
+ * does not see O_PATH descriptors (the caller answers EBADF); fd_get_raw
+ * (Linux's fdget_raw) does, for the calls that work on them: dup*, fcntl's
+ * descriptor commands, fstat, fstatfs, fchdir, and the *at() starting points.
+ */
 struct file *fd_get(struct fdtable *t, int fd);
+struct file *fd_get_raw(struct fdtable *t, int fd);
 int fd_close(struct fdtable *t, int fd);
 /* close_range(2): close (or mark close-on-exec) every fd in [lo, hi]. */
 void fd_close_range(struct fdtable *t, unsigned lo, unsigned hi, bool cloexec_only);

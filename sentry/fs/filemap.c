@@ -71,7 +71,9 @@ long file_mmap_check(struct file *f, int prot, int flags)
 	int fl = file_getfl(f);
 	bool shared = (flags & MAP_TYPE) != MAP_PRIVATE;
 
-	if (!f->inode || !S_ISREG(f->inode->mode))
+	if (f->fmode & FMODE_PATH)
+		return -EBADF; /* (fd_get does not hand these out; never call their ops) */
+	if (!f->inode || !S_ISREG(f->inode->mode) || !f->ops->read)
 		return -ENODEV;
 	if (!flags_readable(fl))
 		return -EACCES;

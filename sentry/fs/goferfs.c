@@ -21,6 +21,7 @@
 #include "sentry/mm/pagecache.h"
 #include "sentry/kernel/creds.h"
 #include "gofer/client.h"
+#include "lib/log.h"
 #include "lib/util.h"
 
 #include <dirent.h>
@@ -29,6 +30,7 @@
 #include <linux/fs.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -175,6 +177,35 @@ static struct inode *node_inode(struct super_block *sb, const struct gofer_node 
 	return i;
 }
 
+/*
+ * Every node the sentry caches holds a descriptor in the gofer (its
+ * handle), and the dentry cache is sized to keep them well below the
+ * gofer's limit (goferfs_new). Should the gofer still run out (EMFILE,
+ * ENFILE: many names in use at once, or open files in gofer file-access
+ * mode), the unused cached names go, their handles with them, and the
+ * request is made once more.
+ */
+static bool out_of_fds(int err)
+{
+	return err == -EMFILE || err == -ENFILE;
+}
+
+static void free_handles(void)
+{
+	unsigned long n = dcache_shrink();
+
+	log_debug("goferfs: the gofer is out of descriptors; dropped %lu cached names", n);
+}
+
+#define GOFER_RETRY(ret, call)          \
+	do {                            \
+		(ret) = (call);         \
+		if (out_of_fds(ret)) {  \
+			free_handles(); \
+			(ret) = (call); \
+		}                       \
+	} while (0)
+
 static int goferfs_lookup(struct inode *dir, const char *name, struct inode **out)
 {
 	struct gofer_node node;
@@ -183,6 +214,11 @@ static int goferfs_lookup(struct inode *dir, const char *name, struct inode **ou
 	const char *names[1] = {name};
 	int ret = gofer_walk(GSB(dir->sb)->c, GI(dir)->handle, names, 1, &node, &nwalked, &status);
 
+	if (ret == 0 && nwalked == 0 && out_of_fds(-status)) {
+		free_handles();
+		ret = gofer_walk(GSB(dir->sb)->c, GI(dir)->handle, names, 1, &node, &nwalked,
+				 &status);
+	}
 	if (ret)
 		return ret;
 	if (nwalked == 0)
@@ -250,11 +286,11 @@ static int goferfs_create(struct inode *dir, const char *name, uint32_t mode, co
 	struct goferfs_sb *gs = GSB(dir->sb);
 	struct gofer_node node;
 	uint64_t fid = 0;
-	int fd = -1;
-	int ret = gofer_create(gs->c, GI(dir)->handle, name, (uint32_t)flags, mode & 07777,
-			       c->fsuid, new_gid(dir, c), gs->donate, &node, &fid, &fd);
+	int fd = -1, ret;
 	struct file *f;
 
+	GOFER_RETRY(ret, gofer_create(gs->c, GI(dir)->handle, name, (uint32_t)flags, mode & 07777,
+				      c->fsuid, new_gid(dir, c), gs->donate, &node, &fid, &fd));
 	if (ret)
 		return ret;
 	*out = node_inode(dir->sb, &node);
@@ -273,9 +309,10 @@ static int goferfs_mkdir(struct inode *dir, const char *name, uint32_t mode, con
 			 struct inode **out)
 {
 	struct gofer_node node;
-	int ret = gofer_mkdir(GSB(dir->sb)->c, GI(dir)->handle, name, mode & 07777, c->fsuid,
-			      new_gid(dir, c), &node);
+	int ret;
 
+	GOFER_RETRY(ret, gofer_mkdir(GSB(dir->sb)->c, GI(dir)->handle, name, mode & 07777, c->fsuid,
+				     new_gid(dir, c), &node));
 	if (ret)
 		return ret;
 	*out = node_inode(dir->sb, &node);
@@ -289,9 +326,10 @@ static int goferfs_mknod(struct inode *dir, const char *name, uint32_t mode, uin
 			 const struct creds *c, struct inode **out)
 {
 	struct gofer_node node;
-	int ret = gofer_mknod(GSB(dir->sb)->c, GI(dir)->handle, name, mode, rdev, c->fsuid,
-			      new_gid(dir, c), &node);
+	int ret;
 
+	GOFER_RETRY(ret, gofer_mknod(GSB(dir->sb)->c, GI(dir)->handle, name, mode, rdev, c->fsuid,
+				     new_gid(dir, c), &node));
 	if (ret)
 		return ret;
 	*out = node_inode(dir->sb, &node);
@@ -302,9 +340,10 @@ static int goferfs_symlink(struct inode *dir, const char *name, const char *targ
 			   const struct creds *c, struct inode **out)
 {
 	struct gofer_node node;
-	int ret = gofer_symlink(GSB(dir->sb)->c, GI(dir)->handle, name, target, c->fsuid,
-				new_gid(dir, c), &node);
+	int ret;
 
+	GOFER_RETRY(ret, gofer_symlink(GSB(dir->sb)->c, GI(dir)->handle, name, target, c->fsuid,
+				       new_gid(dir, c), &node));
 	if (ret)
 		return ret;
 	*out = node_inode(dir->sb, &node);
@@ -319,7 +358,8 @@ static int goferfs_link(struct inode *dir, const char *name, struct inode *targe
 
 	if (target->sb != dir->sb)
 		return -EXDEV;
-	ret = gofer_link(GSB(dir->sb)->c, GI(dir)->handle, name, GI(target)->handle, &node);
+	GOFER_RETRY(ret,
+		    gofer_link(GSB(dir->sb)->c, GI(dir)->handle, name, GI(target)->handle, &node));
 	if (ret)
 		return ret;
 	i = node_inode(dir->sb, &node); /* the same host file: refreshes nlink */
@@ -423,7 +463,8 @@ static int goferfs_setattr(struct inode *i, const struct iattr *a)
 	if (!req.mask)
 		return 0; /* only ctime: the host keeps its own */
 	old_size = size_of(i);
-	ret = gofer_setattr(GSB(i->sb)->c, &req, &st);
+	/* (a truncation opens the file in the gofer for a moment) */
+	GOFER_RETRY(ret, gofer_setattr(GSB(i->sb)->c, &req, &st));
 	if (ret == 0)
 		refresh_attrs(i, &st);
 	if (ret == 0 && (a->valid & ATTR_SIZE) && cache_of(i))
@@ -431,25 +472,39 @@ static int goferfs_setattr(struct inode *i, const struct iattr *a)
 	return ret;
 }
 
+/* (the gofer opens the file for a moment for each of these) */
 static long goferfs_getxattr(struct inode *i, const char *name, void *buf, size_t size)
 {
-	return gofer_getxattr(GSB(i->sb)->c, GI(i)->handle, name, buf, size);
+	long ret;
+
+	GOFER_RETRY(ret, gofer_getxattr(GSB(i->sb)->c, GI(i)->handle, name, buf, size));
+	return ret;
 }
 
 static int goferfs_setxattr(struct inode *i, const char *name, const void *value, size_t size,
 			    int flags)
 {
-	return gofer_setxattr(GSB(i->sb)->c, GI(i)->handle, name, value, size, (uint32_t)flags);
+	int ret;
+
+	GOFER_RETRY(ret, gofer_setxattr(GSB(i->sb)->c, GI(i)->handle, name, value, size,
+					(uint32_t)flags));
+	return ret;
 }
 
 static long goferfs_listxattr(struct inode *i, char *buf, size_t size)
 {
-	return gofer_listxattr(GSB(i->sb)->c, GI(i)->handle, buf, size);
+	long ret;
+
+	GOFER_RETRY(ret, gofer_listxattr(GSB(i->sb)->c, GI(i)->handle, buf, size));
+	return ret;
 }
 
 static int goferfs_removexattr(struct inode *i, const char *name)
 {
-	return gofer_removexattr(GSB(i->sb)->c, GI(i)->handle, name);
+	int ret;
+
+	GOFER_RETRY(ret, gofer_removexattr(GSB(i->sb)->c, GI(i)->handle, name));
+	return ret;
 }
 
 static void goferfs_evict(struct inode *i)
@@ -479,7 +534,8 @@ static int goferfs_open(struct inode *i, struct dentry *d, int flags, struct fil
 	if (!S_ISREG(i->mode) && !S_ISDIR(i->mode))
 		return special_open(i, d, flags, out);
 	if (S_ISDIR(i->mode)) {
-		ret = gofer_open(gs->c, GI(i)->handle, O_RDONLY | O_DIRECTORY, false, &fid, &fd);
+		GOFER_RETRY(ret, gofer_open(gs->c, GI(i)->handle, O_RDONLY | O_DIRECTORY, false,
+					    &fid, &fd));
 		if (ret)
 			return ret;
 		f = file_alloc(&goferfs_dir_ops, flags, NULL);
@@ -487,7 +543,7 @@ static int goferfs_open(struct inode *i, struct dentry *d, int flags, struct fil
 		/* No O_APPEND on the host side: the sentry decides where writes go. */
 		uint32_t oflags = (uint32_t)(flags & (O_ACCMODE | O_NONBLOCK | O_DSYNC | O_SYNC |
 						      O_DIRECT | O_NOATIME));
-		ret = gofer_open(gs->c, GI(i)->handle, oflags, gs->donate, &fid, &fd);
+		GOFER_RETRY(ret, gofer_open(gs->c, GI(i)->handle, oflags, gs->donate, &fid, &fd));
 		if (ret)
 			return ret;
 		f = file_alloc(fd >= 0 ? &goferfs_donated_ops : &goferfs_file_ops, flags, NULL);
@@ -909,6 +965,7 @@ int goferfs_new(struct gofer_client *c, struct memfile *mf, bool donate, bool ex
 	struct super_block *sb = sb_new(&goferfs_super_ops, "9p", V9FS_MAGIC);
 	struct goferfs_sb *gs = xzalloc(sizeof(*gs));
 	struct gofer_node root;
+	struct rlimit rl;
 	struct inode *i;
 	int ret;
 
@@ -928,6 +985,12 @@ int goferfs_new(struct gofer_client *c, struct memfile *mf, bool donate, bool ex
 	i = node_inode(sb, &root);
 	sb->root = dentry_make_root(sb, i);
 	inode_put(i);
+	/* The gofer raises its descriptor limit to the hard one, which it
+	 * shares with the sentry: cache at most half as many unused names
+	 * (each holds a handle), leaving the rest for names in use and open
+	 * files. */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_max != RLIM_INFINITY)
+		dcache_limit((unsigned long)rl.rlim_max / 2);
 	*out = sb;
 	return 0;
 }

@@ -3,10 +3,17 @@
  * The guest's fd and the host's share one open file description, so the
  * offset and the status flags live on the host, exactly as for a native
  * program that inherited them.
+ *
+ * Opening one again through /proc/self/fd/N (/dev/stdin, /dev/stdout)
+ * gives a new guest file on a duplicate of the host descriptor, in the
+ * access modes the host descriptor has: for the pipes and terminals stdio
+ * is made of that is what Linux's reopen gives; a regular file shares its
+ * offset with the first descriptor (Linux would start a new one).
  */
 #include "config.h"
 #include "sentry/fs/file.h"
 #include "sentry/fs/hostpoll.h"
+#include "sentry/kernel/task.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -203,4 +210,86 @@ struct file *hostfile_new(int hostfd)
 int hostfile_fd(struct file *f)
 {
 	return f->ops == &hostfile_ops || f->ops == &hostfile_nopoll_ops ? hostfd_of(f) : -1;
+}
+
+/* --- reopening through /proc/self/fd ----------------------------------------- */
+
+static struct super_block *hoststream_sb;
+static struct mount *hoststream_mnt;
+static pthread_once_t hoststream_once = PTHREAD_ONCE_INIT;
+
+/* Open a duplicate of the host descriptor of the file in inode->priv. */
+static int hoststream_open(struct inode *inode, struct dentry *dentry, int flags, struct file **out)
+{
+	struct file *orig = inode->priv;
+	int acc = fcntl(hostfd_of(orig), F_GETFL), fd;
+
+	if (acc < 0)
+		return -errno;
+	if ((flags_readable(flags) && !flags_readable(acc)) ||
+	    (flags_writable(flags) && !flags_writable(acc)))
+		return -EACCES; /* the other end of a host pipe is not ours to open */
+	fd = fcntl(hostfd_of(orig), F_DUPFD_CLOEXEC, 3);
+	if (fd < 0)
+		return -errno;
+	*out = hostfile_new(fd);
+	return 0;
+}
+
+/* O_TRUNC of a reopened stream ("> /dev/stdout" with stdout on a file)
+ * truncates the host file, as the native open would; nothing else of a
+ * host file is the guest's to change. */
+static int hoststream_setattr(struct inode *inode, const struct iattr *a)
+{
+	struct file *orig = inode->priv;
+
+	if (a->valid & ~(ATTR_SIZE | ATTR_MTIME | ATTR_MTIME_NOW | ATTR_CTIME))
+		return -EPERM;
+	if ((a->valid & ATTR_SIZE) && ftruncate(hostfd_of(orig), (off_t)a->size) < 0)
+		return -errno;
+	return 0;
+}
+
+static void hoststream_evict(struct inode *inode)
+{
+	file_put(inode->priv);
+}
+
+static const struct inode_ops hoststream_ops = {
+	.open = hoststream_open,
+	.setattr = hoststream_setattr,
+	.evict = hoststream_evict,
+};
+static const struct inode_ops hoststream_root_ops = {0};
+
+static void hoststream_init(void)
+{
+	struct inode *root;
+
+	hoststream_sb = sb_new(NULL, "hoststream", 0);
+	root = inode_new(hoststream_sb, &hoststream_root_ops, S_IFDIR | 0500);
+	hoststream_sb->root = dentry_make_root(hoststream_sb, root);
+	inode_put(root);
+	hoststream_mnt = mount_internal(hoststream_sb);
+}
+
+int hostfile_reopen_path(struct file *f, const struct creds *c, struct path *out)
+{
+	struct inode *inode;
+	struct stat st;
+
+	if (hostfile_fd(f) < 0)
+		return -ENXIO;
+	if (fstat(hostfd_of(f), &st) < 0)
+		return -errno;
+	pthread_once(&hoststream_once, hoststream_init);
+	/* The stream is the guest's own: its owner is whoever opens it. */
+	inode = inode_new(hoststream_sb, &hoststream_ops, (st.st_mode & S_IFMT) | 0600);
+	inode->uid = c->fsuid;
+	inode->gid = c->fsgid;
+	inode->priv = file_get(f);
+	out->mnt = mount_get(hoststream_mnt);
+	out->dentry = dentry_alloc_anon(hoststream_sb->root, "host", inode);
+	inode_put(inode);
+	return 0;
 }

@@ -8,8 +8,12 @@
  *    device 0:0, as overlayfs makes them);
  *  - a directory made where a lower one was deleted is opaque (it hides the
  *    lower directory's entries; an xattr marks it, as overlayfs does).
- * Renaming a directory that exists in the lower layer gives EXDEV, as
- * overlayfs does without redirect_dir; mv copies instead.
+ * Renames happen in the upper layer (RENAME_EXCHANGE too, both sides
+ * copied up first). A directory the lower layer shows through (a merged
+ * one) cannot move: EXDEV, as overlayfs says without redirect_dir, and mv
+ * copies instead; an upper-only or opaque directory can, and becomes
+ * opaque where it lands on a lower directory's name. O_TMPFILE makes its
+ * file in the upper layer.
  *
  * Opening a file returns the real (upper or lower) layer's file, so reads,
  * writes and mmap go to the real file with no overlay in between.
@@ -449,6 +453,25 @@ static int ovl_create(struct inode *dir, const char *name, uint32_t mode, const 
 	return 0;
 }
 
+/* O_TMPFILE: an unnamed file of the upper layer (Linux's overlayfs has
+ * them since 6.6). */
+static int ovl_tmpfile(struct inode *dir, uint32_t mode, const struct creds *c, struct inode **out)
+{
+	struct inode *udir, *u = NULL;
+	int ret = dir_upper(dir, &udir);
+
+	if (ret)
+		return ret;
+	if (!udir->ops->tmpfile)
+		return -EOPNOTSUPP;
+	ret = udir->ops->tmpfile(udir, mode, c, &u);
+	if (ret)
+		return ret;
+	*out = ovl_new(dir->sb, u, NULL, false);
+	inode_put(u);
+	return 0;
+}
+
 static int ovl_mkdir(struct inode *dir, const char *name, uint32_t mode, const struct creds *c,
 		     struct inode **out)
 {
@@ -540,6 +563,8 @@ static int remove_name(struct inode *dir, const char *name, struct inode *victim
 	if (lower)
 		ret = make_whiteout(udir, name);
 	sync_attrs(dir);
+	if (OI(victim)->upper)
+		sync_attrs(victim); /* one link fewer */
 	return ret;
 }
 
@@ -588,6 +613,65 @@ static int ovl_rmdir(struct inode *dir, const char *name, struct inode *victim)
 	return remove_name(dir, name, victim, true);
 }
 
+/* Is the upper entry u, name in dir, a directory the lower layer's
+ * directory of that name shows through (a merged one)? */
+static bool merged_dir(struct inode *dir, const char *name, struct inode *u)
+{
+	struct inode *l = NULL;
+	bool merged;
+
+	if (!S_ISDIR(u->mode) || OI(dir)->opaque || upper_opaque(u) ||
+	    real_lookup(OI(dir)->lower, name, &l))
+		return false;
+	merged = S_ISDIR(l->mode);
+	inode_put(l);
+	return merged;
+}
+
+/* The upper directory u is about to become name in dir: where the lower
+ * layer has a directory of that name, u must hide it (opaque), as
+ * overlayfs marks a directory it moves into a merged parent. */
+static int hide_lower(struct inode *dir, const char *name, struct inode *u)
+{
+	struct inode *l = NULL;
+	bool lower_dir;
+
+	if (!S_ISDIR(u->mode) || OI(dir)->opaque || upper_opaque(u) ||
+	    real_lookup(OI(dir)->lower, name, &l))
+		return 0;
+	lower_dir = S_ISDIR(l->mode);
+	inode_put(l);
+	if (!lower_dir)
+		return 0;
+	return u->ops->setxattr ? u->ops->setxattr(u, OPAQUE_XATTR, "y", 1, 0) : -EXDEV;
+}
+
+/* Is name in dir, as the overlay shows it, an empty directory? 0 or -ENOTEMPTY. */
+static int merged_empty(struct inode *dir, const char *name)
+{
+	struct inode *i;
+	char **names;
+	size_t n = 0;
+	int ret = ovl_lookup(dir, name, &i);
+
+	if (ret)
+		return ret;
+	ret = merged_entries(i, &names, &n);
+	for (size_t k = 0; k < n; k++)
+		free(names[k]);
+	free(names);
+	inode_put(i);
+	return ret ? ret : n ? -ENOTEMPTY : 0;
+}
+
+/*
+ * Rename in the upper layer, as overlayfs without redirect_dir does: both
+ * names must have upper copies (the VFS copied non-directories up), a
+ * directory the lower layer shows through cannot move (EXDEV: mv copies
+ * instead), a lower name left behind gets a whiteout, and a directory
+ * moved over a lower directory's name becomes opaque. RENAME_EXCHANGE
+ * swaps the two upper entries (both names stay, so no whiteouts).
+ */
 static int ovl_rename(struct inode *olddir, const char *oldname, struct inode *newdir,
 		      const char *newname, unsigned flags)
 {
@@ -599,33 +683,50 @@ static int ovl_rename(struct inode *olddir, const char *oldname, struct inode *n
 		ret = dir_upper(newdir, &unew);
 	if (ret)
 		return ret;
-	ret = real_lookup(uold, oldname, &src);
-	if (ret)
+	if (real_lookup(uold, oldname, &src))
 		return -EXDEV; /* not copied up: prepare_change does that */
-	if (S_ISDIR(src->mode) && lower_src) {
-		inode_put(src);
-		return -EXDEV; /* a directory with lower contents: overlayfs says EXDEV too */
+	if (real_lookup(unew, newname, &dst) == 0 && is_whiteout(dst)) {
+		if (flags & RENAME_EXCHANGE) {
+			ret = -EXDEV;
+			goto out;
+		}
+		unew->ops->unlink(unew, newname, dst);
+		inode_put(dst);
+		dst = NULL;
+	}
+	if (merged_dir(olddir, oldname, src)) {
+		ret = -EXDEV; /* a directory with lower contents */
+		goto out;
 	}
 	if (flags & RENAME_EXCHANGE) {
-		inode_put(src);
-		return -EXDEV;
-	}
-	if (real_lookup(unew, newname, &dst) == 0) {
-		if (is_whiteout(dst)) {
-			unew->ops->unlink(unew, newname, dst);
-			inode_put(dst);
-			dst = NULL;
+		if (!dst || merged_dir(newdir, newname, dst)) {
+			ret = -EXDEV; /* no upper copy, or a directory with lower contents */
+			goto out;
 		}
+		ret = hide_lower(olddir, oldname, dst);
+	} else if (S_ISDIR(src->mode)) {
+		/* A directory it replaces must be empty as the overlay shows
+		 * it; its upper copy may hold whiteouts, which go first. */
+		ret = merged_empty(newdir, newname);
+		if (ret == -ENOENT)
+			ret = 0;
+		if (ret == 0 && dst)
+			drop_whiteouts(dst);
 	}
-	if (dst)
-		inode_put(dst);
-	ret = uold->ops->rename(uold, oldname, unew, newname, flags);
-	if (ret == 0 && lower_src)
+	if (ret == 0)
+		ret = hide_lower(newdir, newname, src);
+	if (ret == 0)
+		ret = uold->ops->rename(uold, oldname, unew, newname, flags);
+	if (ret == 0 && lower_src && !(flags & RENAME_EXCHANGE))
 		ret = make_whiteout(uold, oldname);
-	inode_put(src);
 	sync_attrs(olddir);
 	if (newdir != olddir)
 		sync_attrs(newdir);
+out:
+	if (src)
+		inode_put(src);
+	if (dst)
+		inode_put(dst);
 	return ret;
 }
 
@@ -732,6 +833,7 @@ static const struct inode_ops ovl_inode_ops = {
 	.prepare_change = ovl_prepare_change,
 	.lookup = ovl_lookup,
 	.create = ovl_create,
+	.tmpfile = ovl_tmpfile,
 	.mkdir = ovl_mkdir,
 	.mknod = ovl_mknod,
 	.symlink = ovl_symlink,

@@ -1,8 +1,9 @@
 /*
  * Pipes: a ring buffer, reader and writer counts, and two wait queues.
- * Anonymous pipes get an inode on an internal "pipefs" so fstat and
- * /proc/pid/fd see them as Linux shows them (pipe:[ino]); fifos keep their
- * pipe on their own inode.
+ * Anonymous pipes get an inode and a (nameless) dentry on an internal
+ * "pipefs" mount so fstat and /proc/pid/fd see them as Linux shows them
+ * (pipe:[ino]), and opening /proc/pid/fd/N opens the pipe again as a fifo
+ * (Linux's pipefifo_fops); fifos keep their pipe on their own inode.
  */
 #include "config.h"
 #include "sentry/fs/pipe.h"
@@ -16,6 +17,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/ioctl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -276,11 +278,29 @@ static struct file *pipe_file(struct pipe *p, struct inode *inode, int flags)
 /* --- anonymous pipes ------------------------------------------------------- */
 
 static struct super_block *pipefs;
+static struct mount *pipefs_mnt;
 static pthread_once_t pipefs_once = PTHREAD_ONCE_INIT;
+
+/* Reopening an anonymous pipe (through /proc/self/fd): a new end of it. */
+static int pipefs_open(struct inode *inode, struct dentry *dentry, int flags, struct file **out)
+{
+	return fifo_open(inode, flags, out);
+}
+
+static const struct inode_ops pipefs_inode_ops = {
+	.open = pipefs_open,
+};
+static const struct inode_ops pipefs_root_ops = {0};
 
 static void pipefs_init(void)
 {
+	struct inode *root;
+
 	pipefs = sb_new(NULL, "pipefs", PIPEFS_MAGIC);
+	root = inode_new(pipefs, &pipefs_root_ops, S_IFDIR | 0500);
+	pipefs->root = dentry_make_root(pipefs, root);
+	inode_put(root);
+	pipefs_mnt = mount_internal(pipefs);
 }
 
 static struct super_block *pipefs_sb(void)
@@ -289,14 +309,13 @@ static struct super_block *pipefs_sb(void)
 	return pipefs;
 }
 
-/* Anonymous pipe inodes need no operations: the pipe goes with the inode. */
-static const struct inode_ops pipefs_inode_ops = {0};
-
 int pipe_create(int flags, struct file **rd, struct file **wr)
 {
 	struct inode *inode = inode_new(pipefs_sb(), &pipefs_inode_ops, S_IFIFO | 0600);
 	struct pipe *p = pipe_new();
 	struct task *t = current_task();
+	struct path path;
+	char name[32];
 
 	if (t) {
 		inode->uid = t->creds.fsuid;
@@ -309,6 +328,12 @@ int pipe_create(int flags, struct file **rd, struct file **wr)
 	*rd = pipe_file(p, inode, O_RDONLY | (flags & O_NONBLOCK));
 	*wr = pipe_file(p, inode, O_WRONLY | (flags & (O_NONBLOCK | O_DIRECT)));
 	pthread_mutex_unlock(&p->lock);
+	snprintf(name, sizeof(name), "pipe:[%llu]", (unsigned long long)inode->ino);
+	path.mnt = pipefs_mnt;
+	path.dentry = dentry_alloc_anon(pipefs->root, name, inode);
+	file_set_path(*rd, &path);
+	file_set_path(*wr, &path);
+	dentry_put(path.dentry);
 	inode_put(inode);
 	return 0;
 }

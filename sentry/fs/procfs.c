@@ -669,7 +669,7 @@ static int proc_lookup(struct inode *dir, const char *name, struct inode **out)
 	case PK_FD_DIR: {
 		int fd = parse_num(name);
 		struct task *t = proc_task(dir);
-		struct file *f = (t && t->files && fd >= 0) ? fd_get(t->files, fd) : NULL;
+		struct file *f = (t && t->files && fd >= 0) ? fd_get_raw(t->files, fd) : NULL;
 		task_put(t);
 		if (!f)
 			return -ENOENT;
@@ -712,7 +712,12 @@ static long file_link_text(struct task *viewer, struct file *f, char *buf, size_
 	char tmp[128];
 	int hostfd;
 
-	if (f->path.dentry && f->path.mnt) {
+	if (f->inode && S_ISFIFO(f->inode->mode) &&
+	    (!f->path.mnt || (f->path.mnt->flags & MNT_INTERNAL))) {
+		snprintf(tmp, sizeof(tmp), "pipe:[%llu]", (unsigned long long)f->inode->ino);
+		return copy_link(tmp, buf, size);
+	}
+	if (f->path.dentry && f->path.mnt && !(f->path.mnt->flags & MNT_INTERNAL)) {
 		struct path root;
 		long n;
 		char *p = xmalloc(VFS_PATH_MAX);
@@ -733,13 +738,13 @@ static long file_link_text(struct task *viewer, struct file *f, char *buf, size_
 		return copy_link(tmp, buf, size);
 	}
 	if (f->path.dentry) {
-		/* A file of an internal mount (memfd): "/name (deleted)". */
+		/* An anonymous file (memfd): "/name (deleted)". */
 		snprintf(tmp, sizeof(tmp), "/%s%s", f->path.dentry->name,
 			 f->path.dentry->deleted ? " (deleted)" : "");
 		return copy_link(tmp, buf, size);
 	}
-	if (f->inode && S_ISFIFO(f->inode->mode)) {
-		snprintf(tmp, sizeof(tmp), "pipe:[%llu]", (unsigned long long)f->inode->ino);
+	if (f->inode && S_ISSOCK(f->inode->mode)) {
+		snprintf(tmp, sizeof(tmp), "socket:[%llu]", (unsigned long long)f->inode->ino);
 		return copy_link(tmp, buf, size);
 	}
 	hostfd = hostfile_fd(f);
@@ -783,7 +788,7 @@ static long proc_readlink(struct inode *inode, char *buf, size_t size)
 	if (!t)
 		return -ENOENT;
 	if (n->kind == PK_FD) {
-		struct file *f = t->files ? fd_get(t->files, PI(inode)->fd) : NULL;
+		struct file *f = t->files ? fd_get_raw(t->files, PI(inode)->fd) : NULL;
 		ret = f ? file_link_text(viewer, f, buf, size) : -ENOENT;
 		if (f)
 			file_put(f);
@@ -801,6 +806,9 @@ static long proc_readlink(struct inode *inode, char *buf, size_t size)
 		if (viewer && viewer->fs)
 			fs_get_root(viewer->fs, &root);
 		ret = p.dentry ? path_to_string(&p, &root, s, VFS_PATH_MAX) : -ENOENT;
+		/* A removed cwd, a deleted program: " (deleted)", as Linux's d_path. */
+		if (ret >= 0 && p.dentry->deleted && ret + 10 < VFS_PATH_MAX)
+			strcat(s, " (deleted)");
 		if (ret >= 0)
 			ret = copy_link(s, buf, size);
 		path_put(&p);
@@ -821,13 +829,15 @@ static int proc_get_link(struct inode *inode, struct task *viewer, struct path *
 	if (!t)
 		return -ENOENT;
 	if (n->kind == PK_FD) {
-		struct file *f = t->files ? fd_get(t->files, PI(inode)->fd) : NULL;
+		struct file *f = t->files ? fd_get_raw(t->files, PI(inode)->fd) : NULL;
 		if (f && f->path.dentry && f->path.mnt) {
 			*out = f->path;
 			path_get(out);
 			ret = 0;
+		} else if (f && hostfile_fd(f) >= 0) {
+			ret = viewer ? hostfile_reopen_path(f, &viewer->creds, out) : -ENXIO;
 		} else if (f) {
-			ret = -ENXIO; /* pipes and host streams have no path to follow */
+			ret = -ENXIO; /* nothing to open again */
 		}
 		if (f)
 			file_put(f);

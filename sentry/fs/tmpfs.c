@@ -108,6 +108,13 @@ static struct tmpfs_dirent *find_entry(struct tmpfs_inode *dir, const char *name
 	return NULL;
 }
 
+/* A change of dir's entries moves its mtime and ctime (inode->lock held). */
+static void touch_locked(struct inode *dir)
+{
+	clock_gettime(CLOCK_REALTIME, &dir->mtime);
+	dir->ctime = dir->mtime;
+}
+
 /* Add name -> inode to dir (inode->lock of dir held); takes a reference. */
 static void add_entry(struct inode *dir, const char *name, struct inode *inode)
 {
@@ -131,6 +138,7 @@ static void add_entry(struct inode *dir, const char *name, struct inode *inode)
 	list_add_tail(&e->order, &td->order);
 	td->nentries++;
 	dir->size = td->nentries * 32;
+	touch_locked(dir);
 }
 
 /* Remove an entry; returns its inode reference for the caller to drop. */
@@ -143,6 +151,7 @@ static struct inode *remove_entry(struct inode *dir, struct tmpfs_dirent *e)
 	list_del(&e->order);
 	td->nentries--;
 	dir->size = td->nentries * 32;
+	touch_locked(dir);
 	free(e);
 	return i;
 }
@@ -182,6 +191,16 @@ static int tmpfs_create(struct inode *dir, const char *name, uint32_t mode, cons
 	link_new(dir, name, i);
 	*out = i;
 	*file = NULL;
+	return 0;
+}
+
+static int tmpfs_tmpfile(struct inode *dir, uint32_t mode, const struct creds *c,
+			 struct inode **out)
+{
+	struct inode *i = tmpfs_new_inode(dir->sb, mode, c, dir);
+
+	i->nlink = 0;
+	*out = i;
 	return 0;
 }
 
@@ -331,6 +350,8 @@ static int tmpfs_rename(struct inode *olddir, const char *oldname, struct inode 
 			newdir->nlink += d;
 			olddir->nlink -= d;
 		}
+		touch_locked(olddir);
+		touch_locked(newdir);
 		unlock2(olddir, newdir);
 		return 0;
 	}
@@ -598,7 +619,19 @@ static long tmpfs_write(struct file *f, const void *buf, size_t len, int64_t *po
 
 static int64_t tmpfs_llseek(struct file *f, int64_t off, int whence)
 {
-	return generic_llseek(f, off, whence, (int64_t)f->inode->size);
+	struct inode *i = f->inode;
+	int64_t ret;
+
+	if (whence != SEEK_DATA && whence != SEEK_HOLE)
+		return generic_llseek(f, off, whence, (int64_t)i->size);
+	/* Holes are where the page store has no pages (Linux's shmem does the same). */
+	pthread_mutex_lock(&i->lock);
+	if (off < 0 || (uint64_t)off >= i->size)
+		ret = -ENXIO;
+	else
+		ret = ps_seek(&TI(i)->data, (uint64_t)off, i->size, whence);
+	pthread_mutex_unlock(&i->lock);
+	return ret;
 }
 
 static int tmpfs_fstat(struct file *f, struct kstat *st)
@@ -704,6 +737,7 @@ static const struct file_ops tmpfs_dir_ops = {
 static const struct inode_ops tmpfs_inode_ops = {
 	.lookup = tmpfs_lookup,
 	.create = tmpfs_create,
+	.tmpfile = tmpfs_tmpfile,
 	.mkdir = tmpfs_mkdir,
 	.mknod = tmpfs_mknod,
 	.symlink = tmpfs_symlink,

@@ -41,12 +41,15 @@
 #define MINSIGSTKSZ_AVX 3376
 /* Linux's BINPRM_BUF_SIZE: how much of a file exec looks at first. */
 #define BINPRM_BUF 256
-/* How deep "#!" interpreters may nest (Linux allows 4 levels, then ELOOP). */
-#define MAX_SCRIPT_DEPTH 4
+/* How many times a program may be replaced by its "#!" interpreter (Linux's
+ * exec_binprm: five script levels, ELOOP at the sixth). */
+#define MAX_INTERP_DEPTH 5
 
 struct exec_ctx {
 	struct task *t;
 	const char *filename; /* AT_EXECFN: the path as execve got it */
+	char *interp;	      /* owned: the name of the file being loaded (Linux's
+				 bprm->interp): filename, then each "#!" path */
 	char **argv;	      /* owned: rewritten by "#!" */
 	char *const *envp;
 	const char **why;
@@ -102,29 +105,28 @@ static void strv_free(char **v)
 }
 
 /* Open a program for execution: a regular file the task may execute, on a
- * mount that allows it. */
+ * mount that allows it. Anything else is refused before it is opened (as
+ * Linux's may_open with MAY_EXEC: opening a fifo would block). */
 static int open_exec(struct task *t, int dirfd, const char *path, unsigned lookup,
 		     struct file **out)
 {
-	struct file *f;
 	struct inode *inode;
-	int ret = vfs_open(t, dirfd, path, O_RDONLY, 0, lookup, &f);
+	struct path p;
+	int ret = vfs_lookup(t, dirfd, path, lookup, &p);
 
-	if (ret == -EISDIR)
-		return -EACCES;
 	if (ret)
 		return ret;
-	inode = f->inode;
-	if (!inode || !S_ISREG(inode->mode) || (f->path.mnt && (f->path.mnt->flags & MNT_NOEXEC)))
+	inode = p.dentry->inode;
+	if (S_ISLNK(inode->mode))
+		ret = -ELOOP; /* AT_SYMLINK_NOFOLLOW */
+	else if (!S_ISREG(inode->mode) || (p.mnt->flags & MNT_NOEXEC))
 		ret = -EACCES;
 	else
 		ret = inode_permission(&t->creds, inode, MAY_EXEC);
-	if (ret) {
-		file_put(f);
-		return ret;
-	}
-	*out = f;
-	return 0;
+	if (ret == 0)
+		ret = vfs_open_path(t, &p, O_RDONLY, out);
+	path_put(&p);
+	return ret;
 }
 
 /* Parse the ELF in f (everything checked). */
@@ -402,8 +404,6 @@ static int exec_script(struct exec_ctx *x, char *buf, size_t n, int depth)
 	size_t argc = 0, i, k = 0;
 	int ret;
 
-	if (depth >= MAX_SCRIPT_DEPTH)
-		return -ELOOP;
 	end = memchr(buf, '\n', n);
 	if (!end) {
 		/* The whole first line must fit (Linux: else ENOEXEC). */
@@ -436,7 +436,7 @@ static int exec_script(struct exec_ctx *x, char *buf, size_t n, int depth)
 	argv[k++] = xstrdup(interp);
 	if (arg)
 		argv[k++] = xstrdup(arg);
-	argv[k++] = xstrdup(x->filename);
+	argv[k++] = xstrdup(x->interp);
 	for (i = 1; i < argc; i++)
 		argv[k++] = xstrdup(x->argv[i]);
 	ret = open_exec(x->t, AT_FDCWD, interp, LOOKUP_FOLLOW, &f);
@@ -446,6 +446,9 @@ static int exec_script(struct exec_ctx *x, char *buf, size_t n, int depth)
 	}
 	strv_free(x->argv);
 	x->argv = argv;
+	/* The interpreter is named by its "#!" path from here on. */
+	free(x->interp);
+	x->interp = xstrdup(interp);
 	ret = exec_file(x, f, depth + 1);
 	file_put(f);
 	return ret;
@@ -454,8 +457,11 @@ static int exec_script(struct exec_ctx *x, char *buf, size_t n, int depth)
 static int exec_file(struct exec_ctx *x, struct file *f, int depth)
 {
 	char buf[BINPRM_BUF];
-	long n = file_pread(f, buf, sizeof(buf), 0);
+	long n;
 
+	if (depth > MAX_INTERP_DEPTH)
+		return -ELOOP;
+	n = file_pread(f, buf, sizeof(buf), 0);
 	if (n < 0)
 		return (int)n;
 	if (n >= 2 && buf[0] == '#' && buf[1] == '!') {
@@ -482,9 +488,11 @@ int task_exec(struct task *t, int dirfd, const char *path, char *const argv[], c
 	if (ret)
 		return ret;
 	x.argv = strv_copy(argv);
+	x.interp = xstrdup(path);
 	ret = exec_file(&x, f, 0);
 	file_put(f);
 	strv_free(x.argv);
+	free(x.interp);
 	return ret;
 }
 
@@ -577,8 +585,10 @@ int task_exec_init(struct task *t, const char **why)
 	}
 	f = hostfile_new(fd);
 	x.argv = strv_copy(t->init_argv);
+	x.interp = xstrdup(t->init_path);
 	ret = exec_file(&x, f, 0);
 	file_put(f);
 	strv_free(x.argv);
+	free(x.interp);
 	return ret;
 }

@@ -45,6 +45,7 @@ static const struct {
 	{SCMP_SYS(fsync), "fsync of donated files"},
 	{SCMP_SYS(fdatasync), "fdatasync of donated files"},
 	{SCMP_SYS(fallocate), "punching freed memory-file pages; donated files"},
+	{SCMP_SYS(ftruncate), "O_TRUNC of inherited stdio opened again (> /dev/stdout)"},
 	{SCMP_SYS(sendmsg), "gofer requests"},
 	{SCMP_SYS(recvmsg), "gofer replies (with donated descriptors)"},
 	/* memory of the sentry itself (malloc, thread stacks) */
@@ -76,6 +77,10 @@ static const struct {
 	{SCMP_SYS(epoll_ctl), "host descriptors a guest waits on join and leave the host poller"},
 	{SCMP_SYS(epoll_wait), "the host poller thread waits for host events"},
 	{SCMP_SYS(ppoll), "the readiness of a host descriptor now (zero timeout)"},
+	/* the OCI sandbox's control socket */
+	{SCMP_SYS(accept4), "connections from rung's commands (start, kill, exec)"},
+	{SCMP_SYS(poll), "an exec's connection and its exit report"},
+	{SCMP_SYS(pipe2), "the exit report of an exec'd process"},
 	{SCMP_SYS(timerfd_create), "guest timerfds are host timerfds"},
 	{SCMP_SYS(timerfd_settime), "guest timerfd_settime"},
 	{SCMP_SYS(timerfd_gettime), "guest timerfd_gettime"},

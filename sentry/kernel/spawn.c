@@ -223,14 +223,14 @@ int kernel_start_init(struct kernel *k, const struct kernel_process *p, struct r
 static int exec_error(struct rung_error *err, int ret, const char *name)
 {
 	if (ret == -ENOENT && !strchr(name, '/'))
-		return rung_error_make(err, ENOENT,
-				       "exec: \"%s\": executable file not found in $PATH", name);
+		return rung_error_make(err, 0, "exec: \"%s\": executable file not found in $PATH",
+				       name);
 	if (ret == -ENOENT)
 		return rung_error_make(err, ENOENT,
 				       "exec: \"%s\": stat %s: no such file or directory", name,
 				       name);
 	if (ret == -EACCES)
-		return rung_error_make(err, EACCES, "exec: \"%s\": permission denied", name);
+		return rung_error_make(err, 0, "exec: \"%s\": permission denied", name);
 	return rung_error_make(err, -ret, "exec: \"%s\"", name);
 }
 

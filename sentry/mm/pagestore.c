@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Files bigger than this are refused (EFBIG): 1 TiB of chunks. */
 #define PS_MAX_CHUNKS (1ul << 19)
@@ -123,6 +124,48 @@ void ps_zero_range(struct pagestore *ps, uint64_t off, uint64_t end)
 		}
 		off += n;
 	}
+}
+
+/* Host SEEK_DATA/SEEK_HOLE on the memory file from file_off, within
+ * [file_off, end): where found, or end. */
+static uint64_t mf_seek(struct memfile *mf, uint64_t file_off, uint64_t end, int whence)
+{
+	off_t r = lseek(mf->fd, (off_t)file_off, whence);
+
+	if (r < 0)
+		/* ENXIO: no data up to the end of the memory file. Anything
+		 * else: say the chunk is all data, which is always true enough. */
+		return errno == ENXIO || whence == SEEK_HOLE ? end : file_off;
+	return MIN((uint64_t)r, end);
+}
+
+int64_t ps_seek(struct pagestore *ps, uint64_t off, uint64_t size, int whence)
+{
+	int err = 0;
+
+	while (off < size) {
+		uint64_t idx = off >> PS_CHUNK_SHIFT, in = off & (PS_CHUNK_SIZE - 1);
+		uint64_t chunk_end = (idx + 1) << PS_CHUNK_SHIFT;
+		struct mobj *m = chunk(ps, idx, false, &err);
+		uint64_t at;
+
+		if (!m) {
+			if (whence == SEEK_HOLE)
+				return (int64_t)off;
+			off = chunk_end;
+			continue;
+		}
+		at = mf_seek(ps->mf, m->off + in, m->off + PS_CHUNK_SIZE, whence) - m->off;
+		if (at < PS_CHUNK_SIZE) {
+			at += idx << PS_CHUNK_SHIFT;
+			if (at >= size)
+				break;
+			return (int64_t)at;
+		}
+		off = chunk_end;
+	}
+	/* Past the end: no more data; the end of the file is a hole. */
+	return whence == SEEK_HOLE ? (int64_t)size : -ENXIO;
 }
 
 void ps_truncate(struct pagestore *ps, uint64_t size)

@@ -32,6 +32,11 @@ long ps_write(struct pagestore *ps, const void *buf, size_t len, uint64_t off);
 /* Zero [off, end) (pages released where whole); chunks past a new end go. */
 void ps_zero_range(struct pagestore *ps, uint64_t off, uint64_t end);
 void ps_truncate(struct pagestore *ps, uint64_t size);
+/* SEEK_DATA / SEEK_HOLE from off in a file of size bytes (off < size):
+ * the offset found, or -ENXIO (no data from off on). Holes are found at
+ * page granularity: missing chunks, and pages of a chunk the memory file
+ * has none for. */
+int64_t ps_seek(struct pagestore *ps, uint64_t off, uint64_t size, int whence);
 /* The memory-file offset of off, allocating its chunk; *avail bytes are
  * contiguous from there. -ENOMEM when the file is full. */
 long ps_map(struct pagestore *ps, uint64_t off, uint64_t *file_off, uint64_t *avail);

@@ -17,12 +17,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* How many unused dentries the cache keeps before pruning the oldest. */
+/* How many unused dentries the cache keeps before pruning the oldest, at
+ * most; filesystems whose dentries hold scarce resources lower it
+ * (dcache_limit). */
 #define DCACHE_MAX_UNUSED 50000
+#define DCACHE_MIN_UNUSED 64
 
 static pthread_mutex_t dcache_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct list_head lru = LIST_HEAD_INIT(lru);
 static unsigned long nr_unused;
+static unsigned long max_unused = DCACHE_MAX_UNUSED;
 
 #define child_of(n) rb_entry(n, struct dentry, node)
 
@@ -133,26 +137,53 @@ void dentry_put(struct dentry *d)
 		free_dentry(dead);
 		d = parent; /* the child's reference on its parent goes too */
 	}
-	if (nr_unused > DCACHE_MAX_UNUSED)
+	if (__atomic_load_n(&nr_unused, __ATOMIC_RELAXED) >
+	    __atomic_load_n(&max_unused, __ATOMIC_RELAXED))
 		dcache_prune();
 }
 
-void dcache_prune(void)
+/* Free the oldest unused dentries until keep or fewer are left; returns
+ * how many went (a parent that becomes unused joins the list, and may go
+ * too). */
+static unsigned long prune_to(unsigned long keep)
 {
+	unsigned long freed = 0;
+
 	for (;;) {
 		struct dentry *d, *parent;
 
 		pthread_mutex_lock(&dcache_lock);
-		if (nr_unused <= DCACHE_MAX_UNUSED * 3 / 4 || list_empty(&lru)) {
+		if (nr_unused <= keep || list_empty(&lru)) {
 			pthread_mutex_unlock(&dcache_lock);
-			return;
+			return freed;
 		}
 		d = list_first_entry(&lru, struct dentry, lru);
 		parent = detach(d);
 		pthread_mutex_unlock(&dcache_lock);
 		free_dentry(d);
 		dentry_put(parent);
+		freed++;
 	}
+}
+
+void dcache_prune(void)
+{
+	prune_to(__atomic_load_n(&max_unused, __ATOMIC_RELAXED) * 3 / 4);
+}
+
+unsigned long dcache_shrink(void)
+{
+	return prune_to(0);
+}
+
+void dcache_limit(unsigned long max)
+{
+	unsigned long cur = __atomic_load_n(&max_unused, __ATOMIC_RELAXED);
+
+	max = MAX(max, (unsigned long)DCACHE_MIN_UNUSED);
+	while (max < cur && !__atomic_compare_exchange_n(&max_unused, &cur, max, false,
+							 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
 }
 
 static struct dentry *dentry_alloc(struct super_block *sb, const char *name, size_t len)
@@ -225,6 +256,16 @@ struct dentry *dentry_add(struct dentry *dir, const char *name, struct inode *in
 		free_dentry(dead);
 		dentry_put(dead_parent);
 	}
+	return d;
+}
+
+struct dentry *dentry_alloc_anon(struct dentry *dir, const char *name, struct inode *inode)
+{
+	struct dentry *d = dentry_alloc(dir->sb, name, strlen(name));
+
+	d->inode = inode ? inode_get(inode) : NULL;
+	d->deleted = true;
+	d->parent = dentry_get(dir);
 	return d;
 }
 

@@ -46,6 +46,21 @@ static struct mount *mount_alloc(struct mnt_namespace *ns, struct super_block *s
 	return m;
 }
 
+struct mount *mount_internal(struct super_block *sb)
+{
+	struct mount *m = xzalloc(sizeof(*m));
+
+	m->refs = 1;
+	m->sb = sb_get(sb);
+	m->root = dentry_get(sb->root);
+	m->flags = MNT_INTERNAL;
+	m->source = xstrdup("none");
+	list_init(&m->children);
+	list_init(&m->sibling);
+	list_init(&m->all);
+	return m;
+}
+
 struct mnt_namespace *mntns_new(struct super_block *sb, unsigned flags, const char *source)
 {
 	struct mnt_namespace *ns = xzalloc(sizeof(*ns));

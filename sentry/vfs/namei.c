@@ -98,9 +98,13 @@ static struct dentry *cached_child(struct dentry *dir, const char *name)
 int vfs_lookup_child_locked(const struct path *dir, const char *name, struct dentry **out)
 {
 	struct inode *dirnode = dir->dentry->inode, *inode = NULL;
-	struct dentry *d = cached_child(dir->dentry, name);
+	struct dentry *d;
 	int ret;
 
+	/* A removed directory has no names, and none can be made in it. */
+	if (inode_has(dirnode, I_DEAD))
+		return -ENOENT;
+	d = cached_child(dir->dentry, name);
 	if (!d) {
 		if (!dirnode->ops || !dirnode->ops->lookup)
 			ret = -ENOENT;
@@ -119,9 +123,12 @@ int vfs_lookup_child_locked(const struct path *dir, const char *name, struct den
 int vfs_lookup_child(struct task *t, const struct path *dir, const char *name, struct dentry **out)
 {
 	struct inode *dirnode = dir->dentry->inode;
-	struct dentry *d = cached_child(dir->dentry, name);
+	struct dentry *d;
 	int ret;
 
+	if (inode_has(dirnode, I_DEAD))
+		return -ENOENT;
+	d = cached_child(dir->dentry, name);
 	if (d) {
 		*out = d;
 		return 0;
@@ -141,7 +148,7 @@ static int start_dir(struct task *t, int dirfd, struct path *out)
 		fs_get_cwd(t->fs, out);
 		return 0;
 	}
-	f = fd_get(t->files, dirfd);
+	f = fd_get_raw(t->files, dirfd);
 	if (!f)
 		return -EBADF;
 	if (!f->path.dentry) {

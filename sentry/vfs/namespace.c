@@ -57,11 +57,18 @@ static int create_begin(struct task *t, int dirfd, const char *path, bool is_dir
 	return ret;
 }
 
-/* Finish: on success put inode in the tree; always unlock and release. */
-static int create_end(struct create_ctx *cc, int ret, struct inode *inode)
+/* Finish: on success put inode in the tree (its path to *out when asked);
+ * always unlock and release. */
+static int create_end_path(struct create_ctx *cc, int ret, struct inode *inode, struct path *out)
 {
 	if (ret == 0) {
-		dentry_put(dentry_add(cc->pl.parent.dentry, cc->pl.last, inode));
+		struct dentry *d = dentry_add(cc->pl.parent.dentry, cc->pl.last, inode);
+		if (out) {
+			out->mnt = mount_get(cc->pl.parent.mnt);
+			out->dentry = d;
+		} else {
+			dentry_put(d);
+		}
 		inode_touch(cc->dir, ATTR_MTIME | ATTR_CTIME);
 	}
 	if (inode)
@@ -70,6 +77,11 @@ static int create_end(struct create_ctx *cc, int ret, struct inode *inode)
 	dentry_put(cc->d);
 	path_put(&cc->pl.parent);
 	return ret;
+}
+
+static int create_end(struct create_ctx *cc, int ret, struct inode *inode)
+{
+	return create_end_path(cc, ret, inode, NULL);
 }
 
 int vfs_mkdir(struct task *t, int dirfd, const char *path, uint32_t mode)
@@ -86,7 +98,8 @@ int vfs_mkdir(struct task *t, int dirfd, const char *path, uint32_t mode)
 	return create_end(&cc, ret, inode);
 }
 
-int vfs_mknod(struct task *t, int dirfd, const char *path, uint32_t mode, uint64_t dev)
+static int do_mknod(struct task *t, int dirfd, const char *path, uint32_t mode, uint64_t dev,
+		    struct path *out)
 {
 	struct create_ctx cc;
 	struct inode *inode = NULL;
@@ -117,7 +130,19 @@ int vfs_mknod(struct task *t, int dirfd, const char *path, uint32_t mode, uint64
 	ret = cc.dir->ops->mknod
 		      ? cc.dir->ops->mknod(cc.dir, cc.pl.last, mode, dev, &t->creds, &inode)
 		      : -EPERM;
-	return create_end(&cc, ret, inode);
+	return create_end_path(&cc, ret, inode, out);
+}
+
+int vfs_mknod(struct task *t, int dirfd, const char *path, uint32_t mode, uint64_t dev)
+{
+	return do_mknod(t, dirfd, path, mode, dev, NULL);
+}
+
+int vfs_mknod_path(struct task *t, int dirfd, const char *path, uint32_t mode, struct path *out)
+{
+	if (!S_ISSOCK(mode) && !S_ISFIFO(mode))
+		return -EINVAL;
+	return do_mknod(t, dirfd, path, mode, 0, out);
 }
 
 int vfs_symlink(struct task *t, const char *target, int dirfd, const char *path)
@@ -170,8 +195,12 @@ int vfs_link(struct task *t, int olddirfd, const char *oldpath, int newdirfd, co
 		return ret;
 	}
 	src = old.dentry->inode;
+	if (src->ops->getattr)
+		src->ops->getattr(src); /* its link count, where it can change behind us */
 	if (old.mnt != cc.pl.parent.mnt)
 		ret = -EXDEV;
+	else if (src->nlink == 0 && !inode_has(src, I_LINKABLE))
+		ret = -ENOENT; /* an unlinked file stays so (but O_TMPFILE ones) */
 	else if ((ret = vfs_prepare_change(old.dentry)))
 		;
 	else if (S_ISDIR(src->mode))
@@ -182,8 +211,10 @@ int vfs_link(struct task *t, int olddirfd, const char *oldpath, int newdirfd, co
 		ret = -EPERM;
 	else
 		ret = cc.dir->ops->link(cc.dir, cc.pl.last, src);
-	if (ret == 0)
+	if (ret == 0) {
+		inode_clear(src, I_LINKABLE);
 		inode_touch(src, ATTR_CTIME);
+	}
 	path_put(&old);
 	return create_end(&cc, ret, ret == 0 ? inode_get(src) : NULL);
 }
@@ -221,11 +252,15 @@ int vfs_unlink(struct task *t, int dirfd, const char *path, bool rmdir)
 		ret = -EBUSY;
 	if (ret == 0)
 		ret = vfs_prepare_change(pl.parent.dentry);
-	if (ret == 0) {
-		if (rmdir)
-			ret = dir->ops->rmdir ? dir->ops->rmdir(dir, pl.last, victim) : -EPERM;
-		else
-			ret = dir->ops->unlink ? dir->ops->unlink(dir, pl.last, victim) : -EPERM;
+	if (ret == 0 && rmdir) {
+		/* Under the victim's own lock, so that nothing is made in it meanwhile. */
+		pthread_mutex_lock(&victim->dir_lock);
+		ret = dir->ops->rmdir ? dir->ops->rmdir(dir, pl.last, victim) : -EPERM;
+		if (ret == 0)
+			inode_set(victim, I_DEAD);
+		pthread_mutex_unlock(&victim->dir_lock);
+	} else if (ret == 0) {
+		ret = dir->ops->unlink ? dir->ops->unlink(dir, pl.last, victim) : -EPERM;
 	}
 	if (ret == 0) {
 		dentry_delete(d);
@@ -390,10 +425,25 @@ int vfs_rename(struct task *t, int olddirfd, const char *oldpath, int newdirfd, 
 		ret = vfs_prepare_change(np.parent.dentry);
 	if (ret == 0 && !S_ISDIR(od->inode->mode))
 		ret = vfs_prepare_change(od);
+	if (ret == 0 && (flags & RENAME_EXCHANGE) && !S_ISDIR(nd->inode->mode))
+		ret = vfs_prepare_change(nd);
 	if (ret == 0) {
 		struct inode *odir = op.parent.dentry->inode, *ndir = np.parent.dentry->inode;
+		/* A directory replaced by the rename dies with it (under its own
+		 * lock, as rmdir; rename_checks made sure it is no ancestor). */
+		struct inode *victim = NULL;
+
+		if (nd->inode && S_ISDIR(nd->inode->mode) && !(flags & RENAME_EXCHANGE))
+			victim = nd->inode;
+		if (victim)
+			pthread_mutex_lock(&victim->dir_lock);
 		ret = odir->ops->rename ? odir->ops->rename(odir, op.last, ndir, np.last, flags)
 					: -EPERM;
+		if (victim) {
+			if (ret == 0)
+				inode_set(victim, I_DEAD);
+			pthread_mutex_unlock(&victim->dir_lock);
+		}
 		if (ret == 0) {
 			snprintf(oldname, sizeof(oldname), "%s", od->name);
 			if (flags & RENAME_EXCHANGE) {

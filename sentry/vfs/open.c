@@ -11,8 +11,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The kernel's __O_TMPFILE (glibc's includes O_DIRECTORY). */
+#define TMPFILE_BIT 020000000
 
 /* Flags a file description keeps (Linux drops these at open). */
 #define OPEN_TRANSIENT (O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | O_CLOEXEC)
@@ -88,6 +92,7 @@ int vfs_open_path(struct task *t, const struct path *p, int flags, struct file *
 
 	if (flags & O_PATH) {
 		f = file_alloc(&path_file_ops, O_PATH | (flags & O_DIRECTORY), NULL);
+		f->fmode = FMODE_PATH;
 		file_set_path(f, p);
 		*out = f;
 		return 0;
@@ -136,6 +141,7 @@ static int create_locked(struct task *t, const struct path *dir, struct dentry *
 				   &inode, &f);
 	if (ret)
 		return ret;
+	inode_touch(dirnode, ATTR_MTIME | ATTR_CTIME);
 	nd = dentry_add(dir->dentry, d->name, inode);
 	inode_put(inode);
 	p.mnt = dir->mnt;
@@ -181,6 +187,56 @@ static int open_existing(struct task *t, const struct path *dir, struct dentry *
 	return ret;
 }
 
+/*
+ * O_TMPFILE: an unnamed regular file in the directory path names (Linux's
+ * vfs_tmpfile). Its dentry is anonymous ("#ino", found by no lookup);
+ * linkat can give it a name unless O_EXCL said it never may.
+ */
+static int open_tmpfile(struct task *t, int dirfd, const char *path, int flags, uint32_t mode,
+			unsigned lookup, struct file **out)
+{
+	struct inode *dirnode, *inode = NULL;
+	struct path dir, p;
+	struct file *f;
+	char name[32];
+	int ret = vfs_lookup(t, dirfd, path, lookup | LOOKUP_DIRECTORY, &dir);
+
+	if (ret)
+		return ret;
+	dirnode = dir.dentry->inode;
+	if (dir.mnt->flags & MNT_RDONLY)
+		ret = -EROFS;
+	else
+		ret = inode_permission(&t->creds, dirnode, MAY_WRITE | MAY_EXEC);
+	if (ret == 0 && !dirnode->ops->tmpfile)
+		ret = -EOPNOTSUPP;
+	if (ret == 0)
+		ret = vfs_prepare_change(dir.dentry);
+	if (ret == 0)
+		ret = dirnode->ops->tmpfile(dirnode, (mode & ~t->fs->umask & 07777) | S_IFREG,
+					    &t->creds, &inode);
+	if (ret) {
+		path_put(&dir);
+		return ret;
+	}
+	snprintf(name, sizeof(name), "#%llu", (unsigned long long)inode->ino);
+	p.mnt = dir.mnt;
+	p.dentry = dentry_alloc_anon(dir.dentry, name, inode);
+	ret = inode->ops->open ? inode->ops->open(inode, p.dentry, flags & ~OPEN_TRANSIENT, &f)
+			       : -EOPNOTSUPP;
+	if (ret == 0) {
+		if (!f->path.dentry)
+			file_set_path(f, &p);
+		if (!(flags & O_EXCL))
+			inode_set(inode, I_LINKABLE);
+		*out = f;
+	}
+	dentry_put(p.dentry);
+	inode_put(inode);
+	path_put(&dir);
+	return ret;
+}
+
 int vfs_open(struct task *t, int dirfd, const char *path, int flags, uint32_t mode,
 	     unsigned resolve, struct file **out)
 {
@@ -190,10 +246,15 @@ int vfs_open(struct task *t, int dirfd, const char *path, int flags, uint32_t mo
 	char *cur;
 	int ret, depth = 0;
 
+	if (flags & TMPFILE_BIT) {
+		/* O_TMPFILE includes O_DIRECTORY; no O_CREAT; writable (Linux's checks). */
+		if ((flags & (TMPFILE_BIT | O_DIRECTORY | O_CREAT)) != O_TMPFILE ||
+		    !(acc_mask(flags) & MAY_WRITE))
+			return -EINVAL;
+		return open_tmpfile(t, dirfd, path, flags, mode, lf, out);
+	}
 	if (flags & O_PATH)
 		flags &= O_PATH | O_CLOEXEC | O_DIRECTORY | O_NOFOLLOW;
-	if ((flags & O_TMPFILE) == O_TMPFILE)
-		return -EOPNOTSUPP;
 	if (!(flags & O_CREAT)) {
 		struct path p;
 		ret = vfs_lookup(t, dirfd, path, lf | ((flags & O_PATH) ? LOOKUP_EMPTY : 0), &p);

@@ -106,6 +106,8 @@ struct inode_ops {
 	/* Create a regular file and open it with flags (O_* access mode etc.). */
 	int (*create)(struct inode *dir, const char *name, uint32_t mode, const struct creds *c,
 		      int flags, struct inode **out, struct file **file);
+	/* O_TMPFILE: a regular file in dir's filesystem with no name (nlink 0). */
+	int (*tmpfile)(struct inode *dir, uint32_t mode, const struct creds *c, struct inode **out);
 	int (*mkdir)(struct inode *dir, const char *name, uint32_t mode, const struct creds *c,
 		     struct inode **out);
 	int (*mknod)(struct inode *dir, const char *name, uint32_t mode, uint64_t rdev,
@@ -152,12 +154,32 @@ struct inode {
 	uint64_t size;
 	uint64_t blocks;
 	struct timespec atime, mtime, ctime;
+	unsigned flags;		   /* I_*, changed atomically */
 	void *priv;		   /* the filesystem's */
 	struct pipe *pipe;	   /* a fifo's pipe, once opened */
 	struct inode_locks *locks; /* advisory locks, once used */
 	struct rb_node hash_node;  /* in sb->inodes, when the fs keys them */
 	uint64_t hash_key;
 };
+
+/* inode->flags */
+#define I_DEAD	   0x1 /* a removed directory: nothing can be found or made in it */
+#define I_LINKABLE 0x2 /* an O_TMPFILE file (no O_EXCL): linkat may give it a name */
+
+static inline bool inode_has(const struct inode *i, unsigned flag)
+{
+	return __atomic_load_n(&i->flags, __ATOMIC_ACQUIRE) & flag;
+}
+
+static inline void inode_set(struct inode *i, unsigned flag)
+{
+	__atomic_or_fetch(&i->flags, flag, __ATOMIC_RELEASE);
+}
+
+static inline void inode_clear(struct inode *i, unsigned flag)
+{
+	__atomic_and_fetch(&i->flags, ~flag, __ATOMIC_RELEASE);
+}
 
 struct statfs_info {
 	uint64_t type, bsize, blocks, bfree, bavail, files, ffree, namelen, frsize, flags;
@@ -202,6 +224,9 @@ struct dentry {
 #define MNT_NOEXEC 0x02
 #define MNT_NOSUID 0x04
 #define MNT_NODEV  0x08
+/* Not in any namespace: the home of anonymous files (pipes, memfds), so
+ * that /proc/self/fd can reopen them. Paths through it name no place. */
+#define MNT_INTERNAL 0x10
 
 struct mount {
 	int refs;
@@ -265,6 +290,9 @@ struct dentry *dentry_make_root(struct super_block *sb, struct inode *root);
 struct dentry *dentry_lookup_cached(struct dentry *dir, const char *name);
 /* Insert a child of dir with inode (NULL: negative); replaces a cached one. */
 struct dentry *dentry_add(struct dentry *dir, const char *name, struct inode *inode);
+/* A dentry for inode under dir that no lookup finds (deleted from the
+ * start): the name of an anonymous or O_TMPFILE file. Reference returned. */
+struct dentry *dentry_alloc_anon(struct dentry *dir, const char *name, struct inode *inode);
 /* Make d negative / deleted (after unlink or rmdir). */
 void dentry_delete(struct dentry *d);
 /* Move d under newdir as newname (after rename); drops a dentry it replaces. */
@@ -273,6 +301,12 @@ void dentry_move(struct dentry *d, struct dentry *newdir, const char *newname);
 struct dentry *dentry_get_parent(struct dentry *d);
 /* Drop unused cached dentries beyond the cache's size. */
 void dcache_prune(void);
+/* Drop every unused cached dentry (a filesystem short of what its
+ * dentries hold); returns how many went. */
+unsigned long dcache_shrink(void);
+/* Keep at most max unused dentries from now on (the smallest limit any
+ * caller asked for wins). */
+void dcache_limit(unsigned long max);
 /* The path of d from the root of its filesystem, into buf; returns its length. */
 long dentry_path(struct dentry *d, char *buf, size_t size);
 /* Prepend "/name" components of d and its ancestors to buf (ending at *pos)
@@ -303,6 +337,8 @@ struct mnt_namespace *mntns_new(struct super_block *sb, unsigned flags, const ch
 /* Attach sb at path (a directory) with flags. */
 int mount_attach(struct mnt_namespace *ns, const struct path *at, struct super_block *sb,
 		 unsigned flags, const char *source);
+/* A mount of sb in no namespace (MNT_INTERNAL); the reference is the caller's. */
+struct mount *mount_internal(struct super_block *sb);
 /* The mount on top of (mnt, dentry), with a reference, or NULL. */
 struct mount *mount_lookup(struct mount *mnt, struct dentry *dentry);
 /* Write the full path of p as seen from root into buf; returns the length or -errno. */
@@ -375,6 +411,8 @@ int vfs_open(struct task *t, int dirfd, const char *path, int flags, uint32_t mo
 int vfs_open_path(struct task *t, const struct path *p, int flags, struct file **out);
 int vfs_mkdir(struct task *t, int dirfd, const char *path, uint32_t mode);
 int vfs_mknod(struct task *t, int dirfd, const char *path, uint32_t mode, uint64_t dev);
+/* mknod of a socket or fifo whose new path (references taken) goes to *out: unix bind. */
+int vfs_mknod_path(struct task *t, int dirfd, const char *path, uint32_t mode, struct path *out);
 int vfs_symlink(struct task *t, const char *target, int dirfd, const char *path);
 int vfs_link(struct task *t, int olddirfd, const char *oldpath, int newdirfd, const char *newpath,
 	     int flags);

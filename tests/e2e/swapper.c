@@ -58,6 +58,9 @@ int main(int argc, char **argv)
 	}
 	signal(SIGTERM, on_term);
 	signal(SIGINT, on_term);
+	/* the test waits for this line: a loaded machine may start us late */
+	printf("swapping\n");
+	fflush(stdout);
 	end = time(NULL) + atoi(argv[1]);
 	while (!stop && (n % 4096 || time(NULL) < end)) {
 		if (swap(argv[3 + n % ndirs], links[n % ndirs]) != 0)

@@ -1,6 +1,6 @@
 /*
- * Guest test (pending: rung allows four levels and builds the wrong argv):
- * scripts interpreted by scripts. Linux follows up to five #! levels above
+ * Guest test (rung allowed four levels and built the wrong argv when it was
+ * written): scripts interpreted by scripts. Linux follows up to five #! levels above
  * the ELF interpreter (six is ELOOP, fs_exec checks that), and the argv the
  * ELF interpreter gets names each script by the path the level above gave
  * it, then the script execve was given, then the exec's arguments but its

@@ -1,9 +1,10 @@
 /*
- * Guest test (pending: not in the run list until rung passes it): what the
- * other fs_* tests found rung doing differently from Linux, one check each,
- * in a fresh directory under /tmp. Each check says what Linux does; the
- * comment above it what rung did when it was written. The last check
- * crashed the sentry, so it runs last.
+ * Guest test: what the other fs_* tests found rung doing differently from
+ * Linux, one check each, in a fresh directory under /tmp. Each check says
+ * what Linux does; the comment above it what rung did when it was written
+ * (kept out of the run list until rung passed; fs_opath, fs_dead, fs_io,
+ * fs_reopen, fs_tmpfile and fs_xattr check each of these more closely).
+ * The last check crashed the sentry, so it runs last.
  */
 #include "fsguest.h"
 

@@ -108,7 +108,14 @@ int main(void)
 	CHECK_EQ(getxattr("f", "user.through", buf, sizeof(buf)), 1, "sets it on the target");
 	n = llistxattr("l", list, sizeof(list));
 	printf("llist: %s\n", user_names(list, n));
-	/* (lremovexattr of user.* on a symlink: fs_pending) */
+	CHECK_ERRNO(lremovexattr("l", "user.color"), EPERM, "lremovexattr user.* on a symlink");
+	CHECK_EQ(getxattr("f", "user.color", buf, sizeof(buf)), 5, "which left the target's");
+	/* nor do fifos (or devices, sockets) */
+	CHECK_EQ(mkfifo("p", 0644), 0, "mkfifo p");
+	CHECK_ERRNO(setxattr("p", "user.x", "v", 1, 0), EPERM, "setxattr user.* on a fifo");
+	CHECK_ERRNO(getxattr("p", "user.x", buf, sizeof(buf)), ENODATA,
+		    "getxattr user.* on a fifo");
+	CHECK_ERRNO(removexattr("p", "user.x"), EPERM, "removexattr user.* on a fifo");
 
 	/* directories take them too; copies of files do not carry them */
 	CHECK_EQ(mkdir("d", 0755), 0, "mkdir d");

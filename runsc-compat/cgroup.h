@@ -1,0 +1,32 @@
+/*
+ * Host cgroups of a container: the sandbox process (and so the gofer and
+ * every stub it starts) lives in linux.cgroupsPath, so that the shim's
+ * stats and OOM events, `pause` and the resource limits all apply to it.
+ * cgroup v1 (one hierarchy per controller) and v2 (unified).
+ */
+#ifndef RUNG_CGROUP_H
+#define RUNG_CGROUP_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct rung_error;
+struct oci_resources;
+
+/* The cgroup path for a spec's cgroupsPath ("/docker/<id>", or systemd's
+ * "slice:prefix:name" with systemd set), or a default for id (malloc'd). */
+char *cgroup_path(const char *cgroups_path, const char *id, bool systemd);
+
+/* Create the cgroup at path (every controller), apply res and move pid in. */
+int cgroup_enter(const char *path, pid_t pid, const struct oci_resources *res,
+		 struct rung_error *err);
+/* Apply a LinuxResources JSON object (update --resources) to path. */
+int cgroup_update(const char *path, const char *resources_json, struct rung_error *err);
+/* Freeze or thaw everything in path. */
+int cgroup_freeze(const char *path, bool frozen, struct rung_error *err);
+/* The pids in path (malloc'd). */
+int cgroup_pids(const char *path, pid_t **pids, size_t *n);
+/* Remove the (empty) cgroup; errors are ignored: the caller is cleaning up. */
+void cgroup_remove(const char *path);
+
+#endif

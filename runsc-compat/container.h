@@ -1,0 +1,37 @@
+/*
+ * The sandbox process of an OCI container: what `create` forks. It builds
+ * the sandbox from the spec, parks the init until `start`, serves the
+ * control socket (start, kill, exec) and exits with the init's status.
+ */
+#ifndef RUNG_CONTAINER_H
+#define RUNG_CONTAINER_H
+
+#include <stdbool.h>
+
+struct global_args;
+struct oci_spec;
+struct oci_process;
+struct kernel_process;
+
+struct container_args {
+	struct global_args *g;
+	const struct oci_spec *spec;
+	const char *root, *id;
+	int ready_fd;	/* "ok", or an error message, then closed */
+	int go_fd;	/* a byte arrives once the caller placed us in the cgroup */
+	int console_fd; /* a connected console socket (process.terminal), or -1 */
+	bool donate;	/* --file-access direct */
+};
+
+/* The body of the sandbox process; returns its exit status. */
+int container_main(const struct container_args *a);
+
+/* An OCI process as the kernel starts it (pointers into op; stdio from the caller). */
+void container_process(const struct oci_process *op, struct kernel_process *kp);
+
+/* Open a host pty, send its master over console_fd (the console-socket
+ * protocol: one SCM_RIGHTS message with a non-empty payload) and return the
+ * slave, or -errno. width/height set the window when non-zero. */
+int console_send_pty(int console_fd, unsigned width, unsigned height);
+
+#endif

@@ -1,0 +1,485 @@
+/* The OCI container life cycle shared by the subcommands: create, start, delete. */
+#include "config.h"
+#include "runsc-compat/oci.h"
+#include "runsc-compat/cgroup.h"
+#include "runsc-compat/cli.h"
+#include "runsc-compat/container.h"
+#include "runsc-compat/control.h"
+#include "runsc-compat/hooks.h"
+#include "runsc-compat/spec.h"
+#include "runsc-compat/state.h"
+#include "lib/cleanup.h"
+#include "lib/error.h"
+#include "lib/log.h"
+#include "lib/util.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+const char *oci_root(const struct global_args *g)
+{
+	return g->root ? g->root : STATE_DEFAULT_ROOT;
+}
+
+int write_pid_file(const char *path, pid_t pid, struct rung_error *err)
+{
+	char *dir = xstrdup(path), *slash = strrchr(dir, '/'), *tmp, buf[32];
+	int fd, n = snprintf(buf, sizeof(buf), "%d", pid), ret = 0;
+
+	if (slash)
+		slash[1] = '\0';
+	tmp = slash ? xasprintf("%s.%s.tmp", dir, slash ? path + (slash - dir) + 1 : path)
+		    : xasprintf(".%s.tmp", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0 || write(fd, buf, (size_t)n) != n || rename(tmp, path) < 0)
+		ret = rung_error_make(err, errno, "write the pid file `%s`", path);
+	if (fd >= 0)
+		close(fd);
+	if (ret < 0)
+		unlink(tmp);
+	free(tmp);
+	free(dir);
+	return ret;
+}
+
+int parse_signal(const char *s)
+{
+	char *end;
+	long n;
+
+	if (isdigit((unsigned char)*s)) {
+		n = strtol(s, &end, 10);
+		return (*end || n < 1 || n > 64) ? -1 : (int)n;
+	}
+	if (strncasecmp(s, "SIG", 3) == 0)
+		s += 3;
+	if (strncasecmp(s, "RTMIN", 5) == 0 || strncasecmp(s, "RTMAX", 5) == 0) {
+		bool min = strncasecmp(s, "RTMIN", 5) == 0;
+		n = 0;
+		if (s[5]) {
+			n = strtol(s + 5, &end, 10);
+			if (*end || (min && n < 0) || (!min && n > 0))
+				return -1;
+		}
+		n += min ? SIGRTMIN : SIGRTMAX;
+		return (n < SIGRTMIN || n > SIGRTMAX) ? -1 : (int)n;
+	}
+	for (int sig = 1; sig < 32; sig++) {
+		const char *name = sigabbrev_np(sig);
+		if (name && strcasecmp(name, s) == 0)
+			return sig;
+	}
+	return -1;
+}
+
+/* The state given to hooks: runc's state object with status and pid. */
+static char *hook_state(const struct container_state *st, const char *status)
+{
+	struct json_object *o = json_object_new_object(), *ann;
+	char *out;
+
+	json_object_object_add(o, "ociVersion", json_object_new_string("1.0.2-dev"));
+	json_object_object_add(o, "id", json_object_new_string(st->id));
+	json_object_object_add(o, "status", json_object_new_string(status));
+	json_object_object_add(o, "pid", json_object_new_int(st->pid));
+	json_object_object_add(o, "bundle", json_object_new_string(st->bundle));
+	ann = json_tokener_parse(st->annotations ? st->annotations : "{}");
+	json_object_object_add(o, "annotations", ann ? ann : json_object_new_object());
+	out = xstrdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	json_object_put(o);
+	return out;
+}
+
+/* Connect to the console socket the shim listens on. */
+static int connect_console(const char *path, struct rung_error *err)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	int fd;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return rung_error_make(err, ENAMETOOLONG, "console socket path too long");
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		int e = errno;
+		if (fd >= 0)
+			close(fd);
+		return rung_error_make(err, e, "connect to the console socket `%s`", path);
+	}
+	return fd;
+}
+
+/* In the sandbox child: every inherited descriptor but those in keep (and
+ * 0-2) is closed, so nothing of the caller's (the shim's sockets) lives on. */
+static void close_others(const int *keep, size_t n)
+{
+	int lo = 3;
+
+	for (;;) {
+		int next = INT_MAX;
+		for (size_t i = 0; i < n; i++)
+			if (keep[i] >= lo && keep[i] < next)
+				next = keep[i];
+		if (next == INT_MAX) {
+			syscall(SYS_close_range, lo, ~0u, 0);
+			return;
+		}
+		if (next > lo)
+			syscall(SYS_close_range, lo, next - 1, 0);
+		lo = next + 1;
+	}
+}
+
+/* Read everything the child writes to fd (its "ok" or error), NUL-terminated. */
+static char *read_report(int fd)
+{
+	size_t len = 0, cap = 256;
+	char *buf = xmalloc(cap);
+	ssize_t n;
+
+	for (;;) {
+		if (len + 1 == cap)
+			buf = xrealloc(buf, cap *= 2);
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	return buf;
+}
+
+int oci_create(struct global_args *g, const char *id, const struct create_opts *o, pid_t *pidp,
+	       struct rung_error *err)
+{
+	const char *root = oci_root(g);
+	struct container_state st = {0};
+	struct oci_spec *spec = NULL;
+	cleanup_free char *bundle = realpath(o->bundle ? o->bundle : ".", NULL);
+	cleanup_free char *msg = NULL;
+	cleanup_free char *cg = NULL;
+	int ready[2] = {-1, -1}, go[2] = {-1, -1}, lock = -1, console = -1, ret;
+	pid_t pid = -1;
+
+	if (!bundle)
+		return rung_error_make(err, errno, "bundle `%s`", o->bundle ? o->bundle : ".");
+	ret = spec_load(bundle, &spec, err);
+	if (ret < 0)
+		return ret;
+	if (spec->process.terminal && !o->console_socket) {
+		ret = rung_error_make(err, 0,
+				      "cannot allocate tty if runc will detach without "
+				      "setting console socket");
+		goto out;
+	}
+	if (!spec->process.terminal && o->console_socket) {
+		ret = rung_error_make(err, 0,
+				      "cannot use console socket if runc will not detach "
+				      "or allocate tty");
+		goto out;
+	}
+	if (o->preserve_fds > 0) {
+		ret = rung_error_make(err, 0, "--preserve-fds is not supported yet");
+		goto out;
+	}
+	ret = state_create(root, id, &lock, err);
+	if (ret < 0)
+		goto out;
+	if (o->console_socket) {
+		console = connect_console(o->console_socket, err);
+		if (console < 0) {
+			ret = console;
+			goto fail;
+		}
+	}
+	if (pipe2(ready, O_CLOEXEC) < 0 || pipe2(go, O_CLOEXEC) < 0) {
+		ret = rung_error_make(err, errno, "pipe");
+		goto fail;
+	}
+	pid = fork();
+	if (pid < 0) {
+		ret = rung_error_make(err, errno, "fork the sandbox");
+		goto fail;
+	}
+	if (pid == 0) {
+		struct container_args a = {.g = g,
+					   .spec = spec,
+					   .root = root,
+					   .id = id,
+					   .ready_fd = ready[1],
+					   .go_fd = go[0],
+					   .console_fd = console,
+					   .donate = g->file_access_direct};
+		int keep[] = {ready[1], go[0], console, rung_log_fd()};
+		close_others(keep, ARRAY_SIZE(keep));
+		exit(container_main(&a));
+	}
+	close(ready[1]);
+	close(go[0]);
+	ready[1] = go[0] = -1;
+	if (console >= 0)
+		close(console);
+	console = -1;
+	cg = cgroup_path(spec->cgroups_path, id, g->systemd_cgroup);
+	ret = cgroup_enter(cg, pid, &spec->resources, err);
+	if (ret < 0)
+		goto fail;
+	if (write(go[1], "g", 1) != 1) {
+		ret = rung_error_make(err, errno, "start the sandbox");
+		goto fail;
+	}
+	msg = read_report(ready[0]);
+	if (strcmp(msg, "ok") != 0) {
+		ret = rung_error_make(err, 0, "%s", *msg ? msg : "the sandbox did not start");
+		goto fail;
+	}
+
+	st.id = xstrdup(id);
+	st.pid = pid;
+	st.pid_start = state_pid_start(pid);
+	st.bundle = xstrdup(bundle);
+	st.rootfs = xstrdup(spec->root_path);
+	st.created = state_now_rfc3339();
+	st.owner = xstrdup("");
+	st.annotations = xstrdup(spec->annotations);
+	st.cgroup = xstrdup(cg);
+	ret = state_save(root, &st, err);
+	if (ret == 0) {
+		char *hs = hook_state(&st, "creating");
+		ret = hooks_run(spec->hooks.prestart, spec->hooks.n_prestart, hs, "prestart", err);
+		if (ret == 0)
+			ret = hooks_run(spec->hooks.create_runtime, spec->hooks.n_create_runtime,
+					hs, "createRuntime", err);
+		if (ret == 0)
+			ret = hooks_run(spec->hooks.create_container,
+					spec->hooks.n_create_container, hs, "createContainer", err);
+		free(hs);
+	}
+	/* The pid file last: the shim takes its appearance as create's end. */
+	if (ret == 0 && o->pid_file)
+		ret = write_pid_file(o->pid_file, pid, err);
+	if (ret < 0)
+		goto fail;
+	*pidp = pid;
+	goto out;
+fail:
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	if (cg)
+		cgroup_remove(cg);
+	if (lock >= 0)
+		state_remove(root, id);
+out:
+	for (int i = 0; i < 2; i++) {
+		if (ready[i] >= 0)
+			close(ready[i]);
+		if (go[i] >= 0)
+			close(go[i]);
+	}
+	if (console >= 0)
+		close(console);
+	if (lock >= 0)
+		close(lock);
+	state_release(&st);
+	spec_free(spec);
+	return ret;
+}
+
+/* The bundle's spec again (hooks for start and delete). */
+static struct oci_spec *reload_spec(const struct container_state *st)
+{
+	struct rung_error err = {0};
+	struct oci_spec *spec = NULL;
+
+	if (spec_load(st->bundle, &spec, &err) < 0) {
+		rung_error_release(&err);
+		return NULL;
+	}
+	return spec;
+}
+
+int oci_start(struct global_args *g, const char *id, struct rung_error *err)
+{
+	const char *root = oci_root(g);
+	struct container_state st;
+	struct oci_spec *spec;
+	char *path;
+	int lock, fd, ret = state_lock(root, id, &lock, err);
+
+	if (ret < 0)
+		return ret;
+	ret = state_load(root, id, &st, err);
+	if (ret < 0)
+		goto out_lock;
+	switch (state_status(&st)) {
+	case STATUS_CREATED:
+		break;
+	case STATUS_STOPPED:
+		ret = rung_error_make(err, 0, "cannot start a container that has stopped");
+		goto out;
+	default:
+		ret = rung_error_make(err, 0, "cannot start an already running container");
+		goto out;
+	}
+	path = ctl_path(root, id);
+	ret = ctl_connect(path, &fd, err);
+	free(path);
+	if (ret < 0)
+		goto out;
+	ret = ctl_call(fd, CTL_START, 0, 0, NULL, 0, NULL, 0, NULL, err);
+	close(fd);
+	if (ret < 0)
+		goto out;
+	st.started = true;
+	ret = state_save(root, &st, err);
+	spec = reload_spec(&st);
+	if (spec) {
+		struct rung_error herr = {0};
+		char *hs = hook_state(&st, "running");
+		/* poststart failures are logged, not fatal (the runtime spec). */
+		if (hooks_run(spec->hooks.poststart, spec->hooks.n_poststart, hs, "poststart",
+			      &herr) < 0)
+			rung_error_print(&herr, NULL);
+		free(hs);
+		spec_free(spec);
+	}
+out:
+	state_release(&st);
+out_lock:
+	close(lock);
+	return ret;
+}
+
+/* Wait (at most about 5 s) until pid is gone or a zombie. */
+static void wait_gone(const struct container_state *st)
+{
+	for (int i = 0; i < 500; i++) {
+		if (state_pid_start(st->pid) != st->pid_start)
+			return;
+		usleep(10000);
+	}
+}
+
+int oci_delete(struct global_args *g, const char *id, bool force, struct rung_error *err)
+{
+	const char *root = oci_root(g);
+	struct container_state st;
+	struct oci_spec *spec;
+	int lock, ret = state_lock(root, id, &lock, err);
+
+	if (ret < 0) {
+		if (force) {
+			rung_error_release(err);
+			return 0; /* runc: --force on an unknown container succeeds */
+		}
+		return ret;
+	}
+	ret = state_load(root, id, &st, err);
+	if (ret < 0) {
+		state_remove(root, id);
+		close(lock);
+		return force ? 0 : ret;
+	}
+	if (state_status(&st) != STATUS_STOPPED) {
+		if (!force) {
+			ret = rung_error_make(err, 0,
+					      "cannot delete container %s that is not stopped: %s",
+					      id, state_status_name(state_status(&st)));
+			goto out;
+		}
+		if (st.paused && st.cgroup)
+			cgroup_freeze(st.cgroup, false, err);
+		kill(st.pid, SIGKILL);
+		wait_gone(&st);
+	}
+	spec = reload_spec(&st);
+	if (spec) {
+		struct rung_error herr = {0};
+		char *hs = hook_state(&st, "stopped");
+		if (hooks_run(spec->hooks.poststop, spec->hooks.n_poststop, hs, "poststop", &herr) <
+		    0)
+			rung_error_print(&herr, NULL);
+		free(hs);
+		spec_free(spec);
+	}
+	if (st.cgroup)
+		cgroup_remove(st.cgroup);
+	state_remove(root, id);
+	rung_error_release(err);
+	ret = 0;
+out:
+	state_release(&st);
+	close(lock);
+	return ret;
+}
+
+int oci_host_pids(const struct container_state *st, pid_t **pids, size_t *n)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	size_t cap = 16;
+
+	*n = 0;
+	*pids = xmalloc(cap * sizeof(**pids));
+	if (state_pid_start(st->pid) != st->pid_start || !d) {
+		if (d)
+			closedir(d);
+		return 0;
+	}
+	(*pids)[(*n)++] = st->pid;
+	/* Descendants: repeat until no process whose parent is listed is missing. */
+	for (bool more = true; more;) {
+		more = false;
+		rewinddir(d);
+		while ((e = readdir(d))) {
+			char path[64], buf[512], *p;
+			int pid = atoi(e->d_name), ppid, fd;
+			bool known = false, parent = false;
+			ssize_t r;
+			if (pid <= 0)
+				continue;
+			snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+			if (fd < 0)
+				continue;
+			r = read(fd, buf, sizeof(buf) - 1);
+			close(fd);
+			if (r <= 0)
+				continue;
+			buf[r] = '\0';
+			p = strrchr(buf, ')');
+			if (!p || sscanf(p + 2, "%*c %d", &ppid) != 1)
+				continue;
+			for (size_t i = 0; i < *n; i++) {
+				known |= (*pids)[i] == pid;
+				parent |= (*pids)[i] == ppid;
+			}
+			if (!known && parent) {
+				if (*n == cap)
+					*pids = xrealloc(*pids, (cap *= 2) * sizeof(**pids));
+				(*pids)[(*n)++] = pid;
+				more = true;
+			}
+		}
+	}
+	closedir(d);
+	return 0;
+}
