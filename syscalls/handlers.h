@@ -161,6 +161,15 @@ SYSCALL(clock_nanosleep);
 SYSCALL(getcpu);
 SYSCALL(futex);
 
+/* sys_timer.c */
+SYSCALL(alarm);
+SYSCALL(getitimer);
+SYSCALL(setitimer);
+SYSCALL(timer_create);
+SYSCALL(timer_settime);
+SYSCALL(timer_gettime);
+SYSCALL(timer_getoverrun);
+SYSCALL(timer_delete);
 /* sys_poll.c */
 SYSCALL(poll);
 SYSCALL(ppoll);

@@ -206,9 +206,23 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	FULL(gettimeofday, 2, A_PTR, A_PTR),
 	FULL(time, 1, A_PTR),
 	FULL(nanosleep, 2, A_TIMESPEC, A_PTR),
-	PART(clock_nanosleep, "REALTIME, MONOTONIC, BOOTTIME, TAI; CPU and alarm clocks EINVAL", 4,
+	PART(clock_nanosleep, "alarm clocks EOPNOTSUPP (no RTC); CPU clocks checked every 4 ms", 4,
 	     A_CLOCK, A_HEX, A_TIMESPEC, A_PTR),
 	PART(getcpu, "the host CPU, folded into the sandbox's CPU count", 3, A_PTR, A_PTR, A_PTR),
+	/* timers */
+	FULL(alarm, 1, A_UINT),
+	FULL(getitimer, 2, A_INT, A_PTR),
+	PART(setitimer,
+	     "VIRTUAL and PROF both count the guest's user+system CPU time, checked every 4 ms", 3,
+	     A_INT, A_PTR, A_PTR),
+	PART(timer_create,
+	     "no alarm clocks (EOPNOTSUPP); CPU-clock timers checked every 4 ms while the "
+	     "process runs",
+	     3, A_CLOCK, A_PTR, A_PTR),
+	FULL(timer_settime, 4, A_INT, A_HEX, A_PTR, A_PTR),
+	FULL(timer_gettime, 2, A_INT, A_PTR),
+	FULL(timer_getoverrun, 1, A_INT),
+	FULL(timer_delete, 1, A_INT),
 	/* signals */
 	FULL(rt_sigaction, 4, A_SIGNAL, A_PTR, A_PTR, A_UINT),
 	FULL(rt_sigprocmask, 4, A_SIGHOW, A_PTR, A_PTR, A_UINT),
@@ -318,7 +332,7 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	     "no RSEQ commands (EINVAL, as rseq is ENOSYS); GLOBAL* interrupt all tasks", 3, A_INT,
 	     A_HEX, A_INT),
 	PART(getrusage,
-	     "user time is the guest's running time as the sentry measures it; maxrss is peak "
+	     "user time is the guest's CPU time, system time the sentry's; maxrss is peak "
 	     "committed memory; fault, I/O and switch counts are 0",
 	     2, A_INT, A_PTR),
 	PART(times, "user time as getrusage's", 1, A_PTR),

@@ -10,6 +10,7 @@
 #include "sentry/kernel/futex.h"
 #include "sentry/kernel/process.h"
 #include "sentry/kernel/rusage.h"
+#include "sentry/kernel/timers.h"
 #include "sentry/loader/elf.h"
 #include "sentry/mm/mm.h"
 #include "sentry/fs/file.h"
@@ -350,6 +351,7 @@ static int exec_elf(struct exec_ctx *x, struct file *f)
 	t->mm = mm;
 	mm->users = 1;
 	mm = NULL;
+	timers_exec(t);
 	task_vfork_release(t);
 	memset(&t->cpu.regs, 0, sizeof(t->cpu.regs));
 	t->cpu.regs.rip = info.interp ? ires.entry : res.entry;

@@ -54,11 +54,11 @@ static const struct {
 	{SCMP_SYS(madvise), "malloc trimming, thread stack release"},
 	{SCMP_SYS(brk), "malloc"},
 	/* threads and blocking */
-	{SCMP_SYS(futex), "sentry locks and task sleeps"},
+	{SCMP_SYS(futex), "sentry locks, task sleeps, the timer thread's sleep until a deadline"},
 	{SCMP_SYS(sched_yield), "sched_yield of the guest"},
 	{SCMP_SYS(set_robust_list), "new sentry threads (glibc)"},
 	{SCMP_SYS(rseq), "new sentry threads (glibc)"},
-	{SCMP_SYS(exit), "a task thread ends"},
+	{SCMP_SYS(exit), "a task thread (or the timer thread) ends"},
 	{SCMP_SYS(exit_group), "the sandbox ends"},
 	{SCMP_SYS(rt_sigprocmask), "sentry threads block host signals"},
 	{SCMP_SYS(rt_sigaction), "glibc sets up its internal signals with the first thread"},
@@ -85,7 +85,7 @@ static const struct {
 	{SCMP_SYS(timerfd_settime), "guest timerfd_settime"},
 	{SCMP_SYS(timerfd_gettime), "guest timerfd_gettime"},
 	/* time */
-	{SCMP_SYS(clock_gettime), "guest clocks (when the vDSO falls back)"},
+	{SCMP_SYS(clock_gettime), "guest clocks; stub processes' CPU clocks (guest CPU time)"},
 	{SCMP_SYS(clock_nanosleep), "nothing yet; glibc's nanosleep"},
 	{SCMP_SYS(nanosleep), "glibc's sleep"},
 	{SCMP_SYS(gettimeofday), "the guest's vsyscall gettimeofday, trapped in the stub"},

@@ -3,6 +3,8 @@
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/task.h"
 #include "sentry/kernel/process.h"
+#include "sentry/kernel/ktimer.h"
+#include "sentry/kernel/timers.h"
 #include "sentry/mm/memfile.h"
 #include "sentry/fs/file.h"
 #include "sentry/fs/tmpfs.h"
@@ -133,6 +135,8 @@ void kernel_destroy(struct kernel *k)
 
 	if (!k)
 		return;
+	ktimer_base_destroy(k);
+	timers_kernel_destroy(k);
 	/* Zombies nobody reaped, and init's group. */
 	list_for_each_entry_safe(tg, n, &k->groups, knode) {
 		list_del_init(&tg->knode);

@@ -20,6 +20,8 @@ struct thread_group;
 struct platform;
 struct platform_ops;
 struct task;
+struct ktimer_base;
+struct timers_kernel;
 struct unix_net;
 
 /* The pid namespace's pid_max (also /proc/sys/kernel/pid_max). */
@@ -65,6 +67,10 @@ struct kernel {
 	bool done;	     /* every task thread is gone */
 	int exit_status;     /* the sandbox's exit status, 0-255 */
 
+	/* Timers (sentry/kernel/ktimer.c) and the sandbox-wide state of process
+	 * timers (sentry/kernel/timers.c): made on first use, under lock. */
+	struct ktimer_base *ktimers;
+	struct timers_kernel *timers;
 	/* The UTS namespace's names (uname, sethostname). */
 	char hostname[65], domainname[65];
 

@@ -10,6 +10,7 @@
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/futex.h"
 #include "sentry/kernel/rusage.h"
+#include "sentry/kernel/timers.h"
 #include "sentry/mm/mm.h"
 #include "sentry/fs/file.h"
 #include "platform/platform.h"
@@ -759,7 +760,7 @@ void task_do_exit(struct task *t)
 	struct kernel *k = t->k;
 	struct thread_group *tg = t->tg;
 	struct mm *mm = t->mm;
-	uint64_t cpu = t->ctx ? t->ctx->ops->cpu_time_ns(t->ctx) : 0;
+	uint64_t cpu = task_cpu_time_ns(t);
 	uint64_t sys = rusage_self_sentry_ns();
 	bool last_user;
 
@@ -781,6 +782,7 @@ void task_do_exit(struct task *t)
 	tg->dead_stime_ns += sys;
 	if (mm)
 		rusage_note_mm_locked(tg, mm);
+	timers_thread_exit_locked(t);
 	if (tg->leader == t)
 		tg->uid = t->creds.uid;
 	if (!(tg->flags & TG_EXITING) && tg->nr_threads == 0)
@@ -790,9 +792,10 @@ void task_do_exit(struct task *t)
 		tg->flags |= TG_STOPPED | TG_REPORT_STOP;
 		notify_parent_cldstop(tg, CLD_STOPPED);
 	}
-	if (tg->nr_threads == 0)
+	if (tg->nr_threads == 0) {
+		timers_group_exit_locked(tg);
 		tg_exit_locked(tg);
-	else if ((tg->flags & TG_EXECING) && tg->execer)
+	} else if ((tg->flags & TG_EXECING) && tg->execer)
 		task_wake(tg->execer);
 	k->live_tasks--;
 	pthread_mutex_unlock(&k->lock);

@@ -3,6 +3,7 @@
 #include "sentry/kernel/rusage.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/task.h"
+#include "sentry/kernel/timers.h"
 #include "sentry/mm/mm.h"
 #include "lib/util.h"
 
@@ -26,7 +27,7 @@ void rusage_task_times(struct task *t, uint64_t *utime, uint64_t *stime)
 {
 	int tid = __atomic_load_n(&t->host_tid, __ATOMIC_ACQUIRE);
 
-	*utime = t->ctx ? t->ctx->ops->cpu_time_ns(t->ctx) : 0;
+	*utime = task_cpu_time_ns(t);
 	if (t == current_task())
 		*stime = rusage_self_sentry_ns();
 	else if (tid > 0 && !t->exited)

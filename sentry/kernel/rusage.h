@@ -2,9 +2,10 @@
  * Resource usage: CPU times and peak memory of tasks and processes
  * (getrusage, times, wait4's rusage, /proc).
  *
- * A task's user time is its guest CPU time (the platform context's CPU
- * clock: the stub thread on the ptrace platform); its system time is the
- * CPU time of its sentry thread, which does the kernel's work for it.
+ * A task's user time is its guest CPU time (task_cpu_time_ns: on the
+ * ptrace platform, its share of the stub process's CPU clock); its system
+ * time is the CPU time of its sentry thread, which does the kernel's work
+ * for it.
  * Peak memory is the most guest memory the process had committed (its
  * address space's VMAs with memory behind them), not a count of resident
  * pages: the sandbox does not track which pages the guest touched.

@@ -38,6 +38,7 @@ struct kernel;
 struct mm;
 struct fdtable;
 struct fs_struct;
+struct tg_timers;
 struct spawn_wait;
 
 #define TASK_COMM_LEN 16
@@ -119,6 +120,9 @@ struct thread_group {
 	uint64_t maxrss_kb, child_maxrss_kb;
 	/* The controlling terminal (sentry/fs/tty), when there is one. */
 	void *tty;
+	/* itimers, POSIX timers, CPU-timer state (sentry/kernel/timers.c):
+	 * made on first use, freed when the last thread exits. */
+	struct tg_timers *timers;
 };
 
 /* task->work (atomic): what the run loop must look at before running the guest. */

@@ -38,6 +38,12 @@ GUEST_TESTS = \
 	thr_basic \
 	timerfd \
 	tls \
+	timer_alarm \
+	timer_itimer \
+	timer_posix \
+	timer_cpu \
+	timer_exec \
+	timer_overrun \
 	fs_open \
 	fs_rw \
 	fs_stat \

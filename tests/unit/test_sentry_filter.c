@@ -22,8 +22,17 @@
 #include <sys/ioctl.h>
 #include <sys/random.h>
 #include <sys/wait.h>
+#include <linux/futex.h>
 #include <linux/sched.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <time.h>
 #include <unistd.h>
+
+static void *idle_thread(void *arg)
+{
+	return arg;
+}
 
 /* Run fn in a child under the filter; returns its wait status. */
 static int under_filter(void (*fn)(int memfd))
@@ -93,6 +102,23 @@ static void allowed(int memfd)
 			_exit(10);
 		close(tfd);
 		close(ep);
+	}
+	/* The timer thread: made with pthread_create, sleeps on a futex until an
+	 * absolute deadline; CPU clocks of a (stub) process are read. */
+	{
+		pthread_t th;
+		uint32_t word = 0;
+		struct timespec past = {0, 1}, ts;
+		clockid_t stub_clock = (clockid_t)((~(unsigned)getpid() << 3) | 2);
+		if (pthread_create(&th, NULL, idle_thread, NULL) != 0 ||
+		    pthread_join(th, NULL) != 0)
+			_exit(11);
+		if (syscall(SYS_futex, &word, FUTEX_WAIT_BITSET_PRIVATE, 0, &past, NULL,
+			    FUTEX_BITSET_MATCH_ANY) != -1 ||
+		    errno != ETIMEDOUT)
+			_exit(12);
+		if (clock_gettime(stub_clock, &ts) < 0)
+			_exit(13);
 	}
 	(void)fds;
 }

@@ -10,6 +10,7 @@ UNIT_TESTS = \
 	tests/unit/test_syscall_table \
 	tests/unit/test_stub_filter \
 	tests/unit/test_sentry_filter \
+	tests/unit/test_ktimer \
 	tests/unit/test_log \
 	tests/unit/test_error \
 	tests/unit/test_util \
@@ -69,6 +70,10 @@ tests_unit_test_error_LDADD = $(UNIT_LDADD)
 tests_unit_test_util_SOURCES = tests/unit/test_util.c tests/unit/unit.h
 tests_unit_test_util_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_util_LDADD = $(UNIT_LDADD)
+
+tests_unit_test_ktimer_SOURCES = tests/unit/test_ktimer.c tests/unit/unit.h
+tests_unit_test_ktimer_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_ktimer_LDADD = $(UNIT_LDADD)
 
 tests_unit_test_sentry_filter_SOURCES = tests/unit/test_sentry_filter.c
 tests_unit_test_sentry_filter_CFLAGS = $(UNIT_CFLAGS)
