@@ -8,7 +8,7 @@
 #include "platform/platform.h"
 #include "gofer/gofer.h"
 #include "gofer/client.h"
-#include "sentry/fs/devices.h"
+#include "sentry/fs/hosttty.h"
 #include "sentry/kernel/confine.h"
 #include "sentry/mm/memfile.h"
 #include "lib/cleanup.h"
@@ -70,8 +70,16 @@ static char *resolve_program(const char *prog)
 	return xstrdup(prog);
 }
 
-/* Host signals meant for the program end the sandbox the way they would end it. */
-static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+/*
+ * Host signals meant for the program. On a terminal, the keyboard's
+ * (SIGINT, SIGQUIT, SIGTSTP) go to the foreground process group of the
+ * guest's session, as the terminal would send them to a native job, and
+ * SIGWINCH follows the terminal's size; SIGCONT continues a guest init
+ * that stopped rung with it (sentry/fs/hosttty.h). Otherwise, and always
+ * for SIGTERM and SIGHUP, the signal ends the sandbox the way it would end
+ * the program; SIGTSTP stops rung.
+ */
+static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP, SIGWINCH, SIGCONT};
 
 static void *signal_thread(void *arg)
 {
@@ -83,9 +91,34 @@ static void *signal_thread(void *arg)
 	for (size_t i = 0; i < ARRAY_SIZE(forwarded); i++)
 		sigaddset(&set, forwarded[i]);
 	for (;;) {
-		if (sigwait(&set, &sig) == 0) {
+		sig = sigwaitinfo(&set, NULL);
+		switch (sig) {
+		case SIGINT:
+		case SIGQUIT:
+		case SIGTSTP:
+			if (hosttty_forward_signal(sig)) {
+				log_debug("host signal %d: to the guest's foreground job", sig);
+				break;
+			}
+			if (sig == SIGTSTP) {
+				host_stop_self(SIGTSTP);
+				break;
+			}
 			log_debug("host signal %d: ending the sandbox", sig);
 			kernel_kill(k, sig);
+			break;
+		case SIGWINCH:
+			hosttty_resized();
+			break;
+		case SIGCONT:
+			hosttty_continued(k);
+			break;
+		case -1:
+			break;
+		default:
+			log_debug("host signal %d: ending the sandbox", sig);
+			kernel_kill(k, sig);
+			break;
 		}
 	}
 	return NULL;
@@ -146,7 +179,8 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 	struct sysinfo si;
 	pthread_t sigthr;
 	sigset_t set;
-	int opt, ret, status;
+	int opt, ret, status, tty = -1;
+	bool job_control = false;
 
 	cfg.strace = g->strace;
 	memcpy(cfg.stdio, rung_stdio_open, sizeof(cfg.stdio));
@@ -250,6 +284,14 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 	sigaddset(&set, SIGCHLD);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 
+	/* The caller's terminal is the guest's (sentry/fs/hosttty.h). */
+	if (isatty(STDIN_FILENO) || isatty(STDOUT_FILENO) || isatty(STDERR_FILENO)) {
+		tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+		job_control = tty >= 0 && hosttty_job_control(tty);
+		if (job_control)
+			cfg.init_job_stop = hosttty_init_job;
+	}
+
 	if (!host_exec) {
 		ret = gofer_spawn(&gcfg, GOFER_CHANNELS, &gofer, fds, err);
 		if (ret < 0)
@@ -267,12 +309,8 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 		stop_gofer(gofer);
 		return ret;
 	}
-	/* The caller's terminal, for the guest's /dev/tty. */
-	if (isatty(STDIN_FILENO) || isatty(STDOUT_FILENO) || isatty(STDERR_FILENO)) {
-		int tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
-		if (tty >= 0)
-			chrdev_set_tty(tty);
-	}
+	if (tty >= 0 && hosttty_setup(k, tty, job_control) < 0)
+		close(tty);
 	if (confine) {
 		struct confine_opts co = {.empty_root = true, .seccomp = true, .memfd = k->mf->fd};
 		ret = sentry_confine(&co, err);

@@ -112,7 +112,8 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	     "descriptors, status flags, record and OFD locks; leases, seals, signals EINVAL", 3,
 	     A_FD, A_FCNTL_CMD, A_HEX),
 	PART(ioctl,
-	     "TCGETS, TCSETS*, TIOCGWINSZ, TIOCSWINSZ, FIONREAD, FIONBIO, FIOCLEX; others ENOTTY",
+	     "terminals and ptys (job control, termios, sizes, queues, TIOCGPTPEER...), FIONREAD, "
+	     "FIONBIO, FIOCLEX; TIOCPKT, TIOCVHANGUP, TIOCCONS, locked termios, serial: ENOTTY",
 	     3, A_FD, A_IOCTL_REQ, A_HEX),
 	FULL(fstat, 2, A_FD, A_PTR),
 	FULL(stat, 2, A_STR, A_PTR),

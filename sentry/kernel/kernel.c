@@ -5,6 +5,7 @@
 #include "sentry/kernel/process.h"
 #include "sentry/mm/memfile.h"
 #include "sentry/fs/file.h"
+#include "sentry/fs/hosttty.h"
 #include "sentry/fs/tmpfs.h"
 #include "sentry/fs/hostinfo.h"
 #include "platform/platform.h"
@@ -156,8 +157,9 @@ static char **strv_dup(char *const v[])
 	return copy;
 }
 
-/* Wrap host fds 0, 1 and 2 (those the caller gave) as the init task's stdio. */
-static int import_stdio(struct kernel *k, struct fdtable *files, struct rung_error *err)
+/* Wrap host fds 0, 1 and 2 (those the caller gave) as the init task's
+ * stdio (the host terminal as a terminal of the guest's). */
+static int import_stdio(struct kernel *k, struct task *t, struct rung_error *err)
 {
 	for (int fd = 0; fd < 3; fd++) {
 		struct file *f;
@@ -167,8 +169,8 @@ static int import_stdio(struct kernel *k, struct fdtable *files, struct rung_err
 		dup = fcntl(fd, F_DUPFD_CLOEXEC, 3);
 		if (dup < 0)
 			return rung_error_make(err, errno, "duplicate host fd %d", fd);
-		f = hostfile_new(dup);
-		fd_install_at(files, f, fd, false, 3);
+		f = hosttty_stdio_file(t, dup);
+		fd_install_at(t->files, f, fd, false, 3);
 		file_put(f);
 	}
 	return 0;
@@ -213,7 +215,7 @@ int kernel_start_init(struct kernel *k, const char *path, char *const argv[], ch
 			path_put(&p);
 		}
 	}
-	ret = import_stdio(k, t->files, err);
+	ret = import_stdio(k, t, err);
 	if (ret < 0) {
 		fdtable_put(t->files);
 		fs_struct_put(t->fs);
@@ -239,6 +241,7 @@ int kernel_start_init(struct kernel *k, const char *path, char *const argv[], ch
 	k->live_tasks++;
 	list_add_tail(&t->knode, &k->tasks);
 	pthread_mutex_unlock(&k->lock);
+	hosttty_attach_init(tg);
 
 	ret = task_start(t);
 	if (ret < 0)

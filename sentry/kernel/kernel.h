@@ -13,6 +13,7 @@
 #include "sentry/vfs/vfs.h"
 #include "lib/list.h"
 
+struct kernel;
 struct rung_error;
 struct memfile;
 struct thread_group;
@@ -37,6 +38,11 @@ struct kernel_config {
 	const char *cwd;       /* the init task's working directory (guest path) */
 	bool stdio[3];	       /* which host fds 0-2 become the guest's stdio */
 	int host_init_fd;      /* host_exec: the init program, opened before confinement */
+	/* The init's parent is a job-control shell outside (rung do on a
+	 * terminal): the init's process group is not orphaned, and this is
+	 * called (k->lock held) when the init stops (CLD_STOPPED, by sig) or
+	 * continues (CLD_CONTINUED). NULL: the init has no such parent. */
+	void (*init_job_stop)(struct kernel *k, int why, int sig);
 };
 
 struct kernel {

@@ -11,6 +11,7 @@
 #include "sentry/kernel/futex.h"
 #include "sentry/mm/mm.h"
 #include "sentry/fs/file.h"
+#include "sentry/fs/tty.h"
 #include "platform/platform.h"
 #include "lib/log.h"
 #include "lib/util.h"
@@ -153,8 +154,12 @@ static void notify_parent_cldstop(struct thread_group *tg, int why)
 	struct thread_group *parent = tg->parent;
 	siginfo_t info;
 
-	if (!parent)
+	if (!parent) {
+		/* The init's parent is outside: rung, a job on the host. */
+		if (tg == tg->k->init_tg && tg->k->cfg.init_job_stop)
+			tg->k->cfg.init_job_stop(tg->k, why, tg->stop_sig);
 		return;
+	}
 	memset(&info, 0, sizeof(info));
 	info.si_signo = SIGCHLD;
 	info.si_code = why;
@@ -231,6 +236,13 @@ void task_stop_locked(struct task *t)
 
 /* --- process groups and sessions ---------------------------------------------------- */
 
+/* Has tg a parent outside the sandbox in another group of its session (the
+ * init of rung do under a job-control shell)? */
+static bool parent_outside(struct thread_group *tg)
+{
+	return !tg->parent && tg == tg->k->init_tg && tg->k->cfg.init_job_stop;
+}
+
 bool pgrp_orphaned_locked(struct kernel *k, int pgid)
 {
 	struct thread_group *tg;
@@ -239,7 +251,7 @@ bool pgrp_orphaned_locked(struct kernel *k, int pgid)
 		struct thread_group *p = tg->parent;
 		if (tg->pgid != pgid || (tg->flags & (TG_ZOMBIE | TG_REAPED | TG_EXITING)))
 			continue;
-		if (p && p->pgid != pgid && p->sid == tg->sid)
+		if ((p && p->pgid != pgid && p->sid == tg->sid) || parent_outside(tg))
 			return false;
 	}
 	return true;
@@ -254,7 +266,8 @@ static bool pgrp_orphaned_without(struct kernel *k, int pgid, struct thread_grou
 		struct thread_group *p = tg->parent;
 		if (tg == ignore || tg->pgid != pgid || (tg->flags & (TG_ZOMBIE | TG_REAPED)))
 			continue;
-		if (p && p != ignore && p->pgid != pgid && p->sid == tg->sid)
+		if ((p && p != ignore && p->pgid != pgid && p->sid == tg->sid) ||
+		    parent_outside(tg))
 			return false;
 	}
 	return true;
@@ -681,6 +694,9 @@ static void tg_exit_locked(struct thread_group *tg)
 	struct kernel *k = tg->k;
 	struct thread_group *c, *n, *reaper;
 
+	/* A controlling process's terminal (Linux's disassociate_ctty(1)). */
+	if (tg->sid == tg->tgid)
+		tty_session_leader_exit_locked(tg);
 	tg->flags |= TG_ZOMBIE;
 	if (tg == k->init_tg) {
 		/* The pid namespace dies with its init. */

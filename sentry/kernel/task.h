@@ -111,6 +111,10 @@ struct thread_group {
 	uint64_t child_utime_ns, child_stime_ns;
 	/* The controlling terminal (sentry/fs/tty), when there is one. */
 	void *tty;
+	/* The terminal's foreground group when a hang-up took the terminal from
+	 * this session leader: SIGHUP goes there when it exits. */
+	bool has_tty_old_pgrp;
+	int tty_old_pgrp;
 };
 
 /* task->work (atomic): what the run loop must look at before running the guest. */

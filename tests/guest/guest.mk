@@ -35,7 +35,10 @@ GUEST_TESTS = \
 	fs_xattr \
 	fs_special \
 	fs_mmap \
-	fs_exec
+	fs_exec \
+	pty_open \
+	pty_ldisc \
+	tty_jobctl
 
 # Built like the others but not run by `make check` until rung passes them:
 # `GUEST_LIST=pending.list tests/guest/run.sh` runs them (see each one's
@@ -50,7 +53,8 @@ GUEST_STDIN = \
 
 GUEST_ALL = $(GUEST_TESTS) $(GUEST_PENDING)
 GUEST_BINS = $(GUEST_ALL:%=tests/guest/bin/%-static) $(GUEST_ALL:%=tests/guest/bin/%-pie)
-GUEST_H_DEPS = $(srcdir)/tests/guest/guest.h $(srcdir)/tests/guest/fsguest.h
+GUEST_H_DEPS = $(srcdir)/tests/guest/guest.h $(srcdir)/tests/guest/fsguest.h \
+	$(srcdir)/tests/guest/ttyguest.h
 GUEST_CFLAGS = -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter
 
 tests/guest/bin/%-static: $(srcdir)/tests/guest/%.c $(GUEST_H_DEPS)
@@ -72,7 +76,7 @@ tests/guest/bin/pending.list: Makefile
 
 check_DATA += $(GUEST_BINS) tests/guest/bin/tests.list tests/guest/bin/pending.list
 TESTS += tests/guest/run.sh
-EXTRA_DIST += tests/guest/run.sh tests/guest/guest.h tests/guest/fsguest.h \
+EXTRA_DIST += tests/guest/run.sh tests/guest/guest.h tests/guest/fsguest.h tests/guest/ttyguest.h \
 	$(GUEST_ALL:%=tests/guest/%.c) $(GUEST_STDIN)
 
 # (and the e2e tests' programs: Makefile.am's clean-local runs this one)

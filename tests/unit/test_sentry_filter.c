@@ -12,6 +12,7 @@
 #include <seccomp.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <poll.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -70,6 +71,16 @@ static void allowed(int memfd)
 	/* Opening a file fails quietly (glibc's malloc tries one; there are none). */
 	if (open("/etc/passwd", O_RDONLY) != -1 || errno != ENOENT)
 		_exit(6);
+	/* The host terminal's requests pass (on no descriptor: EBADF). */
+	if (ioctl(-1, TIOCOUTQ, buf) != -1 || errno != EBADF || ioctl(-1, TIOCGPGRP, buf) != -1 ||
+	    errno != EBADF || ioctl(-1, TCFLSH, 0) != -1 || errno != EBADF ||
+	    ioctl(-1, TCSBRK, 1) != -1 || errno != EBADF)
+		_exit(7);
+	{
+		struct timespec zero = {0, 0};
+		if (ppoll(NULL, 0, &zero, NULL) != 0)
+			_exit(8);
+	}
 	(void)fds;
 }
 
@@ -131,12 +142,31 @@ static void do_io_uring(int memfd)
 
 static void do_ioctl(int memfd)
 {
-	ioctl(0, 0x5422 /* TIOCSCTTY */, 0);
+	ioctl(0, 0x540E /* TIOCSCTTY */, 0);
 }
 
-static void (*const forbidden[])(int) = {do_socket,	   do_unlink,	do_exec_mmap,
-					 do_exec_mprotect, do_execve,	do_setrlimit,
-					 do_fork_flags,	   do_io_uring, do_ioctl};
+static void do_ioctl_sti(int memfd)
+{
+	char c = 'x';
+
+	ioctl(0, TIOCSTI, &c); /* faking input on the host's terminal */
+}
+
+static void do_ioctl_break(int memfd)
+{
+	ioctl(0, TCSBRK, 0); /* a break on the host's line */
+}
+
+static void do_ioctl_spgrp(int memfd)
+{
+	int pgrp = 1;
+
+	ioctl(0, TIOCSPGRP, &pgrp);
+}
+
+static void (*const forbidden[])(int) = {do_socket, do_unlink,	  do_exec_mmap,	  do_exec_mprotect,
+					 do_execve, do_setrlimit, do_fork_flags,  do_io_uring,
+					 do_ioctl,  do_ioctl_sti, do_ioctl_break, do_ioctl_spgrp};
 
 START_TEST(test_forbidden_calls_kill)
 {
