@@ -8,14 +8,14 @@
 set -u
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/lib.sh"
-plan 14
+plan 16
 T=$E2E_TMP
 TTYFG=$E2E_BIN/ttyfg
 trap '' PIPE # typing at a script(1) that is gone fails the check, not the test
 
 if ! script --version 2>/dev/null | grep -q util-linux; then
 	i=0
-	while [ $i -lt 13 ]; do
+	while [ $i -lt 15 ]; do
 		skip "no script(1) from util-linux (apt-get install bsdutils)"
 		i=$((i + 1))
 	done
@@ -88,6 +88,17 @@ seen sleep '^ready' && sleep 0.5
 printf '\003' >&3
 finish sleep
 check_eq "^C ends a program that does not catch it: 128 + SIGINT" 130 "$st"
+
+# Under a job-control shell (sh -m), ^Z stops the guest's init and rung
+# with it, as a native job stops; fg continues both.
+start jc "sh -c 'set -m; $RUNG do sh -c \"echo ready; sleep 2; echo done\"; echo stopped \$?; fg >/dev/null; echo fg \$?'"
+seen jc '^ready' && sleep 0.5
+printf '\032' >&3
+finish jc
+check_that "^Z stops rung with its guest: the shell sees a job stopped by SIGTSTP" \
+	'echo "$out" | grep -q "stopped 148$"'
+check_that "fg continues rung and the guest, which finishes" \
+	'echo "$out" | grep -q "^done" && echo "$out" | grep -q "^fg 0"'
 
 # How the guest sees the terminal.
 run name "$RUNG do sh -c 'tty; tty </dev/tty; ls -l /proc/self/fd/1'"
