@@ -197,6 +197,8 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	FULL(restart_syscall, 0),
 	FULL(rt_sigqueueinfo, 3, A_INT, A_SIGNAL, A_PTR),
 	FULL(rt_tgsigqueueinfo, 4, A_INT, A_INT, A_SIGNAL, A_PTR),
+	FULL(signalfd, 3, A_FD, A_PTR, A_UINT),
+	FULL(signalfd4, 4, A_FD, A_PTR, A_UINT, A_HEX),
 	/* processes */
 	PART(clone, "no namespace flags (EPERM), no CLONE_PIDFD (EINVAL)", 5, A_HEX, A_PTR, A_PTR,
 	     A_PTR, A_HEX),

@@ -26,7 +26,7 @@ struct devpts {
 	struct super_block *sb;
 	pthread_mutex_t lock;
 	struct inode *ptmx;
-	uint64_t used[DEVPTS_MAX / 64]; /* numbers taken (until the pair is gone) */
+	uint64_t used[DEVPTS_MAX / 64];	 /* numbers taken (until the pair is gone) */
 	struct inode *nodes[DEVPTS_MAX]; /* the directory's entries, referenced */
 };
 
@@ -41,7 +41,7 @@ struct super_block *devpts_sb(struct devpts *fs)
 }
 
 /* Inode numbers as Linux gives them: root 1, ptmx 2, pair N at N + 3. */
-#define PTMX_INO 2
+#define PTMX_INO    2
 #define NODE_INO(n) ((uint64_t)(n) + 3)
 
 static const struct inode_ops devpts_node_ops;
@@ -131,8 +131,7 @@ static const struct file_ops devpts_dir_ops = {
 	.fstat = devpts_dir_fstat,
 };
 
-static int devpts_dir_open(struct inode *inode, struct dentry *dentry, int flags,
-			   struct file **out)
+static int devpts_dir_open(struct inode *inode, struct dentry *dentry, int flags, struct file **out)
 {
 	struct file *f = file_alloc(&devpts_dir_ops, flags, NULL);
 

@@ -137,7 +137,9 @@ static int host_get_termios(struct tty *tty, struct ktermios *kt)
 
 static int host_set_termios(struct tty *tty, const struct ktermios *kt, int when)
 {
-	unsigned long cmd = when == TTY_SET_FLUSH ? TCSETSF : when == TTY_SET_DRAIN ? TCSETSW : TCSETS;
+	unsigned long cmd = when == TTY_SET_FLUSH   ? TCSETSF
+			    : when == TTY_SET_DRAIN ? TCSETSW
+						    : TCSETS;
 	struct ktermios copy = *kt;
 
 	return (int)host_result(ioctl(host->fd, cmd, &copy));

@@ -42,7 +42,7 @@
 #include <termios.h>
 #include <time.h>
 
-#define N_TTY_BUF    4096  /* the line discipline's buffer */
+#define N_TTY_BUF    4096 /* the line discipline's buffer */
 #define N_TTY_MASK   (N_TTY_BUF - 1)
 #define PTY_FLIP     65536 /* master writes waiting for the line discipline */
 #define PTY_OUT	     65536 /* slave output waiting for the master */
@@ -175,11 +175,10 @@ void pty_put(struct pty *p)
 static void std_termios(struct ktermios *t)
 {
 	static const uint8_t cc[TTY_NCCS] = {
-		[VINTR] = 003,	 [VQUIT] = 034,	   [VERASE] = 0177, [VKILL] = 025,
-		[VEOF] = 004,	 [VTIME] = 0,	   [VMIN] = 1,	    [VSWTC] = 0,
-		[VSTART] = 021,	 [VSTOP] = 023,	   [VSUSP] = 032,   [VEOL] = 0,
-		[VREPRINT] = 022, [VDISCARD] = 017, [VWERASE] = 027, [VLNEXT] = 026,
-		[VEOL2] = 0,
+		[VINTR] = 003,	[VQUIT] = 034, [VERASE] = 0177,	 [VKILL] = 025,	   [VEOF] = 004,
+		[VTIME] = 0,	[VMIN] = 1,    [VSWTC] = 0,	 [VSTART] = 021,   [VSTOP] = 023,
+		[VSUSP] = 032,	[VEOL] = 0,    [VREPRINT] = 022, [VDISCARD] = 017, [VWERASE] = 027,
+		[VLNEXT] = 026, [VEOL2] = 0,
 	};
 
 	memset(t, 0, sizeof(*t));
@@ -1357,8 +1356,8 @@ int pty_open_peer(struct file *master, int flags, struct file **out)
 		struct path dir = {.mnt = master->path.mnt,
 				   .dentry = dentry_get_parent(master->path.dentry)};
 		struct dentry *d = NULL;
-		if (vfs_lookup_child(t, &dir, name, &d) == 0 && d->inode &&
-		    d->inode->priv == p && d->inode->sb == master->inode->sb) {
+		if (vfs_lookup_child(t, &dir, name, &d) == 0 && d->inode && d->inode->priv == p &&
+		    d->inode->sb == master->inode->sb) {
 			struct path at = {.mnt = master->path.mnt, .dentry = d};
 			file_set_path(f, &at);
 		}

@@ -26,8 +26,8 @@
 #ifndef IBSHIFT
 #define IBSHIFT 16
 #endif
-#define N_TTY	   0
-#define NR_LDISCS  31
+#define N_TTY	     0
+#define NR_LDISCS    31
 #define TTY_TCGETS2  _IOR('T', 0x2A, struct ktermios)
 #define TTY_TCSETS2  _IOW('T', 0x2B, struct ktermios)
 #define TTY_TCSETSW2 _IOW('T', 0x2C, struct ktermios)
@@ -48,9 +48,10 @@ void tty_init(struct tty *tty, struct kernel *k, const struct tty_ops *ops, uint
 /* --- speeds ---------------------------------------------------------------------- */
 
 static const uint32_t bauds[] = {
-	0,     50,     75,     110,    134,    150,    200,	    300,     600,     1200,	1800,
-	2400,  4800,   9600,   19200,  38400,  57600,  115200,  230400,  460800,  500000,	576000,
-	921600, 1000000, 1152000, 1500000, 2000000, 2500000, 3000000, 3500000, 4000000,
+	0,	 50,	  75,	   110,	    134,     150,     200,     300,
+	600,	 1200,	  1800,	   2400,    4800,    9600,    19200,   38400,
+	57600,	 115200,  230400,  460800,  500000,  576000,  921600,  1000000,
+	1152000, 1500000, 2000000, 2500000, 3000000, 3500000, 4000000,
 };
 
 uint32_t tty_baud(uint32_t code)

@@ -68,12 +68,12 @@ struct tty_ops {
 struct tty {
 	struct kernel *k;
 	const struct tty_ops *ops;
-	uint64_t rdev;	       /* the device it is (TIOCGDEV) */
-	bool pty;	       /* a pty slave (the rules on a leader's exit differ) */
+	uint64_t rdev;		/* the device it is (TIOCGDEV) */
+	bool pty;		/* a pty slave (the rules on a leader's exit differ) */
 	pthread_mutex_t resize; /* orders TIOCSWINSZ: compare, set, SIGWINCH */
-	int session;	       /* under k->lock: the session it controls, or TTY_NONE */
-	int pgrp;	       /* under k->lock: the foreground group, or TTY_NONE */
-	bool exclusive;	       /* TIOCEXCL: no more opens but by CAP_SYS_ADMIN */
+	int session;		/* under k->lock: the session it controls, or TTY_NONE */
+	int pgrp;		/* under k->lock: the foreground group, or TTY_NONE */
+	bool exclusive;		/* TIOCEXCL: no more opens but by CAP_SYS_ADMIN */
 };
 
 void tty_init(struct tty *tty, struct kernel *k, const struct tty_ops *ops, uint64_t rdev);

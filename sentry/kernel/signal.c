@@ -12,6 +12,7 @@
 #include "sentry/kernel/process.h"
 #include "sentry/kernel/task.h"
 #include "sentry/kernel/kernel.h"
+#include "sentry/fs/signalfd.h"
 #include "lib/log.h"
 #include "lib/util.h"
 
@@ -214,6 +215,7 @@ static int send_signal_locked(struct task *t, const siginfo_t *info, bool group,
 	list_add_tail(&q->link, &pending->list);
 	pending->set |= SIGBIT(sig);
 	complete_signal(t, sig, group, forced);
+	signalfd_notify();
 	return 0;
 }
 

@@ -25,6 +25,7 @@ GUEST_TESTS = \
 	segv_rowrite \
 	segv_stack \
 	sig_deliver \
+	sig_signalfd \
 	thr_basic \
 	tls \
 	fs_open \
