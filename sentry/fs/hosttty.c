@@ -2,9 +2,9 @@
  * The host terminal as a guest tty (see hosttty.h). Its files wrap plain
  * host files (sentry/fs/hostfile.c) for the data, and add what a terminal
  * does in the sentry: job control for the guest's process groups, and
- * reads that a signal can interrupt. A read waits for input on a wait
- * queue that a poller thread wakes (ppoll on the terminal while someone
- * waits), so a blocked read never holds a task thread in the host.
+ * reads that a signal can interrupt. A read first waits for input through
+ * the host file's poll op (the host poller, sentry/fs/hostpoll.c), so a
+ * blocked read never holds a task thread in the host.
  *
  * There is one host terminal per sandbox process.
  */
@@ -43,9 +43,6 @@ struct hosttty {
 	pid_t pgrp; /* rung's process group on the host */
 
 	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	bool armed; /* someone waits: the poller watches the terminal */
-	struct waitq rq;
 	struct winsize ws; /* the size the guest was last told of */
 	bool self_stopped; /* rung stopped itself with the guest's init */
 };
@@ -63,48 +60,6 @@ bool hosttty_job_control(int fd)
 	pid_t pgrp = getpgrp();
 
 	return pgrp != getsid(0) && tcgetpgrp(fd) == pgrp;
-}
-
-/* The terminal's readiness now (POLL*). */
-static unsigned poll_now(void)
-{
-	struct pollfd pfd = {.fd = host->fd, .events = POLLIN | POLLOUT};
-	struct timespec zero = {0, 0};
-
-	if (ppoll(&pfd, 1, &zero, NULL) <= 0)
-		return 0;
-	return (unsigned)pfd.revents;
-}
-
-/* Watch the terminal for whoever waits on host->rq. */
-static void arm(void)
-{
-	pthread_mutex_lock(&host->lock);
-	if (!host->armed) {
-		host->armed = true;
-		pthread_cond_signal(&host->cond);
-	}
-	pthread_mutex_unlock(&host->lock);
-}
-
-static void *poller(void *arg)
-{
-	struct pollfd pfd = {.fd = host->fd, .events = POLLIN};
-
-	for (;;) {
-		pthread_mutex_lock(&host->lock);
-		while (!host->armed)
-			pthread_cond_wait(&host->cond, &host->lock);
-		pthread_mutex_unlock(&host->lock);
-		pfd.revents = 0;
-		if (ppoll(&pfd, 1, NULL, NULL) < 0 && errno == EINTR)
-			continue;
-		pthread_mutex_lock(&host->lock);
-		host->armed = false;
-		pthread_mutex_unlock(&host->lock);
-		waitq_wake_events(&host->rq, (unsigned)pfd.revents);
-	}
-	return NULL;
 }
 
 /* The calling thread takes sig; every thread stops until SIGCONT. */
@@ -212,17 +167,37 @@ static const struct tty_ops host_tty_ops = {
 
 /* --- files ---------------------------------------------------------------------------- */
 
+/* A poll table that queues one waiter for a task (on the host file's queue). */
+struct read_wait {
+	struct poll_table pt;
+	struct task *t;
+	struct waitq *wq;
+	struct waiter w;
+};
+
+static void read_wait_queue(struct poll_table *pt, struct waitq *wq)
+{
+	struct read_wait *rw = container_of(pt, struct read_wait, pt);
+
+	if (rw->wq)
+		return;
+	rw->wq = wq;
+	waiter_prepare(wq, &rw->w, rw->t);
+}
+
 /* Wait until a read of the terminal will not block (or f does not block). */
 static int wait_readable(struct file *f)
 {
 	struct task *t = current_task();
-	struct waiter w = {0};
+	struct file *in = INNER(f);
 
-	if (!t || (file_getfl(f) & O_NONBLOCK))
+	if (!t || !in->ops->poll || (file_getfl(f) & O_NONBLOCK))
 		return 0;
 	for (;;) {
+		struct read_wait rw = {.pt = {.queue = read_wait_queue, .key = POLLIN}, .t = t};
+		unsigned ready = POLLIN | POLLHUP | POLLERR;
 		uint32_t snap;
-		int r;
+		int r = 0;
 		/* rung in the host's background: stop as a job would. */
 		if (host->job_control && tcgetpgrp(host->fd) != host->pgrp) {
 			host_stop_self(SIGTTIN);
@@ -230,16 +205,14 @@ static int wait_readable(struct file *f)
 				return -ERESTARTSYS;
 			continue;
 		}
-		if (poll_now() & (POLLIN | POLLHUP | POLLERR))
+		snap = task_wake_snapshot(t);
+		ready &= in->ops->poll(in, &rw.pt);
+		if (!ready)
+			r = task_block(t, snap, 0);
+		if (rw.wq)
+			waiter_finish(rw.wq, &rw.w);
+		if (ready)
 			return 0;
-		snap = waiter_prepare(&host->rq, &w, t);
-		arm();
-		if (poll_now() & (POLLIN | POLLHUP | POLLERR)) {
-			waiter_finish(&host->rq, &w);
-			return 0;
-		}
-		r = task_block(t, snap, 0);
-		waiter_finish(&host->rq, &w);
 		if (r == -EINTR)
 			return -ERESTARTSYS;
 	}
@@ -332,11 +305,7 @@ static int hosttty_setfl(struct file *f, int flags)
 
 static unsigned hosttty_poll(struct file *f, struct poll_table *pt)
 {
-	if (pt && pt->queue) {
-		poll_wait(pt, &host->rq);
-		arm();
-	}
-	return poll_now() & (POLLIN | POLLOUT | POLLHUP | POLLERR | POLLRDNORM | POLLWRNORM);
+	return file_poll(INNER(f), pt);
 }
 
 static void hosttty_release(struct file *f)
@@ -370,11 +339,7 @@ struct tty *hosttty_file_tty(struct file *f)
 
 int hosttty_setup(struct kernel *k, int fd, bool job_control)
 {
-	pthread_attr_t attr;
-	pthread_t thr;
-	sigset_t all, old;
 	unsigned dev;
-	int ret;
 
 	/* The terminal behind /dev/tty, to know its other descriptors by. */
 	if (ioctl(fd, TIOCGDEV, &dev) < 0)
@@ -386,18 +351,8 @@ int hosttty_setup(struct kernel *k, int fd, bool job_control)
 	host->job_control = job_control;
 	host->pgrp = getpgrp();
 	pthread_mutex_init(&host->lock, NULL);
-	pthread_cond_init(&host->cond, NULL);
-	waitq_init(&host->rq);
 	ioctl(fd, TIOCGWINSZ, &host->ws);
-	/* The poller takes no host signal. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	ret = pthread_create(&thr, &attr, poller, NULL);
-	pthread_attr_destroy(&attr);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return -ret;
+	return 0;
 }
 
 struct file *hosttty_stdio_file(struct task *t, int hostfd)
@@ -436,9 +391,9 @@ void hosttty_attach_init(struct thread_group *tg)
 	if (!host)
 		return;
 	pthread_mutex_lock(&k->lock);
-	if (k->cfg.init_unkillable)
-		tg->sid = tg->tgid;
-	tg->pgid = tg->tgid;
+	/* Not a session's leader (a container's init is): a job of its own. */
+	if (tg->sid != tg->tgid)
+		tg->pgid = tg->tgid;
 	tty_set_ctty_locked(&host->tty, tg);
 	pthread_mutex_unlock(&k->lock);
 }

@@ -10,9 +10,9 @@
  * on the terminal: it leads a process group of its own (pgid 1), in the
  * session it has outside (sid 0 seen from inside, as in a container), and
  * the terminal is that session's controlling terminal with the program's
- * group in the foreground. A container-like init
- * (kernel_config.init_unkillable) leads a session of its own whose
- * controlling terminal it is, as runc's init makes it (setsid, TIOCSCTTY).
+ * group in the foreground. An init that leads a session of its own (a
+ * container's, kernel_process.new_session) has it as its session's
+ * controlling terminal, as runc's init does (setsid, TIOCSCTTY).
  * The stdio that is the terminal is /dev/console in the guest (ttyname,
  * /proc/self/fd); /dev/tty opens the caller's controlling terminal.
  */

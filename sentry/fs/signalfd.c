@@ -7,6 +7,7 @@
  */
 #include "config.h"
 #include "sentry/fs/signalfd.h"
+#include "sentry/fs/anon.h"
 #include "sentry/fs/file.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/process.h"
@@ -163,6 +164,11 @@ static unsigned signalfd_poll(struct file *f, struct poll_table *pt)
 	return mask;
 }
 
+static int64_t signalfd_llseek(struct file *f, int64_t off, int whence)
+{
+	return 0; /* noop_llseek */
+}
+
 static int signalfd_setfl(struct file *f, int flags)
 {
 	f->flags = flags;
@@ -177,6 +183,7 @@ static void signalfd_release(struct file *f)
 
 static const struct file_ops signalfd_ops = {
 	.read = signalfd_read,
+	.llseek = signalfd_llseek,
 	.setfl = signalfd_setfl,
 	.poll = signalfd_poll,
 	.release = signalfd_release,
@@ -188,7 +195,7 @@ struct file *signalfd_new(uint64_t mask, int flags)
 
 	ctx->mask = mask & ~SIG_UNBLOCKABLE;
 	__atomic_add_fetch(&signalfd_count, 1, __ATOMIC_SEQ_CST);
-	return file_alloc(&signalfd_ops, O_RDWR | (flags & O_NONBLOCK), ctx);
+	return anon_file_new("[signalfd]", &signalfd_ops, O_RDWR | (flags & O_NONBLOCK), ctx);
 }
 
 bool signalfd_set_mask(struct file *f, uint64_t mask)

@@ -4,6 +4,7 @@
 E2E_TESTS = \
 	tests/e2e/cli.sh \
 	tests/e2e/busybox.sh \
+	tests/e2e/hostpoll.sh \
 	tests/e2e/isolation.sh \
 	tests/e2e/lifecycle.sh \
 	tests/e2e/rootfs_write.sh \
@@ -14,6 +15,7 @@ E2E_TESTS = \
 # Guest programs of the e2e tests, built static like the guest tests (and
 # swapper, which escape.sh runs on the host).
 E2E_PROGS = \
+	hostpoll \
 	isolation \
 	swapper \
 	ttyfg

@@ -3,19 +3,20 @@
 # rung do on a terminal: script(1) gives it a real host pty, whose input
 # this test types through a fifo. ^C must reach the guest's foreground job
 # (a child that took the terminal with tcsetpgrp, a shell's child) and not
-# end rung; the guest sees the terminal as /dev/console and /dev/tty, can
-# set its size, and runs script(1) itself on the sandbox's own ptys.
+# end rung; under a job-control shell ^Z stops rung with its guest; the
+# guest sees the terminal as /dev/console and /dev/tty and can set its
+# size. script(1) runs in the sandbox on the sandbox's own ptys.
 set -u
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/lib.sh"
-plan 16
+plan 17
 T=$E2E_TMP
 TTYFG=$E2E_BIN/ttyfg
 trap '' PIPE # typing at a script(1) that is gone fails the check, not the test
 
 if ! script --version 2>/dev/null | grep -q util-linux; then
 	i=0
-	while [ $i -lt 15 ]; do
+	while [ $i -lt 16 ]; do
 		skip "no script(1) from util-linux (apt-get install bsdutils)"
 		i=$((i + 1))
 	done
@@ -112,10 +113,16 @@ check_eq "the guest sets the terminal's size" "33 77" "$out"
 run ps "$RUNG do ps -o tty=,comm="
 check_eq "ps sees the controlling terminal" "console ps" "$(echo "$out" | tr -s ' ')"
 
-# script(1) inside: the sandbox's own ptys, with poll and signalfd.
-run inner "$RUNG do script -qc tty /dev/null"
-check_todo "script(1) needs poll and signalfd in the sandbox" \
-	"script -c tty runs in the sandbox on /dev/pts" \
-	'[ "$st" = 0 ] && echo "$out" | grep -q "^/dev/pts/[0-9]"'
+# script(1) inside: the sandbox's own ptys (poll, signalfd, TIOCGPTPEER,
+# TIOCSCTTY), as natively.
+rung do script -qc tty /dev/null </dev/null >"$T/inner.out" 2>&1
+st=$?
+check_that "script -c tty runs in the sandbox on /dev/pts/0" \
+	'[ "$st" = 0 ] && [ "$(tr -d "\r" <"$T/inner.out")" = /dev/pts/0 ]'
+script -qc 'stty -a' /dev/null </dev/null >"$T/stty.native" 2>&1
+rung do script -qc 'stty -a' /dev/null </dev/null >"$T/stty.out" 2>&1
+st=$?
+check_that "script -c 'stty -a' prints what it prints natively" \
+	'[ "$st" = 0 ] && cmp -s "$T/stty.native" "$T/stty.out"'
 
 check_clean "the terminal tests"

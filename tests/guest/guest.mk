@@ -12,12 +12,22 @@ GUEST_TESTS = \
 	clock \
 	efault \
 	enosys \
+	epoll_basic \
+	epoll_edge \
+	epoll_nested \
+	eventfd \
 	exitcode \
 	fds \
 	filemap \
+	memfd_attr \
 	mmap \
 	mremap \
+	poll_pipe \
+	poll_select \
+	poll_signal \
+	poll_wake \
 	proc_fork \
+	proc_tasks \
 	process \
 	rw \
 	segv_exec \
@@ -27,6 +37,7 @@ GUEST_TESTS = \
 	sig_deliver \
 	sig_signalfd \
 	thr_basic \
+	timerfd \
 	tls \
 	fs_open \
 	fs_rw \
@@ -39,6 +50,7 @@ GUEST_TESTS = \
 	fs_exec \
 	pty_open \
 	pty_ldisc \
+	pty_poll \
 	tty_jobctl
 
 # Built like the others but not run by `make check` until rung passes them:

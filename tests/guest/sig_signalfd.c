@@ -44,6 +44,15 @@ int main(void)
 		 "it is read-write and non-blocking");
 	CHECK_ERRNO(read(fd, si, sizeof(si[0]) - 1), EINVAL, "a read smaller than one siginfo");
 	CHECK_ERRNO(read(fd, si, sizeof(si)), EAGAIN, "nothing pending, non-blocking");
+	CHECK_EQ(lseek(fd, 0, SEEK_SET), 0, "lseek does nothing");
+	{
+		char link[64], path[64];
+		long r;
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		r = readlink(path, link, sizeof(link) - 1);
+		link[r > 0 ? r : 0] = '\0';
+		CHECK(strcmp(link, "anon_inode:[signalfd]") == 0, "/proc/self/fd names it");
+	}
 
 	kill(me, SIGUSR1);
 	n = read(fd, si, sizeof(si));

@@ -13,7 +13,9 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <poll.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
+#include <sys/timerfd.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -75,11 +77,27 @@ static void allowed(int memfd)
 	if (ioctl(-1, TIOCOUTQ, buf) != -1 || errno != EBADF || ioctl(-1, TIOCGPGRP, buf) != -1 ||
 	    errno != EBADF || ioctl(-1, TCFLSH, 0) != -1 || errno != EBADF ||
 	    ioctl(-1, TCSBRK, 1) != -1 || errno != EBADF)
-		_exit(7);
+		_exit(11);
+	/* The host poller: an epoll instance, a host timerfd in it, a look at
+	 * readiness now, and the wait of its thread; timerfds for the guest. */
 	{
+		struct itimerspec its = {.it_value = {0, 1000}}, cur;
+		struct epoll_event ev = {.events = EPOLLIN | EPOLLET};
+		struct pollfd pfd;
 		struct timespec zero = {0, 0};
-		if (ppoll(NULL, 0, &zero, NULL) != 0)
+		int ep = epoll_create1(EPOLL_CLOEXEC);
+		int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+		if (ep < 0 || tfd < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, tfd, &ev) < 0)
+			_exit(7);
+		if (timerfd_settime(tfd, 0, &its, NULL) < 0 || timerfd_gettime(tfd, &cur) < 0)
 			_exit(8);
+		if (epoll_wait(ep, &ev, 1, -1) != 1)
+			_exit(9);
+		pfd = (struct pollfd){.fd = tfd, .events = POLLIN};
+		if (ppoll(&pfd, 1, &zero, NULL) != 1 || epoll_ctl(ep, EPOLL_CTL_DEL, tfd, NULL) < 0)
+			_exit(10);
+		close(tfd);
+		close(ep);
 	}
 	(void)fds;
 }
