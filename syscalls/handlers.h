@@ -208,4 +208,24 @@ SYSCALL(getpgrp);
 SYSCALL(setsid);
 SYSCALL(getsid);
 
+/* sys_socket.c */
+SYSCALL(socket);
+SYSCALL(socketpair);
+SYSCALL(bind);
+SYSCALL(connect);
+SYSCALL(listen);
+SYSCALL(accept);
+SYSCALL(accept4);
+SYSCALL(getsockname);
+SYSCALL(getpeername);
+SYSCALL(shutdown);
+SYSCALL(setsockopt);
+SYSCALL(getsockopt);
+SYSCALL(sendto);
+SYSCALL(recvfrom);
+SYSCALL(sendmsg);
+SYSCALL(recvmsg);
+SYSCALL(sendmmsg);
+SYSCALL(recvmmsg);
+
 #endif

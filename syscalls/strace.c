@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/socket.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -90,6 +91,41 @@ static void put_guest_buf(struct task *t, uint64_t addr, uint64_t n)
 		return;
 	}
 	put_bytes(buf, want, sizeof(buf), n > want);
+}
+
+/* {AF_UNIX, "path"} ("@name" for an abstract name), or the family alone. */
+static void put_guest_sockaddr(struct task *t, uint64_t addr, uint64_t alen)
+{
+	unsigned char buf[128];
+	size_t want = MIN(alen, (uint64_t)sizeof(buf));
+	uint16_t family;
+
+	if (!addr) {
+		put("NULL");
+		return;
+	}
+	if (want < sizeof(family) || mm_copy_in(t->mm, buf, addr, want) < 0) {
+		put("0x%llx", (unsigned long long)addr);
+		return;
+	}
+	memcpy(&family, buf, sizeof(family));
+	if (family != AF_UNIX) {
+		put("{sa_family=%u}", family);
+		return;
+	}
+	put("{AF_UNIX, ");
+	if (want == sizeof(family)) {
+		put("\"\"}");
+		return;
+	}
+	if (buf[2] == 0) {
+		put("@");
+		put_bytes(buf + 3, want - 3, want - 3, false);
+	} else {
+		size_t n = strnlen((char *)buf + 2, want - 2);
+		put_bytes(buf + 2, n, n, false);
+	}
+	put("}");
 }
 
 static void put_guest_str(struct task *t, uint64_t addr)
@@ -239,6 +275,9 @@ static void put_arg(struct task *t, uint8_t fmt, uint64_t v, uint64_t next)
 		break;
 	case A_BUF_IN:
 		put_guest_buf(t, v, next);
+		break;
+	case A_SOCKADDR:
+		put_guest_sockaddr(t, v, next);
 		break;
 	case A_OCT:
 		put("0%llo", (unsigned long long)v);

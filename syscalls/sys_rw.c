@@ -94,6 +94,10 @@ static long do_read(struct task *t, struct file *f, uint64_t buf, size_t count, 
 		return -EFAULT;
 	if (count == 0)
 		return 0;
+	if (f->ops->read_guest && off < 0) {
+		struct iovec v = {(void *)(uintptr_t)buf, MIN(count, (size_t)MAX_RW_COUNT)};
+		return f->ops->read_guest(f, t, &v, 1);
+	}
 	if (f->ops->read_iov)
 		return file_io_direct(t, f, buf, MIN(count, (size_t)MAX_RW_COUNT), off, false);
 	chunk = MIN(MIN(count, (size_t)MAX_RW_COUNT), (size_t)BOUNCE_SIZE);
@@ -120,6 +124,10 @@ static long do_write(struct task *t, struct file *f, uint64_t buf, size_t count,
 	if (!mm_range_ok(buf, count))
 		return -EFAULT;
 	count = MIN(count, (size_t)MAX_RW_COUNT);
+	if (f->ops->write_guest && off < 0) {
+		struct iovec v = {(void *)(uintptr_t)buf, count};
+		return f->ops->write_guest(f, t, &v, 1);
+	}
 	if (f->ops->write_iov && count) {
 		long n = file_io_direct(t, f, buf, count, off, true);
 		return n < 0 ? write_result(t, n) : n;
@@ -290,6 +298,11 @@ static long do_readv(struct task *t, int fd, uint64_t uiov, uint64_t cnt, int64_
 		file_put(f);
 		return -ESPIPE;
 	}
+	if (f->ops->read_guest) {
+		n = total ? f->ops->read_guest(f, t, iov, (int)cnt) : 0;
+		file_put(f);
+		return n;
+	}
 	if (f->ops->read_iov) {
 		n = iov_direct(t, f, iov, cnt, off, false);
 		file_put(f);
@@ -336,6 +349,11 @@ static long do_writev(struct task *t, int fd, uint64_t uiov, uint64_t cnt, int64
 	if (off >= 0 && !(f->fmode & FMODE_PREAD)) {
 		file_put(f);
 		return -ESPIPE;
+	}
+	if (f->ops->write_guest) {
+		n = f->ops->write_guest(f, t, iov, (int)cnt);
+		file_put(f);
+		return n;
 	}
 	if (f->ops->write_iov) {
 		n = iov_direct(t, f, iov, cnt, off, true);

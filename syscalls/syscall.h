@@ -54,6 +54,7 @@ enum arg_fmt {
 	A_POLLFDS,     /* struct pollfd array; its length is the next argument */
 	A_EPOLL_OP,    /* EPOLL_CTL_* */
 	A_EPOLL_EVENT, /* struct epoll_event * (shown when readable) */
+	A_SOCKADDR,    /* struct sockaddr the guest passes in; its length is the next argument */
 };
 
 struct syscall_desc {

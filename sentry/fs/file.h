@@ -60,6 +60,12 @@ struct file_ops {
 	 * files a host descriptor backs: no copy through the sentry. Optional. */
 	long (*read_iov)(struct file *f, const struct iovec *iov, int n, int64_t *pos);
 	long (*write_iov)(struct file *f, const struct iovec *iov, int n, int64_t *pos);
+	/* read/write/readv/writev straight on guest memory (iov: guest
+	 * addresses the caller range-checked), for files that must see a whole
+	 * request at once (a datagram is one message however long). Used
+	 * instead of read/write when set; raises SIGPIPE itself. Optional. */
+	long (*read_guest)(struct file *f, struct task *t, const struct iovec *iov, int n);
+	long (*write_guest)(struct file *f, struct task *t, const struct iovec *iov, int n);
 	/* The new position (the caller stores it) or -errno. NULL: default rules. */
 	int64_t (*llseek)(struct file *f, int64_t off, int whence);
 	int (*fstat)(struct file *f, struct kstat *st);

@@ -752,6 +752,10 @@ static long file_link_text(struct task *viewer, struct file *f, char *buf, size_
 		snprintf(tmp, sizeof(tmp), "pipe:[%llu]", (unsigned long long)f->inode->ino);
 		return copy_link(tmp, buf, size);
 	}
+	if (f->inode && S_ISSOCK(f->inode->mode)) {
+		snprintf(tmp, sizeof(tmp), "socket:[%llu]", (unsigned long long)f->inode->ino);
+		return copy_link(tmp, buf, size);
+	}
 	hostfd = hostfile_fd(f);
 	if (hostfd >= 0) {
 		struct stat st;

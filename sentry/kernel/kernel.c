@@ -7,6 +7,7 @@
 #include "sentry/fs/file.h"
 #include "sentry/fs/tmpfs.h"
 #include "sentry/fs/hostinfo.h"
+#include "sentry/net/unix.h"
 #include "platform/platform.h"
 #include "lib/error.h"
 #include "lib/log.h"
@@ -138,6 +139,7 @@ void kernel_destroy(struct kernel *k)
 	}
 	tg_put(k->init_tg);
 	path_put(&k->root);
+	unix_net_free(k->unix_net);
 	if (k->plat)
 		k->plat->ops->destroy(k->plat);
 	memfile_destroy(k->mf);

@@ -21,6 +21,7 @@ struct thread_group;
 struct platform;
 struct platform_ops;
 struct task;
+struct unix_net;
 
 /* The pid namespace's pid_max (also /proc/sys/kernel/pid_max). */
 #define KERNEL_PID_MAX 4194304
@@ -72,6 +73,9 @@ struct kernel {
 
 	/* The UTS namespace's names (uname, sethostname). */
 	char hostname[65], domainname[65];
+
+	/* Unix socket names and state (sentry/net/unix.c), made on first use. */
+	struct unix_net *unix_net;
 
 	/* One "unsupported syscall" event per number per sandbox. */
 	uint64_t unsupported_seen[(1024 + 63) / 64];

@@ -751,11 +751,20 @@ void task_do_exit(struct task *t)
 	struct kernel *k = t->k;
 	struct thread_group *tg = t->tg;
 	struct mm *mm = t->mm;
+	struct fdtable *files;
 	uint64_t cpu = t->ctx ? t->ctx->ops->cpu_time_ns(t->ctx) : 0;
 	bool last_user;
 
 	task_vfork_release(t);
 	exit_robust_list(t);
+	/* The files close before the parent can learn of the exit (Linux's
+	 * exit_files comes before exit_notify): once wait returns, a pipe or a
+	 * pty whose other end the child held is at its end. */
+	pthread_mutex_lock(&k->lock);
+	files = t->files;
+	t->files = NULL;
+	pthread_mutex_unlock(&k->lock);
+	fdtable_put(files);
 	/* Leave the address space: others may go on running in it. */
 	if (mm) {
 		last_user = __atomic_sub_fetch(&mm->users, 1, __ATOMIC_SEQ_CST) == 0;
@@ -794,8 +803,6 @@ void task_do_exit(struct task *t)
 	}
 	t->mm = NULL;
 	mm_put(mm);
-	fdtable_put(t->files);
-	t->files = NULL;
 	fs_struct_put(t->fs);
 	t->fs = NULL;
 	path_put(&t->exe);

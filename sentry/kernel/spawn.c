@@ -213,6 +213,9 @@ int kernel_start_init(struct kernel *k, const struct kernel_process *p, struct r
 	pthread_mutex_lock(&k->lock);
 	link_process(k, t, tg, true);
 	k->next_tid = 2;
+	/* A host signal ended the sandbox before its init was there. */
+	if (k->exiting)
+		tg_start_exit_locked(tg, k->exit_status > 128 ? k->exit_status - 128 : SIGKILL);
 	pthread_mutex_unlock(&k->lock);
 	hosttty_attach_init(tg);
 	ret = task_start(t);

@@ -57,11 +57,18 @@ static int create_begin(struct task *t, int dirfd, const char *path, bool is_dir
 	return ret;
 }
 
-/* Finish: on success put inode in the tree; always unlock and release. */
-static int create_end(struct create_ctx *cc, int ret, struct inode *inode)
+/* Finish: on success put inode in the tree (its path to *out when asked);
+ * always unlock and release. */
+static int create_end_path(struct create_ctx *cc, int ret, struct inode *inode, struct path *out)
 {
 	if (ret == 0) {
-		dentry_put(dentry_add(cc->pl.parent.dentry, cc->pl.last, inode));
+		struct dentry *d = dentry_add(cc->pl.parent.dentry, cc->pl.last, inode);
+		if (out) {
+			out->mnt = mount_get(cc->pl.parent.mnt);
+			out->dentry = d;
+		} else {
+			dentry_put(d);
+		}
 		inode_touch(cc->dir, ATTR_MTIME | ATTR_CTIME);
 	}
 	if (inode)
@@ -70,6 +77,11 @@ static int create_end(struct create_ctx *cc, int ret, struct inode *inode)
 	dentry_put(cc->d);
 	path_put(&cc->pl.parent);
 	return ret;
+}
+
+static int create_end(struct create_ctx *cc, int ret, struct inode *inode)
+{
+	return create_end_path(cc, ret, inode, NULL);
 }
 
 int vfs_mkdir(struct task *t, int dirfd, const char *path, uint32_t mode)
@@ -86,7 +98,8 @@ int vfs_mkdir(struct task *t, int dirfd, const char *path, uint32_t mode)
 	return create_end(&cc, ret, inode);
 }
 
-int vfs_mknod(struct task *t, int dirfd, const char *path, uint32_t mode, uint64_t dev)
+static int do_mknod(struct task *t, int dirfd, const char *path, uint32_t mode, uint64_t dev,
+		    struct path *out)
 {
 	struct create_ctx cc;
 	struct inode *inode = NULL;
@@ -117,7 +130,19 @@ int vfs_mknod(struct task *t, int dirfd, const char *path, uint32_t mode, uint64
 	ret = cc.dir->ops->mknod
 		      ? cc.dir->ops->mknod(cc.dir, cc.pl.last, mode, dev, &t->creds, &inode)
 		      : -EPERM;
-	return create_end(&cc, ret, inode);
+	return create_end_path(&cc, ret, inode, out);
+}
+
+int vfs_mknod(struct task *t, int dirfd, const char *path, uint32_t mode, uint64_t dev)
+{
+	return do_mknod(t, dirfd, path, mode, dev, NULL);
+}
+
+int vfs_mknod_path(struct task *t, int dirfd, const char *path, uint32_t mode, struct path *out)
+{
+	if (!S_ISSOCK(mode) && !S_ISFIFO(mode))
+		return -EINVAL;
+	return do_mknod(t, dirfd, path, mode, 0, out);
 }
 
 int vfs_symlink(struct task *t, const char *target, int dirfd, const char *path)

@@ -375,6 +375,8 @@ int vfs_open(struct task *t, int dirfd, const char *path, int flags, uint32_t mo
 int vfs_open_path(struct task *t, const struct path *p, int flags, struct file **out);
 int vfs_mkdir(struct task *t, int dirfd, const char *path, uint32_t mode);
 int vfs_mknod(struct task *t, int dirfd, const char *path, uint32_t mode, uint64_t dev);
+/* mknod of a socket or fifo whose new path (references taken) goes to *out: unix bind. */
+int vfs_mknod_path(struct task *t, int dirfd, const char *path, uint32_t mode, struct path *out);
 int vfs_symlink(struct task *t, const char *target, int dirfd, const char *path);
 int vfs_link(struct task *t, int olddirfd, const char *oldpath, int newdirfd, const char *newpath,
 	     int flags);

@@ -2,7 +2,8 @@
 # shellcheck disable=SC1010,SC2016,SC2034 # `do` is rung's subcommand; check_that expands (and uses) later
 # Debian's own dynamically linked programs from the host's root, with each
 # --file-access mode: ls, cat, md5sum, find, stat (each printing what it
-# prints natively), python3 and perl, and in the sandbox's overlay python3
+# prints natively), python3 (also with unix sockets: fd passing, asyncio,
+# multiprocessing) and perl, and in the sandbox's overlay python3
 # writing /tmp/x and reading it back, touch, mkdir -p, cp -a, mv (of a
 # file and of a directory of the rootfs) and rm -r. There is no fork yet,
 # so each program runs in a sandbox of its own and says what it did
@@ -13,7 +14,7 @@ set -u
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/lib.sh"
 T=$E2E_TMP
-PER_MODE=14
+PER_MODE=15
 plan $((2 * PER_MODE + 2))
 PY=/usr/bin/python3
 PERL=/usr/bin/perl
@@ -59,15 +60,19 @@ ls_filter() {
 }
 lines() { wc -l <"$1" | tr -d ' '; }
 
+# /tmp/x, unless something else on this host owns it (a directory there).
+X=/tmp/x
+[ -e /tmp/x ] && [ ! -f /tmp/x ] && X=/etc/hostname
+
 # What the overlay runs may change in the sandbox, and the host must keep.
 snapshot() {
 	{
-		for f in /tmp/x /etc/hostname /etc/os-release /tmp/"$tag"*; do
+		for f in "$X" /etc/hostname /etc/os-release /tmp/"$tag"*; do
 			stat -c '%n %F %a %s %h %Y' "$f" 2>&1
 		done
 		find /usr/include/linux /usr/include/asm-generic -printf '%p %y %m %s %n %T@\n'
 		find /usr/include/linux /usr/include/asm-generic -type f -exec cksum {} +
-		cksum /etc/hostname /tmp/x 2>&1
+		cksum /etc/hostname "$X" 2>&1
 	} | sort
 }
 snapshot >"$T/before"
@@ -97,7 +102,31 @@ with open("/tmp/x") as f: print(f.read(), end="")'
 			check_eq "$m: python3 writes /tmp/x and reads it back" "sandboxed 0" \
 				"$(cat "$T/py.out") $st"
 		fi
+		# Unix sockets: a descriptor through a socketpair, an asyncio
+		# server on a path, a multiprocessing pool.
+		sandboxed pyu "$m" "$PY" -c 'import asyncio, multiprocessing, os, socket, tempfile
+a, b = socket.socketpair()
+r, w = os.pipe()
+socket.send_fds(a, [b"x"], [w])
+os.write(socket.recv_fds(b, 1, 1)[1][0], b"fd")
+async def main(path):
+    async def echo(rd, wr):
+        wr.write((await rd.readline()).upper())
+        await wr.drain()
+        wr.close()
+    srv = await asyncio.start_unix_server(echo, path)
+    rd, wr = await asyncio.open_unix_connection(path)
+    wr.write(b"unix\n")
+    line = await rd.readline()
+    srv.close()
+    return line
+line = asyncio.run(main(os.path.join(tempfile.mkdtemp(), "s")))
+with multiprocessing.Pool(2) as p:
+    print(os.read(r, 2).decode(), line.decode().strip(), sum(p.map(abs, range(-3, 1))))'
+		check_eq "$m: python3 with unix sockets (fd passing, asyncio, multiprocessing)" \
+			"fd UNIX 6 0" "$(cat "$T/pyu.out") $st"
 	else
+		skip "$m: no $PY"
 		skip "$m: no $PY"
 		skip "$m: no $PY"
 	fi

@@ -51,7 +51,15 @@ GUEST_TESTS = \
 	pty_open \
 	pty_ldisc \
 	pty_poll \
-	tty_jobctl
+	tty_jobctl \
+	unix_block \
+	unix_dgram \
+	unix_errors \
+	unix_listen \
+	unix_poll \
+	unix_scm \
+	unix_sigpipe \
+	unix_stream
 
 # Built like the others but not run by `make check` until rung passes them:
 # `GUEST_LIST=pending.list tests/guest/run.sh` runs them (see each one's

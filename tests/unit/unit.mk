@@ -12,7 +12,8 @@ UNIT_TESTS = \
 	tests/unit/test_sentry_filter \
 	tests/unit/test_log \
 	tests/unit/test_error \
-	tests/unit/test_util
+	tests/unit/test_util \
+	tests/unit/test_unix
 
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
@@ -71,3 +72,7 @@ tests_unit_test_util_LDADD = $(UNIT_LDADD)
 tests_unit_test_sentry_filter_SOURCES = tests/unit/test_sentry_filter.c
 tests_unit_test_sentry_filter_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_sentry_filter_LDADD = $(UNIT_LDADD)
+
+tests_unit_test_unix_SOURCES = tests/unit/test_unix.c tests/unit/unit.h
+tests_unit_test_unix_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_unix_LDADD = $(UNIT_LDADD)

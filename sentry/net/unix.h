@@ -1,0 +1,22 @@
+/*
+ * AF_UNIX sockets, entirely inside the sentry: SOCK_STREAM, SOCK_DGRAM and
+ * SOCK_SEQPACKET with Linux's semantics (net/unix/af_unix.c), names in the
+ * filesystem (an S_IFSOCK file made through the VFS) or in the sandbox's
+ * abstract namespace, SCM_RIGHTS and SCM_CREDENTIALS.
+ */
+#ifndef RUNG_NET_UNIX_H
+#define RUNG_NET_UNIX_H
+
+struct kernel;
+struct socket;
+struct task;
+
+int unix_create(struct task *t, int type, int protocol, struct socket **out);
+int unix_create_pair(struct task *t, int type, int protocol, struct socket **a, struct socket **b);
+
+/* The sandbox's unix socket namespace (names and the lock over every unix
+ * socket's state); made on first use, freed with the kernel. */
+struct unix_net;
+void unix_net_free(struct unix_net *net);
+
+#endif
