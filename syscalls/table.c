@@ -115,6 +115,7 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	     "terminals and ptys (job control, termios, sizes, queues, TIOCGPTPEER...), FIONREAD, "
 	     "FIONBIO, FIOCLEX; TIOCPKT, TIOCVHANGUP, TIOCCONS, locked termios, serial: ENOTTY",
 	     3, A_FD, A_IOCTL_REQ, A_HEX),
+	NOSYS(vhangup, "ENOSYS: terminals hang up only when a pty's master closes"),
 	FULL(fstat, 2, A_FD, A_PTR),
 	FULL(stat, 2, A_STR, A_PTR),
 	FULL(lstat, 2, A_STR, A_PTR),
