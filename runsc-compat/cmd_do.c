@@ -197,7 +197,7 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 		prog = xstrdup(argv[optind]);
 		cwd = getcwd(NULL, 0);
 	}
-	/* The caller's terminal, for the guest's /dev/tty. */
+	/* The caller's terminal is the guest's (sentry/fs/hosttty.h). */
 	if (isatty(STDIN_FILENO) || isatty(STDOUT_FILENO) || isatty(STDERR_FILENO))
 		cfg.tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
 

@@ -4,7 +4,7 @@
 #include "runsc-compat/spec.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/confine.h"
-#include "sentry/fs/devices.h"
+#include "sentry/fs/hosttty.h"
 #include "sentry/fs/tmpfs.h"
 #include "sentry/mm/memfile.h"
 #include "gofer/gofer.h"
@@ -27,8 +27,16 @@
  * sentry threads can be in flight at once. */
 #define GOFER_CHANNELS 4
 
-/* Host signals meant for the program end the sandbox the way they would end it. */
-static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+/*
+ * Host signals meant for the program. On a terminal, the keyboard's
+ * (SIGINT, SIGQUIT, SIGTSTP) go to the foreground process group of the
+ * guest's session, as the terminal would send them to a native job, and
+ * SIGWINCH follows the terminal's size; SIGCONT continues a guest init
+ * that stopped rung with it (sentry/fs/hosttty.h). Otherwise, and always
+ * for SIGTERM and SIGHUP, the signal ends the sandbox the way it would end
+ * the program; SIGTSTP stops rung.
+ */
+static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP, SIGWINCH, SIGCONT};
 
 void sandbox_block_signals(void)
 {
@@ -57,9 +65,34 @@ static void *signal_thread(void *arg)
 	for (size_t i = 0; i < ARRAY_SIZE(forwarded); i++)
 		sigaddset(&set, forwarded[i]);
 	for (;;) {
-		if (sigwait(&set, &sig) == 0) {
+		sig = sigwaitinfo(&set, NULL);
+		switch (sig) {
+		case SIGINT:
+		case SIGQUIT:
+		case SIGTSTP:
+			if (hosttty_forward_signal(sig)) {
+				log_debug("host signal %d: to the guest's foreground job", sig);
+				break;
+			}
+			if (sig == SIGTSTP) {
+				host_stop_self(SIGTSTP);
+				break;
+			}
 			log_debug("host signal %d: ending the sandbox", sig);
 			kernel_kill(k, sig);
+			break;
+		case SIGWINCH:
+			hosttty_resized();
+			break;
+		case SIGCONT:
+			hosttty_continued(k);
+			break;
+		case -1:
+			break;
+		default:
+			log_debug("host signal %d: ending the sandbox", sig);
+			kernel_kill(k, sig);
+			break;
 		}
 	}
 	return NULL;
@@ -152,9 +185,13 @@ int sandbox_setup(const struct sandbox_config *cfg, struct sandbox **out, struct
 	struct sandbox *sb = xzalloc(sizeof(*sb));
 	int fds[GOFER_CHANNELS];
 	struct sysinfo si;
+	bool job_control = cfg->tty >= 0 && hosttty_job_control(cfg->tty);
 	int ret;
 
 	sb->gofer = -1;
+	/* Under a job-control shell, the init is part of rung's job. */
+	if (job_control)
+		kcfg.init_job_stop = hosttty_init_job;
 	if (!kcfg.memory_limit)
 		kcfg.memory_limit =
 			sysinfo(&si) == 0 ? (uint64_t)si.totalram * si.mem_unit : 1ull << 32;
@@ -179,8 +216,8 @@ int sandbox_setup(const struct sandbox_config *cfg, struct sandbox **out, struct
 		ret = mount_spec(sb->k, &cfg->mounts[i], err);
 	if (ret < 0)
 		goto fail;
-	if (cfg->tty >= 0)
-		chrdev_set_tty(cfg->tty);
+	if (cfg->tty >= 0 && hosttty_setup(sb->k, cfg->tty, job_control) < 0)
+		log_debug("the caller's terminal is not one the guest can have");
 	if (cfg->confine) {
 		struct confine_opts co = {
 			.empty_root = true, .seccomp = true, .memfd = sb->k->mf->fd};

@@ -202,6 +202,10 @@ SYSCALL(sigaltstack);
 SYSCALL(restart_syscall);
 SYSCALL(rt_sigqueueinfo);
 SYSCALL(rt_tgsigqueueinfo);
+
+/* sys_signalfd.c */
+SYSCALL(signalfd);
+SYSCALL(signalfd4);
 SYSCALL(clone);
 SYSCALL(fork);
 SYSCALL(vfork);

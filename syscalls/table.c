@@ -118,8 +118,10 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	     "descriptors, status flags, record and OFD locks; leases, seals, signals EINVAL", 3,
 	     A_FD, A_FCNTL_CMD, A_HEX),
 	PART(ioctl,
-	     "TCGETS, TCSETS*, TIOCGWINSZ, TIOCSWINSZ, FIONREAD, FIONBIO, FIOCLEX; others ENOTTY",
+	     "terminals and ptys (job control, termios, sizes, queues, TIOCGPTPEER...), FIONREAD, "
+	     "FIONBIO, FIOCLEX; TIOCPKT, TIOCVHANGUP, TIOCCONS, locked termios, serial: ENOTTY",
 	     3, A_FD, A_IOCTL_REQ, A_HEX),
+	NOSYS(vhangup, "ENOSYS: terminals hang up only when a pty's master closes"),
 	FULL(fstat, 2, A_FD, A_PTR),
 	FULL(stat, 2, A_STR, A_PTR),
 	FULL(lstat, 2, A_STR, A_PTR),
@@ -240,6 +242,8 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	FULL(restart_syscall, 0),
 	FULL(rt_sigqueueinfo, 3, A_INT, A_SIGNAL, A_PTR),
 	FULL(rt_tgsigqueueinfo, 4, A_INT, A_INT, A_SIGNAL, A_PTR),
+	FULL(signalfd, 3, A_FD, A_PTR, A_UINT),
+	FULL(signalfd4, 4, A_FD, A_PTR, A_UINT, A_HEX),
 	/* processes */
 	PART(clone, "no namespace flags (EPERM), no CLONE_PIDFD (EINVAL)", 5, A_HEX, A_PTR, A_PTR,
 	     A_PTR, A_HEX),

@@ -10,6 +10,7 @@
 #include "config.h"
 #include "sentry/fs/procfs.h"
 #include "sentry/fs/anon.h"
+#include "sentry/fs/tty.h"
 #include "sentry/fs/file.h"
 #include "sentry/fs/filemap.h"
 #include "sentry/fs/hostinfo.h"
@@ -114,6 +115,7 @@ static const char *task_state_name(char s)
 /* The fields /proc/pid/stat and status take from the process tree. */
 struct tree_ids {
 	int ppid, pgid, sid, nthreads;
+	int tty_nr, tpgid; /* the controlling terminal's device and foreground group */
 };
 
 static struct tree_ids tree_ids(struct kernel *k, struct task *t)
@@ -125,6 +127,13 @@ static struct tree_ids tree_ids(struct kernel *k, struct task *t)
 	ids.pgid = t->tg->pgid;
 	ids.sid = t->tg->sid;
 	ids.nthreads = t->tg->nr_threads;
+	ids.tty_nr = 0;
+	ids.tpgid = -1;
+	if (t->tg->tty) {
+		struct tty *tty = t->tg->tty;
+		ids.tty_nr = (int)tty_encode_dev(tty->rdev);
+		ids.tpgid = tty->pgrp == TTY_NONE ? 0 : tty->pgrp;
+	}
 	pthread_mutex_unlock(&k->lock);
 	return ids;
 }
@@ -138,11 +147,12 @@ static void gen_stat(struct proc_ctx *c, struct strbuf *o)
 
 	strbuf_printf(
 		o,
-		"%d (%s) %c %d %d %d 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 %d 0 %llu %llu 0 "
+		"%d (%s) %c %d %d %d %d %d 4194560 0 0 0 0 0 0 0 0 20 0 %d 0 %llu %llu 0 "
 		"18446744073709551615 0 0 %llu 0 0 0 %llu 0 0 0 0 0 17 0 0 0 0 0 0 0 0 %llu %llu "
 		"%llu %llu %llu 0\n",
-		t->tgid, t->comm, task_state(t), ids.ppid, ids.pgid, ids.sid, ids.nthreads,
-		(unsigned long long)start, (unsigned long long)(mm ? mm->committed : 0),
+		t->tgid, t->comm, task_state(t), ids.ppid, ids.pgid, ids.sid, ids.tty_nr, ids.tpgid,
+		ids.nthreads, (unsigned long long)start,
+		(unsigned long long)(mm ? mm->committed : 0),
 		(unsigned long long)(mm ? mm->start_stack : 0), (unsigned long long)t->sigmask,
 		(unsigned long long)(mm ? mm->start_brk : 0),
 		(unsigned long long)(mm ? mm->arg_start : 0),

@@ -109,8 +109,11 @@ static const struct {
 	(CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM | \
 	 CLONE_SETTLS | CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID)
 
-static const unsigned long ioctls[] = {TCGETS,	   TCSETS,     TCSETSW, TCSETSF,
-				       TIOCGWINSZ, TIOCSWINSZ, FIONREAD};
+/* Terminal requests on the host terminal and inherited stdio: settings,
+ * size, queues and flow (TCFLSH, TCXONC), and whether rung is in the
+ * foreground (TIOCGPGRP). Never TIOCSTI, TIOCSCTTY or TIOCSPGRP. */
+static const unsigned long ioctls[] = {TCGETS,	 TCSETS,   TCSETSW, TCSETSF, TIOCGWINSZ, TIOCSWINSZ,
+				       FIONREAD, TIOCOUTQ, TCFLSH,  TCXONC,  TIOCGPGRP};
 
 static const int prctls[] = {PR_SET_PDEATHSIG, PR_SET_NAME, PR_SET_NO_NEW_PRIVS};
 
@@ -155,6 +158,10 @@ scmp_filter_ctx sentry_filter_build(int memfd)
 	/* Terminal requests the guest makes on inherited stdio. */
 	for (size_t i = 0; i < ARRAY_SIZE(ioctls); i++)
 		ADD(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1, SCMP_A1(SCMP_CMP_EQ, ioctls[i]));
+	/* tcdrain of the host terminal: TCSBRK with a non-zero argument, which
+	 * sends no break. */
+	ADD(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 2, SCMP_A1(SCMP_CMP_EQ, TCSBRK),
+	    SCMP_A2(SCMP_CMP_EQ, 1));
 	/* What a new stub sets up before it stops for its tracer. */
 	for (size_t i = 0; i < ARRAY_SIZE(prctls); i++)
 		ADD(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prctl), 1,

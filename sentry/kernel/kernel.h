@@ -14,6 +14,7 @@
 #include "sentry/vfs/vfs.h"
 #include "lib/list.h"
 
+struct kernel;
 struct rung_error;
 struct memfile;
 struct thread_group;
@@ -39,6 +40,11 @@ struct kernel_config {
 	bool strace;
 	uint64_t memory_limit; /* guest memory, bytes */
 	int host_init_fd;      /* host_exec: the init program, opened before confinement */
+	/* The init's parent is a job-control shell outside (rung do on a
+	 * terminal): the init's process group is not orphaned, and this is
+	 * called (k->lock held) when the init stops (CLD_STOPPED, by sig) or
+	 * continues (CLD_CONTINUED). NULL: the init has no such parent. */
+	void (*init_job_stop)(struct kernel *k, int why, int sig);
 };
 
 struct kernel {

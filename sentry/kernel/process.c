@@ -13,6 +13,7 @@
 #include "sentry/kernel/timers.h"
 #include "sentry/mm/mm.h"
 #include "sentry/fs/file.h"
+#include "sentry/fs/tty.h"
 #include "platform/platform.h"
 #include "lib/log.h"
 #include "lib/util.h"
@@ -155,8 +156,12 @@ static void notify_parent_cldstop(struct thread_group *tg, int why)
 	struct thread_group *parent = tg->parent;
 	siginfo_t info;
 
-	if (!parent)
+	if (!parent) {
+		/* The init's parent is outside: rung, a job on the host. */
+		if (tg == tg->k->init_tg && tg->k->cfg.init_job_stop)
+			tg->k->cfg.init_job_stop(tg->k, why, tg->stop_sig);
 		return;
+	}
 	memset(&info, 0, sizeof(info));
 	info.si_signo = SIGCHLD;
 	info.si_code = why;
@@ -233,6 +238,13 @@ void task_stop_locked(struct task *t)
 
 /* --- process groups and sessions ---------------------------------------------------- */
 
+/* Has tg a parent outside the sandbox in another group of its session (the
+ * init of rung do under a job-control shell)? */
+static bool parent_outside(struct thread_group *tg)
+{
+	return !tg->parent && tg == tg->k->init_tg && tg->k->cfg.init_job_stop;
+}
+
 bool pgrp_orphaned_locked(struct kernel *k, int pgid)
 {
 	struct thread_group *tg;
@@ -241,7 +253,7 @@ bool pgrp_orphaned_locked(struct kernel *k, int pgid)
 		struct thread_group *p = tg->parent;
 		if (tg->pgid != pgid || (tg->flags & (TG_ZOMBIE | TG_REAPED | TG_EXITING)))
 			continue;
-		if (p && p->pgid != pgid && p->sid == tg->sid)
+		if ((p && p->pgid != pgid && p->sid == tg->sid) || parent_outside(tg))
 			return false;
 	}
 	return true;
@@ -256,7 +268,8 @@ static bool pgrp_orphaned_without(struct kernel *k, int pgid, struct thread_grou
 		struct thread_group *p = tg->parent;
 		if (tg == ignore || tg->pgid != pgid || (tg->flags & (TG_ZOMBIE | TG_REAPED)))
 			continue;
-		if (p && p != ignore && p->pgid != pgid && p->sid == tg->sid)
+		if ((p && p != ignore && p->pgid != pgid && p->sid == tg->sid) ||
+		    parent_outside(tg))
 			return false;
 	}
 	return true;
@@ -706,6 +719,9 @@ static void tg_exit_locked(struct thread_group *tg)
 	struct kernel *k = tg->k;
 	struct thread_group *c, *n, *reaper;
 
+	/* A controlling process's terminal (Linux's disassociate_ctty(1)). */
+	if (tg->sid == tg->tgid)
+		tty_session_leader_exit_locked(tg);
 	tg->flags |= TG_ZOMBIE;
 	if (!tg->parent && tg->on_exit)
 		tg->on_exit(tg->exit_arg, tg->exit_code);
@@ -760,12 +776,21 @@ void task_do_exit(struct task *t)
 	struct kernel *k = t->k;
 	struct thread_group *tg = t->tg;
 	struct mm *mm = t->mm;
+	struct fdtable *files;
 	uint64_t cpu = task_cpu_time_ns(t);
 	uint64_t sys = rusage_self_sentry_ns();
 	bool last_user;
 
 	task_vfork_release(t);
 	exit_robust_list(t);
+	/* The files close before the parent can learn of the exit (Linux's
+	 * exit_files comes before exit_notify): once wait returns, a pipe or a
+	 * pty whose other end the child held is at its end. */
+	pthread_mutex_lock(&k->lock);
+	files = t->files;
+	t->files = NULL;
+	pthread_mutex_unlock(&k->lock);
+	fdtable_put(files);
 	/* Leave the address space: others may go on running in it. */
 	if (mm) {
 		last_user = __atomic_sub_fetch(&mm->users, 1, __ATOMIC_SEQ_CST) == 0;
@@ -809,8 +834,6 @@ void task_do_exit(struct task *t)
 	}
 	t->mm = NULL;
 	mm_put(mm);
-	fdtable_put(t->files);
-	t->files = NULL;
 	fs_struct_put(t->fs);
 	t->fs = NULL;
 	path_put(&t->exe);

@@ -13,6 +13,7 @@
 #include "sentry/kernel/task.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/timers.h"
+#include "sentry/fs/signalfd.h"
 #include "lib/log.h"
 #include "lib/util.h"
 
@@ -215,6 +216,7 @@ static int send_signal_locked(struct task *t, const siginfo_t *info, bool group,
 	list_add_tail(&q->link, &pending->list);
 	pending->set |= SIGBIT(sig);
 	complete_signal(t, sig, group, forced);
+	signalfd_notify();
 	return 0;
 }
 
@@ -257,6 +259,7 @@ void signal_enqueue_locked(struct task *t, const siginfo_t *info, bool group)
 	list_add_tail(&q->link, &pending->list);
 	pending->set |= SIGBIT(info->si_signo);
 	complete_signal(t, info->si_signo, group, false);
+	signalfd_notify();
 }
 
 int signal_send_tg_locked(struct thread_group *tg, const siginfo_t *info)

@@ -123,6 +123,10 @@ struct thread_group {
 	/* itimers, POSIX timers, CPU-timer state (sentry/kernel/timers.c):
 	 * made on first use, freed when the last thread exits. */
 	struct tg_timers *timers;
+	/* The terminal's foreground group when a hang-up took the terminal from
+	 * this session leader: SIGHUP goes there when it exits. */
+	bool has_tty_old_pgrp;
+	int tty_old_pgrp;
 };
 
 /* task->work (atomic): what the run loop must look at before running the guest. */

@@ -35,6 +35,7 @@ GUEST_TESTS = \
 	segv_rowrite \
 	segv_stack \
 	sig_deliver \
+	sig_signalfd \
 	thr_basic \
 	timerfd \
 	tls \
@@ -62,6 +63,10 @@ GUEST_TESTS = \
 	sched_nice \
 	sched_rusage \
 	sched_membarrier \
+	pty_open \
+	pty_ldisc \
+	pty_poll \
+	tty_jobctl \
 	unix_block \
 	unix_dgram \
 	unix_errors \
@@ -90,7 +95,8 @@ GUEST_STDIN = \
 
 GUEST_ALL = $(GUEST_TESTS) $(GUEST_PENDING)
 GUEST_BINS = $(GUEST_ALL:%=tests/guest/bin/%-static) $(GUEST_ALL:%=tests/guest/bin/%-pie)
-GUEST_H_DEPS = $(srcdir)/tests/guest/guest.h $(srcdir)/tests/guest/fsguest.h
+GUEST_H_DEPS = $(srcdir)/tests/guest/guest.h $(srcdir)/tests/guest/fsguest.h \
+	$(srcdir)/tests/guest/ttyguest.h
 GUEST_CFLAGS = -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter
 
 tests/guest/bin/%-static: $(srcdir)/tests/guest/%.c $(GUEST_H_DEPS)
@@ -112,7 +118,7 @@ tests/guest/bin/pending.list: Makefile
 
 check_DATA += $(GUEST_BINS) tests/guest/bin/tests.list tests/guest/bin/pending.list
 TESTS += tests/guest/run.sh
-EXTRA_DIST += tests/guest/run.sh tests/guest/guest.h tests/guest/fsguest.h \
+EXTRA_DIST += tests/guest/run.sh tests/guest/guest.h tests/guest/fsguest.h tests/guest/ttyguest.h \
 	$(GUEST_ALL:%=tests/guest/%.c) $(GUEST_STDIN)
 
 # (and the e2e tests' programs: Makefile.am's clean-local runs this one)

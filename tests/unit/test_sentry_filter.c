@@ -82,6 +82,11 @@ static void allowed(int memfd)
 	/* Opening a file fails quietly (glibc's malloc tries one; there are none). */
 	if (open("/etc/passwd", O_RDONLY) != -1 || errno != ENOENT)
 		_exit(6);
+	/* The host terminal's requests pass (on no descriptor: EBADF). */
+	if (ioctl(-1, TIOCOUTQ, buf) != -1 || errno != EBADF || ioctl(-1, TIOCGPGRP, buf) != -1 ||
+	    errno != EBADF || ioctl(-1, TCFLSH, 0) != -1 || errno != EBADF ||
+	    ioctl(-1, TCSBRK, 1) != -1 || errno != EBADF)
+		_exit(11);
 	/* The host poller: an epoll instance, a host timerfd in it, a look at
 	 * readiness now, and the wait of its thread; timerfds for the guest. */
 	{
@@ -181,12 +186,31 @@ static void do_io_uring(int memfd)
 
 static void do_ioctl(int memfd)
 {
-	ioctl(0, 0x5422 /* TIOCSCTTY */, 0);
+	ioctl(0, 0x540E /* TIOCSCTTY */, 0);
 }
 
-static void (*const forbidden[])(int) = {do_socket,	   do_unlink,	do_exec_mmap,
-					 do_exec_mprotect, do_execve,	do_setrlimit,
-					 do_fork_flags,	   do_io_uring, do_ioctl};
+static void do_ioctl_sti(int memfd)
+{
+	char c = 'x';
+
+	ioctl(0, TIOCSTI, &c); /* faking input on the host's terminal */
+}
+
+static void do_ioctl_break(int memfd)
+{
+	ioctl(0, TCSBRK, 0); /* a break on the host's line */
+}
+
+static void do_ioctl_spgrp(int memfd)
+{
+	int pgrp = 1;
+
+	ioctl(0, TIOCSPGRP, &pgrp);
+}
+
+static void (*const forbidden[])(int) = {do_socket, do_unlink,	  do_exec_mmap,	  do_exec_mprotect,
+					 do_execve, do_setrlimit, do_fork_flags,  do_io_uring,
+					 do_ioctl,  do_ioctl_sti, do_ioctl_break, do_ioctl_spgrp};
 
 START_TEST(test_forbidden_calls_kill)
 {
