@@ -101,6 +101,9 @@ struct platform {
 	const struct platform_ops *ops;
 	struct memfile *mf;
 	unsigned fpu_size; /* bytes of the XSAVE state the guest's FPU needs */
+	/* Guest CPUID traps (SIGSEGV at a cpuid instruction) for the sentry to
+	 * answer (sentry/kernel/cpuid.c); false where the host cannot fault it. */
+	bool cpuid_faulting;
 };
 
 struct as_ops {

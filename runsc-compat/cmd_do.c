@@ -4,7 +4,9 @@
  */
 #include "config.h"
 #include "runsc-compat/cli.h"
+#include "runsc-compat/sandbox.h"
 #include "sentry/kernel/kernel.h"
+#include "sentry/kernel/spawn.h"
 #include "platform/platform.h"
 #include "gofer/gofer.h"
 #include "gofer/client.h"
@@ -70,37 +72,6 @@ static char *resolve_program(const char *prog)
 	return xstrdup(prog);
 }
 
-/* Host signals meant for the program end the sandbox the way they would end it. */
-static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
-
-static void *signal_thread(void *arg)
-{
-	struct kernel *k = arg;
-	sigset_t set;
-	int sig;
-
-	sigemptyset(&set);
-	for (size_t i = 0; i < ARRAY_SIZE(forwarded); i++)
-		sigaddset(&set, forwarded[i]);
-	for (;;) {
-		if (sigwait(&set, &sig) == 0) {
-			log_debug("host signal %d: ending the sandbox", sig);
-			kernel_kill(k, sig);
-		}
-	}
-	return NULL;
-}
-
-/* Nothing needs the gofer once the sandbox is over (it would exit by itself
- * when its channels close). */
-static void stop_gofer(pid_t gofer)
-{
-	if (gofer > 0) {
-		kill(gofer, SIGKILL);
-		waitpid(gofer, NULL, 0);
-	}
-}
-
 enum {
 	OPT_PLATFORM = 256,
 	OPT_STRACE,
@@ -113,10 +84,6 @@ enum {
 	OPT_UNCONFINED,
 	OPT_HELP
 };
-
-/* Channels between the sentry and the gofer: requests from this many
- * sentry threads can be in flight at once. */
-#define GOFER_CHANNELS 4
 
 static const struct option do_options[] = {
 	{"platform", required_argument, NULL, OPT_PLATFORM},
@@ -134,26 +101,20 @@ static const struct option do_options[] = {
 
 int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 {
-	struct kernel_config cfg = {0};
-	struct gofer_config gcfg = {.rootfs = "/", .read_only = true};
-	struct gofer_client *client = NULL;
-	struct kernel *k = NULL;
+	struct sandbox_config cfg = {.rootfs = "/",
+				     .overlay = true,
+				     .donate = true,
+				     .host_init_fd = -1,
+				     .tty = -1,
+				     .confine = true};
+	struct kernel_process proc = {.caller_creds = true};
+	struct sandbox *sb;
 	cleanup_free char *prog = NULL;
 	cleanup_free char *cwd = NULL;
-	int fds[GOFER_CHANNELS];
-	bool donate = true, host_exec = false, confine = true;
-	pid_t gofer = -1;
-	struct sysinfo si;
-	pthread_t sigthr;
-	sigset_t set;
-	int opt, ret, status;
+	bool host_exec = false;
+	int opt, ret;
 
 	cfg.strace = g->strace;
-	memcpy(cfg.stdio, rung_stdio_open, sizeof(cfg.stdio));
-	if (sysinfo(&si) == 0)
-		cfg.memory_limit = (uint64_t)si.totalram * si.mem_unit;
-	else
-		cfg.memory_limit = 1ull << 32;
 	optind = 1;
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, "+", do_options, NULL)) != -1) {
@@ -174,13 +135,13 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 				return rung_error_make(err, 0, "bad --memory-limit `%s`", optarg);
 			break;
 		case OPT_ROOTFS:
-			gcfg.rootfs = optarg;
+			cfg.rootfs = optarg;
 			break;
 		case OPT_FILE_ACCESS:
 			if (strcmp(optarg, "direct") == 0)
-				donate = true;
+				cfg.donate = true;
 			else if (strcmp(optarg, "gofer") == 0)
-				donate = false;
+				cfg.donate = false;
 			else
 				return rung_error_make(
 					err, 0, "--file-access: `direct` or `gofer`, not `%s`",
@@ -188,9 +149,9 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 			break;
 		case OPT_OVERLAY:
 			if (strcmp(optarg, "memory") == 0)
-				gcfg.read_only = true;
+				cfg.overlay = true;
 			else if (strcmp(optarg, "none") == 0)
-				gcfg.read_only = false;
+				cfg.overlay = false;
 			else
 				return rung_error_make(
 					err, 0, "--overlay: `memory` or `none`, not `%s`", optarg);
@@ -199,7 +160,7 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 			host_exec = true;
 			break;
 		case OPT_UNCONFINED:
-			confine = false;
+			cfg.confine = false;
 			break;
 		case OPT_HELP:
 			do_usage(stdout);
@@ -219,8 +180,8 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 		return rung_error_make(err, 0, "unknown platform `%s`", g->platform);
 	if (cfg.strace && !rung_log_enabled(LOG_LEVEL_INFO))
 		rung_log_set_level(LOG_LEVEL_INFO);
-	cfg.host_init_fd = -1;
 	if (host_exec) {
+		cfg.rootfs = NULL;
 		prog = resolve_program(argv[optind]);
 		/* Opened now: once confined, the sandbox has no host files to open. */
 		cfg.host_init_fd = open(prog, O_RDONLY | O_CLOEXEC);
@@ -235,67 +196,30 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 		 * when the rootfs has it. */
 		prog = xstrdup(argv[optind]);
 		cwd = getcwd(NULL, 0);
-		cfg.cwd = cwd;
-	}
-
-	/* Signals: a writer to a closed pipe gets EPIPE (the guest gets SIGPIPE
-	 * from the sentry); the signals that end programs are handled by one thread. */
-	signal(SIGPIPE, SIG_IGN);
-	sigemptyset(&set);
-	for (size_t i = 0; i < ARRAY_SIZE(forwarded); i++)
-		sigaddset(&set, forwarded[i]);
-	/* Every stub stop sends the sentry SIGCHLD; nobody wants it (tracers use
-	 * waitpid), and a thread that did not block it would be woken for nothing
-	 * on every guest system call. */
-	sigaddset(&set, SIGCHLD);
-	pthread_sigmask(SIG_BLOCK, &set, NULL);
-
-	if (!host_exec) {
-		ret = gofer_spawn(&gcfg, GOFER_CHANNELS, &gofer, fds, err);
-		if (ret < 0)
-			return ret;
-		ret = gofer_client_new(fds, GOFER_CHANNELS, &client);
-		if (ret < 0)
-			return rung_error_make(err, -ret, "gofer client");
-	}
-	ret = kernel_create(&cfg, &k, err);
-	if (ret == 0)
-		ret = host_exec ? kernel_boot_empty_root(k, err)
-				: kernel_boot_gofer_root(k, client, donate, gcfg.read_only, err);
-	if (ret < 0) {
-		kernel_destroy(k);
-		stop_gofer(gofer);
-		return ret;
 	}
 	/* The caller's terminal, for the guest's /dev/tty. */
-	if (isatty(STDIN_FILENO) || isatty(STDOUT_FILENO) || isatty(STDERR_FILENO)) {
-		int tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
-		if (tty >= 0)
-			chrdev_set_tty(tty);
-	}
-	if (confine) {
-		struct confine_opts co = {.empty_root = true, .seccomp = true, .memfd = k->mf->fd};
-		ret = sentry_confine(&co, err);
-		if (ret < 0) {
-			kernel_destroy(k);
-			stop_gofer(gofer);
-			return rung_error_wrap(err, "confine the sandbox (rung do needs root)");
-		}
-	}
-	ret = pthread_create(&sigthr, NULL, signal_thread, k);
-	if (ret != 0) {
-		kernel_destroy(k);
-		return rung_error_make(err, ret, "start the signal thread");
-	}
-	pthread_detach(sigthr);
-	ret = kernel_start_init(k, prog, argv + optind, environ, err);
+	if (isatty(STDIN_FILENO) || isatty(STDOUT_FILENO) || isatty(STDERR_FILENO))
+		cfg.tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+
+	sandbox_block_signals();
+	ret = sandbox_setup(&cfg, &sb, err);
+	if (ret < 0)
+		return ret;
+	ret = sandbox_forward_signals(sb, err);
 	if (ret < 0) {
-		kernel_destroy(k);
-		stop_gofer(gofer);
+		sandbox_destroy(sb);
 		return ret;
 	}
-	status = kernel_wait(k);
-	kernel_destroy(k);
-	stop_gofer(gofer);
-	return status;
+	proc.path = prog;
+	proc.argv = argv + optind;
+	proc.envp = environ;
+	proc.cwd = cwd;
+	for (int fd = 0; fd < 3; fd++)
+		proc.stdio[fd] = rung_stdio_open[fd] ? fd : -1;
+	ret = kernel_start_init(sb->k, &proc, err);
+	if (ret < 0) {
+		sandbox_destroy(sb);
+		return ret;
+	}
+	return sandbox_wait(sb);
 }

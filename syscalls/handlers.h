@@ -68,6 +68,8 @@ SYSCALL(prlimit64);
 SYSCALL(getrlimit);
 SYSCALL(setrlimit);
 SYSCALL(uname);
+SYSCALL(sethostname);
+SYSCALL(setdomainname);
 SYSCALL(sched_getaffinity);
 SYSCALL(sched_yield);
 SYSCALL(getrandom);
@@ -158,6 +160,23 @@ SYSCALL(nanosleep);
 SYSCALL(clock_nanosleep);
 SYSCALL(getcpu);
 SYSCALL(futex);
+
+/* sys_poll.c */
+SYSCALL(poll);
+SYSCALL(ppoll);
+SYSCALL(select);
+SYSCALL(pselect6);
+SYSCALL(epoll_create);
+SYSCALL(epoll_create1);
+SYSCALL(epoll_ctl);
+SYSCALL(epoll_wait);
+SYSCALL(epoll_pwait);
+SYSCALL(epoll_pwait2);
+SYSCALL(eventfd);
+SYSCALL(eventfd2);
+SYSCALL(timerfd_create);
+SYSCALL(timerfd_settime);
+SYSCALL(timerfd_gettime);
 
 /* sys_signal.c */
 SYSCALL(rt_sigaction);

@@ -16,11 +16,13 @@
 #include <asm/prctl.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -193,6 +195,17 @@ static const struct flag_name madv_names[] = {
 	F(MADV_DODUMP),	  F(MADV_WIPEONFORK), F(MADV_KEEPONFORK),
 };
 static const struct flag_name sighow_names[] = {F(SIG_BLOCK), F(SIG_UNBLOCK), F(SIG_SETMASK)};
+static const struct flag_name poll_names[] = {
+	F(POLLIN),     F(POLLPRI),    F(POLLOUT),    F(POLLERR),    F(POLLHUP),	  F(POLLNVAL),
+	F(POLLRDNORM), F(POLLRDBAND), F(POLLWRNORM), F(POLLWRBAND), F(POLLRDHUP),
+};
+static const struct flag_name epoll_names[] = {
+	F(EPOLLIN),	F(EPOLLPRI),	   F(EPOLLOUT),	   F(EPOLLERR),	    F(EPOLLHUP),
+	F(EPOLLRDNORM), F(EPOLLRDBAND),	   F(EPOLLWRNORM), F(EPOLLWRBAND),  F(EPOLLMSG),
+	F(EPOLLRDHUP),	F(EPOLLEXCLUSIVE), F(EPOLLWAKEUP), F(EPOLLONESHOT), F(EPOLLET),
+};
+static const struct flag_name epoll_op_names[] = {F(EPOLL_CTL_ADD), F(EPOLL_CTL_DEL),
+						  F(EPOLL_CTL_MOD)};
 #undef F
 
 static void put_symbol(uint64_t v, const struct flag_name *f, size_t n)
@@ -295,6 +308,44 @@ static void put_arg(struct task *t, uint8_t fmt, uint64_t v, uint64_t next)
 			put_guest_str(t, p);
 		}
 		put(i == 8 ? ", ...]" : "]");
+		break;
+	}
+	case A_POLLFDS: {
+		struct {
+			int32_t fd;
+			int16_t events, revents;
+		} pfd;
+		uint64_t i;
+		if (!v || next > 1024 * 1024) {
+			put(v ? "0x%llx" : "NULL", (unsigned long long)v);
+			break;
+		}
+		put("[");
+		for (i = 0; i < next && i < 8; i++) {
+			if (mm_copy_in(t->mm, &pfd, v + i * sizeof(pfd), sizeof(pfd)) < 0)
+				break;
+			put("%s{fd=%d, events=", i ? ", " : "", pfd.fd);
+			put_flags((uint16_t)pfd.events, poll_names, ARRAY_SIZE(poll_names), "0");
+			put("}");
+		}
+		put(i < next ? "%s...]" : "]", i ? ", " : "");
+		break;
+	}
+	case A_EPOLL_OP:
+		put_symbol(v, epoll_op_names, ARRAY_SIZE(epoll_op_names));
+		break;
+	case A_EPOLL_EVENT: {
+		struct {
+			uint32_t events;
+			uint64_t data;
+		} __attribute__((packed)) ev;
+		if (v && mm_copy_in(t->mm, &ev, v, sizeof(ev)) == 0) {
+			put("{events=");
+			put_flags(ev.events, epoll_names, ARRAY_SIZE(epoll_names), "0");
+			put(", data=0x%llx}", (unsigned long long)ev.data);
+		} else {
+			put(v ? "0x%llx" : "NULL", (unsigned long long)v);
+		}
 		break;
 	}
 	case A_TIMESPEC: {

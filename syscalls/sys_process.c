@@ -19,12 +19,10 @@
 #include <sys/utsname.h>
 
 /* What uname(2) reports: a fixed, documented identity (docs/syscalls.md). */
-#define UTS_SYSNAME  "Linux"
-#define UTS_NODENAME "rung"
-#define UTS_RELEASE  "6.1.0-rung"
-#define UTS_VERSION  "#1 SMP PREEMPT_DYNAMIC rung"
-#define UTS_MACHINE  "x86_64"
-#define UTS_DOMAIN   "(none)"
+#define UTS_SYSNAME "Linux"
+#define UTS_RELEASE "6.1.0-rung"
+#define UTS_VERSION "#1 SMP PREEMPT_DYNAMIC rung"
+#define UTS_MACHINE "x86_64"
 
 /* Linux's fs.nr_open default: the ceiling for RLIMIT_NOFILE. */
 #define NR_OPEN	       1048576
@@ -255,9 +253,13 @@ SYSCALL(arch_prctl)
 		r = task_regs(t);
 		return mm_copy_out(t->mm, addr, &r->gs_base, sizeof(r->gs_base));
 	case ARCH_GET_CPUID:
-		return 1; /* CPUID executes normally */
+		return !t->cpuid_fault;
 	case ARCH_SET_CPUID:
-		return -ENODEV; /* no CPUID faulting offered to guests */
+		/* Only where the sentry sees every CPUID can it make them fault. */
+		if (!t->k->plat->cpuid_faulting)
+			return -ENODEV;
+		t->cpuid_fault = addr == 0;
+		return 0;
 	default:
 		return -EINVAL;
 	}
@@ -330,12 +332,42 @@ SYSCALL(uname)
 
 	memset(&u, 0, sizeof(u));
 	strcpy(u.sysname, UTS_SYSNAME);
-	strcpy(u.nodename, UTS_NODENAME);
+	pthread_mutex_lock(&t->k->lock);
+	strcpy(u.nodename, t->k->hostname);
+	strcpy(u.domainname, t->k->domainname);
+	pthread_mutex_unlock(&t->k->lock);
 	strcpy(u.release, UTS_RELEASE);
 	strcpy(u.version, UTS_VERSION);
 	strcpy(u.machine, UTS_MACHINE);
-	strcpy(u.domainname, UTS_DOMAIN);
 	return mm_copy_out(t->mm, a->a[0], &u, sizeof(u));
+}
+
+/* sethostname/setdomainname: CAP_SYS_ADMIN, at most 64 bytes. */
+static long set_uts_name(struct task *t, char *dst, uint64_t uname, uint64_t len)
+{
+	char buf[65];
+
+	if (!creds_capable(&t->creds, KCAP_SYS_ADMIN))
+		return -EPERM;
+	if (len > 64)
+		return -EINVAL;
+	if (mm_copy_in(t->mm, buf, uname, len) < 0)
+		return -EFAULT;
+	buf[len] = '\0';
+	pthread_mutex_lock(&t->k->lock);
+	memcpy(dst, buf, len + 1);
+	pthread_mutex_unlock(&t->k->lock);
+	return 0;
+}
+
+SYSCALL(sethostname)
+{
+	return set_uts_name(t, t->k->hostname, a->a[0], a->a[1]);
+}
+
+SYSCALL(setdomainname)
+{
+	return set_uts_name(t, t->k->domainname, a->a[0], a->a[1]);
 }
 
 SYSCALL(sched_getaffinity)

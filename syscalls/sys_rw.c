@@ -440,7 +440,7 @@ SYSCALL(lseek)
 	f = fd_get(t->files, (int)a->a[0]);
 	if (!f)
 		return -EBADF;
-	if (!(f->fmode & FMODE_PREAD)) {
+	if (!(f->fmode & (FMODE_PREAD | FMODE_LSEEK))) {
 		ret = -ESPIPE;
 	} else if (!(f->fmode & FMODE_ATPOS)) {
 		/* The position lives on the host. */

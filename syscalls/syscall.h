@@ -49,8 +49,11 @@ enum arg_fmt {
 	A_RLIMIT_RES,
 	A_MADVICE,
 	A_OPEN_FLAGS,
-	A_DIRFD, /* AT_FDCWD or an fd */
-	A_STRV,	 /* NULL-terminated array of strings (argv) */
+	A_DIRFD,       /* AT_FDCWD or an fd */
+	A_STRV,	       /* NULL-terminated array of strings (argv) */
+	A_POLLFDS,     /* struct pollfd array; its length is the next argument */
+	A_EPOLL_OP,    /* EPOLL_CTL_* */
+	A_EPOLL_EVENT, /* struct epoll_event * (shown when readable) */
 };
 
 struct syscall_desc {

@@ -14,8 +14,10 @@
 #include "platform/ptrace/stub.h"
 #include "sentry/mm/memfile.h"
 #include "lib/error.h"
+#include "lib/log.h"
 #include "lib/util.h"
 
+#include <asm/prctl.h>
 #include <elf.h>
 #include <errno.h>
 #include <linux/audit.h>
@@ -114,6 +116,18 @@ static void add_thread(struct ptrace_as *as, pid_t tracer, pid_t tid)
 	pthread_mutex_unlock(&as->lock);
 }
 
+/* A stub thread was reaped (it died): its id may be reused from now on. */
+static void forget_thread(struct ptrace_as *as, pid_t tid)
+{
+	pthread_mutex_lock(&as->lock);
+	for (unsigned i = 0; i < as->nthreads; i++)
+		if (as->threads[i].tid == tid) {
+			as->threads[i] = as->threads[--as->nthreads];
+			break;
+		}
+	pthread_mutex_unlock(&as->lock);
+}
+
 /* The stub thread the calling sentry thread traces in as, or 0. */
 static pid_t my_thread(struct ptrace_as *as)
 {
@@ -198,6 +212,22 @@ static void pas_remove_ctx(struct address_space *a, struct pcontext *c)
 	ctx->tid = 0;
 }
 
+/* Reap a killed stub thread that may be traced by another sentry thread (or
+ * be nobody's any more): wait a bounded time, never forever. */
+static void reap_thread(pid_t tid)
+{
+	int status;
+
+	for (int i = 0; i < 1000; i++) {
+		pid_t r = waitpid(tid, &status, __WALL | WNOHANG);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 || (r == tid && !WIFSTOPPED(status)))
+			return;
+		usleep(1000);
+	}
+}
+
 static void pas_release(struct address_space *a)
 {
 	struct ptrace_as *as = to_pas(a);
@@ -206,11 +236,12 @@ static void pas_release(struct address_space *a)
 
 	kill(as->pid, SIGKILL);
 	/* Traced threads are reaped one by one (by any thread of the sentry);
-	 * the first thread goes last, once its process is empty. */
+	 * the first thread goes last, once its process is empty. The list
+	 * holds only threads not reaped yet, so no id here can have been
+	 * reused by another process. */
 	for (unsigned i = 0; i < as->nthreads; i++)
 		if (as->threads[i].tid != as->pid)
-			while (waitpid(as->threads[i].tid, &status, __WALL) < 0 && errno == EINTR)
-				;
+			reap_thread(as->threads[i].tid);
 	while (waitpid(as->pid, &status, __WALL) < 0 && errno == EINTR)
 		;
 	pthread_mutex_destroy(&as->lock);
@@ -384,8 +415,11 @@ static int join_thread(struct ptrace_as *as, struct ptrace_ctx *ctx)
 		pid_t r = waitpid(tid, &status, __WALL);
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r < 0 || !WIFSTOPPED(status))
+		if (r < 0 || !WIFSTOPPED(status)) {
+			forget_thread(as, tid);
+			ctx->joining = 0;
 			return -ESRCH;
+		}
 		if ((status >> 16) == PTRACE_EVENT_STOP)
 			break;
 		/* A signal stop first (an interrupt meant for nobody): go on to the
@@ -465,8 +499,13 @@ static int pctx_switch(struct pcontext *c, struct address_space *a, struct cpu_s
 		break;
 	}
 	__atomic_store_n(&ctx->running, 0, __ATOMIC_SEQ_CST);
-	if (!WIFSTOPPED(status))
-		return -ESRCH; /* killed behind our back */
+	if (!WIFSTOPPED(status)) {
+		/* Killed behind our back, and reaped just now. */
+		if (ctx->tid != as->pid)
+			forget_thread(as, ctx->tid);
+		ctx->tid = 0;
+		return -ESRCH;
+	}
 	sig = WSTOPSIG(status);
 	if (sig == (SIGTRAP | 0x80))
 		return read_syscall(ctx->tid, cpu, ev);
@@ -584,6 +623,21 @@ static unsigned xstate_size(void)
 	return b;
 }
 
+/* Can a thread here make CPUID fault (ARCH_SET_CPUID)? Tried in a child. */
+static bool cpuid_faulting_works(void)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return false;
+	if (pid == 0)
+		_exit(syscall(SYS_arch_prctl, ARCH_SET_CPUID, 0) == 0 ? 0 : 1);
+	if (waitpid(pid, &status, 0) < 0)
+		return false;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
 static int ptrace_create(struct memfile *mf, struct platform **out, struct rung_error *err)
 {
 	struct ptrace_platform *p;
@@ -595,6 +649,11 @@ static int ptrace_create(struct memfile *mf, struct platform **out, struct rung_
 	p->base.ops = &ptrace_platform_ops;
 	p->base.mf = mf;
 	p->base.fpu_size = xstate_size();
+	p->base.cpuid_faulting = cpuid_faulting_works();
+	log_debug("ptrace: CPUID faulting %s",
+		  p->base.cpuid_faulting ? "on (docs/cpuid.md feature set)"
+					 : "unavailable (guests see the host's CPUID)");
+	stub_set_cpuid_faulting(p->base.cpuid_faulting);
 	*out = &p->base;
 	return 0;
 }

@@ -13,6 +13,7 @@
 #include "lib/error.h"
 #include "lib/util.h"
 
+#include <asm/prctl.h>
 #include <errno.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -30,6 +31,12 @@
 #include <unistd.h>
 
 static uint64_t stub_base;
+static bool stub_cpuid_faulting;
+
+void stub_set_cpuid_faulting(bool on)
+{
+	stub_cpuid_faulting = on;
+}
 
 static const uint8_t stub_code[] = {
 	/* 0: injected calls */
@@ -113,6 +120,9 @@ stub_child(int memfd, pid_t parent, const struct sock_fprog *prog)
 	/* Its own session: a terminal's SIGINT or SIGHUP never reaches guest code. */
 	syscall(SYS_setsid);
 	syscall(SYS_prctl, PR_SET_NAME, "rung-stub", 0, 0, 0);
+	/* Guest CPUID faults to the sentry (threads cloned later inherit it). */
+	if (stub_cpuid_faulting && syscall(SYS_arch_prctl, ARCH_SET_CPUID, 0) < 0)
+		syscall(SYS_exit_group, 5);
 	if (memfd > 0)
 		syscall(SYS_close_range, 0, memfd - 1, 0);
 	syscall(SYS_close_range, memfd + 1, ~0u, 0);

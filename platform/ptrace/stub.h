@@ -8,6 +8,7 @@
 #define RUNG_PTRACE_STUB_H
 
 #include <sched.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <sys/user.h>
@@ -25,6 +26,9 @@ struct rung_error;
  * same process, untraced until its task's sentry thread seizes it). */
 #define STUB_CLONE_FLAGS \
 	(CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM)
+
+/* New stubs run with CPUID faulting on (the host supports it). */
+void stub_set_cpuid_faulting(bool on);
 
 /* Map the stub code page into the sentry at a random high address (once). */
 int stub_code_init(struct rung_error *err);

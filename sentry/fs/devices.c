@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/random.h>
 #include <unistd.h>
@@ -83,7 +84,23 @@ static const struct file_ops full_ops = {
 	.fstat = dev_fstat,
 	.setfl = dev_setfl,
 };
+/* /dev/random: Linux's random_poll once the pool is ready (always, here).
+ * The other memory devices have no poll op: always ready, and epoll
+ * refuses them (EPERM), as on Linux. */
+static unsigned random_poll(struct file *f, struct poll_table *pt)
+{
+	return POLLIN | POLLRDNORM;
+}
+
 static const struct file_ops random_ops = {
+	.read = random_read,
+	.write = sink_write,
+	.llseek = dev_llseek,
+	.fstat = dev_fstat,
+	.setfl = dev_setfl,
+	.poll = random_poll,
+};
+static const struct file_ops urandom_ops = {
 	.read = random_read,
 	.write = sink_write,
 	.llseek = dev_llseek,
@@ -112,8 +129,10 @@ int chrdev_open(struct inode *inode, int flags, struct file **out)
 		ops = &full_ops;
 		break;
 	case DEV_MEM_RANDOM:
-	case DEV_MEM_URANDOM:
 		ops = &random_ops;
+		break;
+	case DEV_MEM_URANDOM:
+		ops = &urandom_ops;
 		break;
 	case DEV_TTY: {
 		/* The caller's terminal, when rung was started from one. */

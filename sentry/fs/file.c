@@ -1,5 +1,6 @@
 #include "config.h"
 #include "sentry/fs/file.h"
+#include "sentry/fs/epoll.h"
 #include "sentry/fs/locks.h"
 #include "lib/util.h"
 
@@ -31,6 +32,9 @@ void file_put(struct file *f)
 {
 	if (!f || __atomic_sub_fetch(&f->refs, 1, __ATOMIC_ACQ_REL) != 0)
 		return;
+	/* The last close takes the file out of every epoll set first. */
+	if (__atomic_load_n(&f->f_ep, __ATOMIC_ACQUIRE))
+		eventpoll_release_file(f);
 	if (f->ops->release)
 		f->ops->release(f);
 	if (f->inode && f->inode->locks)

@@ -20,6 +20,7 @@
 
 struct task;
 struct file;
+struct epitems_head;
 struct kstat;
 struct pagestore;
 struct waitq;
@@ -31,6 +32,9 @@ struct waitq;
  */
 struct poll_table {
 	void (*queue)(struct poll_table *pt, struct waitq *wq);
+	/* The events the caller waits for (POLL*; 0: any). A poll op may use
+	 * it to limit what it asks of others (a host descriptor's poller). */
+	unsigned key;
 };
 
 static inline void poll_wait(struct poll_table *pt, struct waitq *wq)
@@ -87,6 +91,7 @@ struct file_ops {
 /* f->fmode */
 #define FMODE_ATPOS 0x1 /* reads and writes without an offset use f->pos */
 #define FMODE_PREAD 0x2 /* pread/pwrite/lseek are allowed */
+#define FMODE_LSEEK 0x4 /* lseek alone is allowed (noop_llseek: epoll, eventfd, timerfd) */
 
 struct file {
 	int refs;
@@ -98,6 +103,10 @@ struct file {
 	struct inode *inode; /* referenced when set */
 	pthread_mutex_t pos_lock;
 	int64_t pos;
+	/* Linux's f_version: a pipe reader keeps the count of writer opens it
+	 * saw, to know when to report POLLHUP. */
+	unsigned version;
+	struct epitems_head *f_ep; /* the epoll entries that watch this file */
 };
 
 struct file *file_alloc(const struct file_ops *ops, int flags, void *priv);
@@ -122,6 +131,11 @@ static inline bool flags_writable(int flags)
 
 /* f's poll op, or the default readiness of files that have none. */
 unsigned file_poll(struct file *f, struct poll_table *pt);
+/* Can f be watched by epoll (it has a poll op)? */
+static inline bool file_can_poll(struct file *f)
+{
+	return f->ops->poll != NULL;
+}
 
 /* Default lseek for files with a size: SEEK_SET/CUR/END, DATA/HOLE as one extent. */
 int64_t generic_llseek(struct file *f, int64_t off, int whence, int64_t size);

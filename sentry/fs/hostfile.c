@@ -6,6 +6,7 @@
  */
 #include "config.h"
 #include "sentry/fs/file.h"
+#include "sentry/fs/hostpoll.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -14,9 +15,15 @@
 #include <sys/ioctl.h>
 #include <termios.h>
 #include <sys/uio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
-#define hostfd_of(f) ((int)(intptr_t)(f)->priv)
+struct hostfile {
+	int fd;
+	struct host_waitq hw; /* pollable host files: where waiters sleep */
+};
+
+#define hostfd_of(f) (((struct hostfile *)(f)->priv)->fd)
 
 static long host_result(long r)
 {
@@ -130,12 +137,41 @@ static int hf_setfl(struct file *f, int flags)
 	return (int)host_result(fcntl(hostfd_of(f), F_SETFL, flags));
 }
 
-static void hf_release(struct file *f)
+/* Readiness is the host's; waiters sleep on the host poller's queue. */
+static unsigned hf_poll(struct file *f, struct poll_table *pt)
 {
-	close(hostfd_of(f));
+	struct hostfile *hf = f->priv;
+
+	return host_waitq_poll(&hf->hw, pt);
 }
 
+static void hf_release(struct file *f)
+{
+	struct hostfile *hf = f->priv;
+
+	host_waitq_release(&hf->hw);
+	close(hf->fd);
+	free(hf);
+}
+
+/* Host files the host can poll: pipes, terminals, sockets, most devices. */
 static const struct file_ops hostfile_ops = {
+	.read = hf_read,
+	.write = hf_write,
+	.read_iov = hf_read_iov,
+	.write_iov = hf_write_iov,
+	.llseek = hf_llseek,
+	.fstat = hf_fstat,
+	.ioctl = hf_ioctl,
+	.getfl = hf_getfl,
+	.setfl = hf_setfl,
+	.poll = hf_poll,
+	.release = hf_release,
+};
+
+/* The others (regular files, directories, /dev/null ...): no poll op, so
+ * always ready, and epoll refuses them with EPERM, as Linux does. */
+static const struct file_ops hostfile_nopoll_ops = {
 	.read = hf_read,
 	.write = hf_write,
 	.read_iov = hf_read_iov,
@@ -150,13 +186,21 @@ static const struct file_ops hostfile_ops = {
 
 struct file *hostfile_new(int hostfd)
 {
-	struct file *f = file_alloc(&hostfile_ops, 0, (void *)(intptr_t)hostfd);
+	struct hostfile *hf = xzalloc(sizeof(*hf));
+	struct stat st;
+	bool pollable;
+	struct file *f;
 
+	hf->fd = hostfd;
+	host_waitq_init(&hf->hw, hostfd);
+	pollable = fstat(hostfd, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) &&
+		   hostpoll_can_poll(hostfd);
+	f = file_alloc(pollable ? &hostfile_ops : &hostfile_nopoll_ops, 0, hf);
 	f->fmode = FMODE_PREAD;
 	return f;
 }
 
 int hostfile_fd(struct file *f)
 {
-	return f->ops == &hostfile_ops ? hostfd_of(f) : -1;
+	return f->ops == &hostfile_ops || f->ops == &hostfile_nopoll_ops ? hostfd_of(f) : -1;
 }

@@ -7,13 +7,14 @@
 #include "config.h"
 #include "sentry/fs/pipe.h"
 #include "sentry/fs/file.h"
-#include "sentry/kernel/task.h"
 #include "sentry/kernel/signal.h"
+#include "sentry/kernel/task.h"
 #include "sentry/kernel/wait.h"
 #include "lib/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/ioctl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,9 +27,15 @@ struct pipe {
 	char *buf;
 	size_t cap, head, len; /* ring: data at [head, head+len) mod cap */
 	unsigned readers, writers;
-	unsigned r_opens, w_opens; /* counters that fifo opens wait on */
-	struct waitq rq, wq;	   /* waiting to read, to write (or open) */
+	unsigned r_opens, w_opens; /* opens for reading/writing (Linux's r/w_counter) */
+	struct waitq rq, wq;	   /* waiting to read (or for a partner in open), to write */
 };
+
+/* Linux's pipe_full() in bytes: less than a page of room. */
+static bool pipe_full(struct pipe *p)
+{
+	return p->cap - p->len < PIPE_BUF_ATOMIC;
+}
 
 static struct pipe *pipe_new(void)
 {
@@ -52,7 +59,7 @@ static void pipe_put(struct pipe *p)
 	free(p);
 }
 
-/* Sleep on wq with p->lock held; returns with it held. 0, or -EINTR. */
+/* Sleep on wq with p->lock held; returns with it held. 0, or -ERESTARTSYS. */
 static int pipe_wait(struct pipe *p, struct waitq *wq)
 {
 	struct task *t = current_task();
@@ -67,13 +74,14 @@ static int pipe_wait(struct pipe *p, struct waitq *wq)
 	ret = task_block(t, snap, 0);
 	waiter_finish(wq, &w);
 	pthread_mutex_lock(&p->lock);
-	return ret;
+	return ret < 0 ? -ERESTARTSYS : 0;
 }
 
 static long pipe_read(struct file *f, void *buf, size_t len, int64_t *pos)
 {
 	struct pipe *p = f->priv;
 	size_t done = 0;
+	bool was_full;
 	int ret;
 
 	if (len == 0)
@@ -91,9 +99,10 @@ static long pipe_read(struct file *f, void *buf, size_t len, int64_t *pos)
 		ret = pipe_wait(p, &p->rq);
 		if (ret < 0) {
 			pthread_mutex_unlock(&p->lock);
-			return -ERESTARTSYS;
+			return ret;
 		}
 	}
+	was_full = pipe_full(p);
 	while (done < len && p->len) {
 		size_t n = MIN(MIN(len - done, p->len), p->cap - p->head);
 		memcpy((char *)buf + done, p->buf + p->head, n);
@@ -104,7 +113,10 @@ static long pipe_read(struct file *f, void *buf, size_t len, int64_t *pos)
 	if (p->len == 0)
 		p->head = 0;
 	pthread_mutex_unlock(&p->lock);
-	waitq_wake_all(&p->wq);
+	/* As Linux: writers (and their epoll edges) hear of room only when the
+	 * pipe was full; a blocked writer always waits for a full pipe. */
+	if (was_full)
+		waitq_wake_events(&p->wq, POLLOUT | POLLWRNORM);
 	return (long)done;
 }
 
@@ -134,7 +146,9 @@ static long pipe_write(struct file *f, const void *buf, size_t len, int64_t *pos
 				done += n;
 				space -= n;
 			}
-			waitq_wake_all(&p->rq);
+			/* Every write wakes readers: epoll's edge-triggered
+			 * users see one event per write, as on Linux. */
+			waitq_wake_events(&p->rq, POLLIN | POLLRDNORM);
 			if (done == len)
 				break;
 		}
@@ -145,7 +159,7 @@ static long pipe_write(struct file *f, const void *buf, size_t len, int64_t *pos
 		ret = pipe_wait(p, &p->wq);
 		if (ret < 0) {
 			pthread_mutex_unlock(&p->lock);
-			return done ? (long)done : -ERESTARTSYS;
+			return done ? (long)done : ret;
 		}
 	}
 	pthread_mutex_unlock(&p->lock);
@@ -179,18 +193,54 @@ static int pipe_setfl(struct file *f, int flags)
 	return 0;
 }
 
+/*
+ * Readers: data is POLLIN; no writer left (once one was seen) is POLLHUP.
+ * Writers: a page of room is POLLOUT; no reader left is POLLERR.
+ */
+static unsigned pipe_poll(struct file *f, struct poll_table *pt)
+{
+	struct pipe *p = f->priv;
+	bool rd = flags_readable(f->flags), wr = flags_writable(f->flags);
+	unsigned mask = 0;
+
+	if (rd)
+		poll_wait(pt, &p->rq);
+	if (wr)
+		poll_wait(pt, &p->wq);
+	pthread_mutex_lock(&p->lock);
+	if (rd) {
+		if (p->len)
+			mask |= POLLIN | POLLRDNORM;
+		if (!p->writers && f->version != p->w_opens)
+			mask |= POLLHUP;
+	}
+	if (wr) {
+		if (!pipe_full(p))
+			mask |= POLLOUT | POLLWRNORM;
+		if (!p->readers)
+			mask |= POLLERR;
+	}
+	pthread_mutex_unlock(&p->lock);
+	return mask;
+}
+
 static void pipe_release(struct file *f)
 {
 	struct pipe *p = f->priv;
+	bool wake;
 
 	pthread_mutex_lock(&p->lock);
 	if (flags_readable(f->flags))
 		p->readers--;
 	if (flags_writable(f->flags))
 		p->writers--;
+	/* The last reader or writer went, but not the other side. */
+	wake = !p->readers != !p->writers;
 	pthread_mutex_unlock(&p->lock);
-	waitq_wake_all(&p->rq);
-	waitq_wake_all(&p->wq);
+	if (wake) {
+		waitq_wake_all(&p->rq);
+		waitq_wake_all(&p->wq);
+	}
 	pipe_put(p);
 }
 
@@ -206,6 +256,7 @@ static const struct file_ops pipe_ops = {
 	.fstat = pipe_fstat,
 	.ioctl = pipe_ioctl,
 	.setfl = pipe_setfl,
+	.poll = pipe_poll,
 	.release = pipe_release,
 };
 
@@ -253,6 +304,8 @@ int pipe_create(int flags, struct file **rd, struct file **wr)
 	}
 	inode->pipe = p;
 	pthread_mutex_lock(&p->lock);
+	/* Each end was opened once: a reader sees POLLHUP once the writer goes. */
+	p->r_opens = p->w_opens = 1;
 	*rd = pipe_file(p, inode, O_RDONLY | (flags & O_NONBLOCK));
 	*wr = pipe_file(p, inode, O_WRONLY | (flags & (O_NONBLOCK | O_DIRECT)));
 	pthread_mutex_unlock(&p->lock);
@@ -266,6 +319,8 @@ static pthread_mutex_t fifo_lock = PTHREAD_MUTEX_INITIALIZER;
 
 int fifo_open(struct inode *inode, int flags, struct file **out)
 {
+	/* An anonymous pipe reopened through /proc/pid/fd never waits. */
+	bool is_pipe = inode->sb->magic == PIPEFS_MAGIC;
 	struct pipe *p;
 	struct file *f;
 	unsigned seen;
@@ -278,43 +333,54 @@ int fifo_open(struct inode *inode, int flags, struct file **out)
 	__atomic_add_fetch(&p->refs, 1, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&fifo_lock);
 
+	/* Opens wait for their partner on rq, as Linux's wait_for_partner. */
 	pthread_mutex_lock(&p->lock);
 	switch (flags & O_ACCMODE) {
 	case O_RDONLY:
-		f = pipe_file(p, inode, flags);
 		p->r_opens++;
-		waitq_wake_all(&p->wq);
-		/* Wait for a writer, unless non-blocking. */
-		seen = p->w_opens;
-		while (!(flags & O_NONBLOCK) && !p->writers && p->w_opens == seen && ret == 0)
-			ret = pipe_wait(p, &p->rq);
+		f = pipe_file(p, inode, flags);
+		if (p->readers == 1)
+			waitq_wake_all(&p->rq);
+		if (!is_pipe && !p->writers) {
+			if (flags & O_NONBLOCK) {
+				/* No POLLHUP until a writer has come. */
+				f->version = p->w_opens;
+			} else {
+				seen = p->w_opens;
+				while (p->w_opens == seen && ret == 0)
+					ret = pipe_wait(p, &p->rq);
+			}
+		}
 		break;
 	case O_WRONLY:
-		if (!p->readers && (flags & O_NONBLOCK)) {
+		if (!is_pipe && !p->readers && (flags & O_NONBLOCK)) {
 			pthread_mutex_unlock(&p->lock);
 			pipe_put(p);
 			return -ENXIO;
 		}
-		f = pipe_file(p, inode, flags);
 		p->w_opens++;
-		waitq_wake_all(&p->rq);
-		seen = p->r_opens;
-		while (!p->readers && p->r_opens == seen && ret == 0)
-			ret = pipe_wait(p, &p->wq);
+		f = pipe_file(p, inode, flags);
+		if (p->writers == 1)
+			waitq_wake_all(&p->rq);
+		if (!is_pipe && !p->readers) {
+			seen = p->r_opens;
+			while (p->r_opens == seen && ret == 0)
+				ret = pipe_wait(p, &p->rq);
+		}
 		break;
 	default:
-		f = pipe_file(p, inode, flags);
 		p->r_opens++;
 		p->w_opens++;
-		waitq_wake_all(&p->rq);
-		waitq_wake_all(&p->wq);
+		f = pipe_file(p, inode, flags);
+		if (p->readers == 1 || p->writers == 1)
+			waitq_wake_all(&p->rq);
 		break;
 	}
 	pthread_mutex_unlock(&p->lock);
 	pipe_put(p);
 	if (ret < 0) {
 		file_put(f);
-		return -ERESTARTSYS;
+		return ret;
 	}
 	*out = f;
 	return 0;

@@ -9,6 +9,7 @@
  */
 #include "config.h"
 #include "sentry/fs/procfs.h"
+#include "sentry/fs/anon.h"
 #include "sentry/fs/file.h"
 #include "sentry/fs/filemap.h"
 #include "sentry/fs/hostinfo.h"
@@ -68,7 +69,8 @@ struct proc_node {
 
 struct proc_inode {
 	const struct proc_node *node;
-	int pid;
+	int pid; /* the process (tgid) of per-pid files */
+	int tid; /* under /proc/<pid>/task/<tid>: the thread; else 0 */
 	int fd;
 };
 
@@ -228,6 +230,18 @@ static void gen_environ(struct proc_ctx *c, struct strbuf *o)
 static void gen_comm(struct proc_ctx *c, struct strbuf *o)
 {
 	strbuf_printf(o, "%s\n", c->t->comm);
+}
+
+/* The process's children, "pid pid ... " as Linux prints them. */
+static void gen_children(struct proc_ctx *c, struct strbuf *o)
+{
+	int *ids = NULL;
+	size_t n = 0;
+
+	kernel_child_ids(c->k, c->t->tgid, &ids, &n);
+	for (size_t i = 0; i < n; i++)
+		strbuf_printf(o, "%d ", ids[i]);
+	free(ids);
 }
 
 struct maps_ctx {
@@ -437,7 +451,12 @@ static void gen_stat_global(struct proc_ctx *c, struct strbuf *o)
 
 static void gen_hostname(struct proc_ctx *c, struct strbuf *o)
 {
-	strbuf_printf(o, "rung\n");
+	char name[sizeof(c->k->hostname)];
+
+	pthread_mutex_lock(&c->k->lock);
+	memcpy(name, c->k->hostname, sizeof(name));
+	pthread_mutex_unlock(&c->k->lock);
+	strbuf_printf(o, "%s\n", name);
 }
 
 static void gen_osrelease(struct proc_ctx *c, struct strbuf *o)
@@ -521,6 +540,7 @@ static const struct proc_node sys_nodes[] = {
 };
 
 static const struct proc_node pid_nodes[] = {
+	{"children", S_IFREG | 0444, PK_FILE, gen_children},
 	{"cmdline", S_IFREG | 0444, PK_FILE, gen_cmdline},
 	{"comm", S_IFREG | 0644, PK_FILE, gen_comm},
 	{"cwd", S_IFLNK | 0777, PK_CWD},
@@ -564,19 +584,27 @@ static uint64_t proc_ino(const struct proc_node *n, int pid, int fd)
 	       0x7fffffffffffull;
 }
 
-static struct inode *proc_inode(struct super_block *sb, const struct proc_node *n, int pid, int fd)
+/* The task per-pid files describe: the thread, or the process's first live thread. */
+static struct task *find_task(struct kernel *k, int pid, int tid)
+{
+	return tid ? kernel_find_task(k, tid) : kernel_find_process(k, pid);
+}
+
+static struct inode *proc_inode_tid(struct super_block *sb, const struct proc_node *n, int pid,
+				    int tid, int fd)
 {
 	bool magic =
 		n->kind == PK_FD || n->kind == PK_EXE || n->kind == PK_CWD || n->kind == PK_ROOTDIR;
 	struct inode *i = inode_new(sb, magic ? &proc_magic_ops : &proc_inode_ops, n->mode);
 	struct proc_inode *pi = xzalloc(sizeof(*pi));
-	struct task *t = pid ? kernel_find_task(KERNEL_OF(sb), pid) : NULL;
+	struct task *t = pid ? find_task(KERNEL_OF(sb), pid, tid) : NULL;
 
 	pi->node = n;
 	pi->pid = pid;
+	pi->tid = tid;
 	pi->fd = fd;
 	i->priv = pi;
-	i->ino = proc_ino(n, pid, fd);
+	i->ino = proc_ino(n, tid ? tid : pid, fd) ^ (tid ? 0x400000000000ull : 0);
 	if (S_ISDIR(n->mode))
 		i->nlink = 2;
 	if (t) {
@@ -585,6 +613,11 @@ static struct inode *proc_inode(struct super_block *sb, const struct proc_node *
 		task_put(t);
 	}
 	return i;
+}
+
+static struct inode *proc_inode(struct super_block *sb, const struct proc_node *n, int pid, int fd)
+{
+	return proc_inode_tid(sb, n, pid, 0, fd);
 }
 
 static int parse_num(const char *name)
@@ -602,7 +635,7 @@ static int parse_num(const char *name)
 
 static struct task *proc_task(struct inode *i)
 {
-	return kernel_find_task(KERNEL_OF(i->sb), PI(i)->pid);
+	return find_task(KERNEL_OF(i->sb), PI(i)->pid, PI(i)->tid);
 }
 
 static int proc_lookup(struct inode *dir, const char *name, struct inode **out)
@@ -614,13 +647,16 @@ static int proc_lookup(struct inode *dir, const char *name, struct inode **out)
 	case PK_ROOT: {
 		int want = parse_num(name);
 		if (want > 0) {
-			struct task *t = kernel_find_task(KERNEL_OF(dir->sb), want);
-			if (!t || t->tgid != want) {
-				task_put(t);
+			/* A process, or (not listed, as in Linux) a thread by its tid. */
+			struct task *t = kernel_find_process(KERNEL_OF(dir->sb), want);
+			if (!t)
+				t = kernel_find_task(KERNEL_OF(dir->sb), want);
+			if (!t)
 				return -ENOENT;
-			}
+			*out = t->tgid == want
+				       ? proc_inode(dir->sb, &pid_node, want, -1)
+				       : proc_inode_tid(dir->sb, &pid_node, t->tgid, want, -1);
 			task_put(t);
-			*out = proc_inode(dir->sb, &pid_node, want, -1);
 			return 0;
 		}
 		c = root_nodes;
@@ -638,14 +674,17 @@ static int proc_lookup(struct inode *dir, const char *name, struct inode **out)
 		if (!f)
 			return -ENOENT;
 		file_put(f);
-		*out = proc_inode(dir->sb, &fd_node, pid, fd);
+		*out = proc_inode_tid(dir->sb, &fd_node, pid, PI(dir)->tid, fd);
 		return 0;
 	}
 	case PK_TASK_DIR: {
-		/* One thread per process until threads exist: its tid is the pid. */
-		if (parse_num(name) != pid)
+		int tid = parse_num(name);
+		struct task *t = tid > 0 ? kernel_find_task(KERNEL_OF(dir->sb), tid) : NULL;
+		bool ours = t && t->tgid == pid;
+		task_put(t);
+		if (!ours)
 			return -ENOENT;
-		*out = proc_inode(dir->sb, &pid_node, pid, -1);
+		*out = proc_inode_tid(dir->sb, &pid_node, pid, tid, -1);
 		return 0;
 	}
 	default:
@@ -653,7 +692,7 @@ static int proc_lookup(struct inode *dir, const char *name, struct inode **out)
 	}
 	for (; c && c->name; c++)
 		if (strcmp(c->name, name) == 0) {
-			*out = proc_inode(dir->sb, c, pid, -1);
+			*out = proc_inode_tid(dir->sb, c, pid, PI(dir)->tid, -1);
 			return 0;
 		}
 	return -ENOENT;
@@ -688,6 +727,10 @@ static long file_link_text(struct task *viewer, struct file *f, char *buf, size_
 		n = n < 0 ? n : copy_link(p, buf, size);
 		free(p);
 		return n;
+	}
+	if (anon_file_name(f)) {
+		snprintf(tmp, sizeof(tmp), "anon_inode:%s", anon_file_name(f));
+		return copy_link(tmp, buf, size);
 	}
 	if (f->path.dentry) {
 		/* A file of an internal mount (memfd): "/name (deleted)". */
@@ -918,19 +961,6 @@ struct pid_list {
 	size_t n, cap;
 };
 
-static void collect_pid(struct task *t, void *arg)
-{
-	struct pid_list *pl = arg;
-
-	if (t->tid != t->tgid)
-		return;
-	if (pl->n == pl->cap) {
-		pl->cap = pl->cap ? pl->cap * 2 : 64;
-		pl->pids = xrealloc(pl->pids, pl->cap * sizeof(int));
-	}
-	pl->pids[pl->n++] = t->tgid;
-}
-
 struct fd_list {
 	int *fds;
 	size_t n, cap;
@@ -963,7 +993,7 @@ static int proc_getdents(struct file *f, struct dir_emitter *e)
 		for (c = root_nodes; c->name; c++)
 			if (!list_one(&l, c->name, proc_ino(c, 0, -1), IFTODT(c->mode)))
 				return 0;
-		kernel_for_each_task(KERNEL_OF(dir->sb), collect_pid, &pl);
+		kernel_process_ids(KERNEL_OF(dir->sb), &pl.pids, &pl.n);
 		for (size_t i = 0; i < pl.n; i++) {
 			snprintf(name, sizeof(name), "%d", pl.pids[i]);
 			if (!list_one(&l, name, proc_ino(&pid_node, pl.pids[i], -1), DT_DIR))
@@ -992,10 +1022,19 @@ static int proc_getdents(struct file *f, struct dir_emitter *e)
 		free(fl.fds);
 		return 0;
 	}
-	case PK_TASK_DIR:
-		snprintf(name, sizeof(name), "%d", pid);
-		list_one(&l, name, proc_ino(&pid_node, pid, -1), DT_DIR);
+	case PK_TASK_DIR: {
+		struct pid_list tl = {0};
+		kernel_thread_ids(KERNEL_OF(dir->sb), pid, &tl.pids, &tl.n);
+		for (size_t i = 0; i < tl.n; i++) {
+			snprintf(name, sizeof(name), "%d", tl.pids[i]);
+			if (!list_one(&l, name,
+				      proc_ino(&pid_node, tl.pids[i], -1) ^ 0x400000000000ull,
+				      DT_DIR))
+				break;
+		}
+		free(tl.pids);
 		return 0;
+	}
 	default:
 		return -ENOTDIR;
 	}

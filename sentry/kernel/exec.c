@@ -367,6 +367,7 @@ static int exec_elf(struct exec_ctx *x, struct file *f)
 	t->altstack.ss_size = 0;
 	t->altstack.ss_flags = SS_DISABLE;
 	t->syscall_nr = -1;
+	t->cpuid_fault = false; /* ARCH_SET_CPUID does not survive exec */
 	pthread_mutex_lock(&t->k->lock);
 	t->tg->did_exec = true;
 	pthread_mutex_unlock(&t->k->lock);
@@ -485,25 +486,35 @@ int task_exec(struct task *t, int dirfd, const char *path, char *const argv[], c
 	return ret;
 }
 
-/* The init program: a path, or a name looked up in the guest's $PATH as
- * execvp would (EACCES only when nothing else was found). */
-static int exec_search_path(struct task *t, const char **why)
+/* The PATH a program is searched in: envp's, or the default execvp uses. */
+static const char *search_path(char *const envp[])
 {
-	const char *path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
-	const char *name = t->init_path;
-	int ret = -ENOENT;
+	for (char *const *e = envp; e && *e; e++)
+		if (strncmp(*e, "PATH=", 5) == 0)
+			return *e + 5;
+	return "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+}
+
+/*
+ * Try each candidate for name as execvp would: the name itself when it has a
+ * slash, else each PATH directory in turn. try() returns 0 to stop with that
+ * candidate, -ENOENT/-ENOTDIR/-EACCES to go on, anything else to stop with
+ * that error (EACCES is reported only when nothing else was found).
+ */
+static int for_each_candidate(struct task *t, const char *name, char *const envp[],
+			      int (*try)(struct task *t, const char *cand, void *arg), void *arg)
+{
+	const char *path = search_path(envp);
 	bool denied = false;
+	int ret = -ENOENT;
 
 	if (strchr(name, '/'))
-		return task_exec(t, AT_FDCWD, name, t->init_argv, t->init_envp, 0, why);
-	for (char **e = t->init_envp; e && *e; e++)
-		if (strncmp(*e, "PATH=", 5) == 0)
-			path = *e + 5;
+		return try(t, name, arg);
 	while (*path) {
 		const char *end = strchr(path, ':');
 		size_t len = end ? (size_t)(end - path) : strlen(path);
 		char *cand = xasprintf("%.*s/%s", (int)len, len ? path : ".", name);
-		ret = task_exec(t, AT_FDCWD, cand, t->init_argv, t->init_envp, 0, why);
+		ret = try(t, cand, arg);
 		free(cand);
 		if (ret == 0 || (ret != -ENOENT && ret != -ENOTDIR && ret != -EACCES))
 			return ret;
@@ -511,6 +522,33 @@ static int exec_search_path(struct task *t, const char **why)
 		path += len + (end ? 1 : 0);
 	}
 	return denied ? -EACCES : -ENOENT;
+}
+
+static int try_exec(struct task *t, const char *cand, void *arg)
+{
+	return task_exec(t, AT_FDCWD, cand, t->init_argv, t->init_envp, 0, (const char **)arg);
+}
+
+static int try_open(struct task *t, const char *cand, void *arg)
+{
+	struct file *f;
+	int ret = open_exec(t, AT_FDCWD, cand, LOOKUP_FOLLOW, &f);
+
+	if (ret == 0)
+		file_put(f);
+	return ret;
+}
+
+int task_find_program(struct task *t, const char *name, char *const envp[])
+{
+	return for_each_candidate(t, name, envp, try_open, NULL);
+}
+
+/* The init program: a path, or a name looked up in the guest's $PATH as
+ * execvp would (EACCES only when nothing else was found). */
+static int exec_search_path(struct task *t, const char **why)
+{
+	return for_each_candidate(t, t->init_path, t->init_envp, try_exec, why);
 }
 
 int task_exec_init(struct task *t, const char **why)

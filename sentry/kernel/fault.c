@@ -5,6 +5,7 @@
  */
 #include "config.h"
 #include "sentry/kernel/task.h"
+#include "sentry/kernel/cpuid.h"
 #include "sentry/kernel/process.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/mm/mm.h"
@@ -195,6 +196,15 @@ static void emulate_vsyscall(struct task *t, uint64_t addr, bool ret_done)
 	task_regs_dirty(t, CPU_DIRTY_ALL);
 }
 
+/* Is the instruction at rip CPUID (0f a2)? */
+static bool is_cpuid_at(struct task *t, uint64_t rip)
+{
+	uint8_t insn[2];
+
+	return mm_copy_in(t->mm, insn, rip, sizeof(insn)) == 0 && insn[0] == 0x0f &&
+	       insn[1] == 0xa2;
+}
+
 void task_handle_fault(struct task *t, const struct pevent *ev)
 {
 	const siginfo_t *si = &ev->info;
@@ -206,6 +216,13 @@ void task_handle_fault(struct task *t, const struct pevent *ev)
 
 	switch (si->si_signo) {
 	case SIGSEGV:
+		/* CPUID faulting: the sentry answers (unless the guest itself asked
+		 * for CPUID to fault). */
+		if (si->si_code == SI_KERNEL && t->k->plat->cpuid_faulting && !t->cpuid_fault &&
+		    is_cpuid_at(t, r->rip)) {
+			cpuid_emulate(t);
+			return;
+		}
 		if (addr >= VSYSCALL_PAGE && addr < VSYSCALL_PAGE + PAGE_SIZE && addr == r->rip) {
 			emulate_vsyscall(t, addr, false);
 			return;

@@ -11,6 +11,7 @@
 #include "lib/error.h"
 #include "lib/util.h"
 
+#include <asm/prctl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/sched.h>
@@ -70,6 +71,14 @@ static const struct {
 	{SCMP_SYS(gettid), "the ptrace platform names its tracer thread"},
 	{SCMP_SYS(getppid), "a new stub checks it still has its sentry"},
 	{SCMP_SYS(setsid), "a new stub leaves the sentry's session"},
+	/* waiting on host descriptors (sentry/fs/hostpoll.c) */
+	{SCMP_SYS(epoll_create1), "the host poller's epoll instance"},
+	{SCMP_SYS(epoll_ctl), "host descriptors a guest waits on join and leave the host poller"},
+	{SCMP_SYS(epoll_wait), "the host poller thread waits for host events"},
+	{SCMP_SYS(ppoll), "the readiness of a host descriptor now (zero timeout)"},
+	{SCMP_SYS(timerfd_create), "guest timerfds are host timerfds"},
+	{SCMP_SYS(timerfd_settime), "guest timerfd_settime"},
+	{SCMP_SYS(timerfd_gettime), "guest timerfd_gettime"},
 	/* time */
 	{SCMP_SYS(clock_gettime), "guest clocks (when the vDSO falls back)"},
 	{SCMP_SYS(clock_nanosleep), "nothing yet; glibc's nanosleep"},
@@ -134,6 +143,8 @@ scmp_filter_ctx sentry_filter_build(int memfd)
 	 * opening fails (glibc then does not shrink heaps) instead of killing. */
 	ADD(ctx, SCMP_ACT_ERRNO(ENOENT), SCMP_SYS(openat), 0);
 	ADD(ctx, SCMP_ACT_ERRNO(ENOENT), SCMP_SYS(open), 0);
+	/* A new stub makes guest CPUID fault to the sentry (where the host can). */
+	ADD(ctx, SCMP_ACT_ALLOW, SCMP_SYS(arch_prctl), 1, SCMP_A0(SCMP_CMP_EQ, ARCH_SET_CPUID));
 	/* Reading the caller's resource limits (never setting them). */
 	ADD(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prlimit64), 1, SCMP_A2(SCMP_CMP_EQ, 0));
 	/* Terminal requests the guest makes on inherited stdio. */

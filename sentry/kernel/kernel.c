@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -27,6 +28,8 @@ int kernel_create(const struct kernel_config *cfg, struct kernel **out, struct r
 	int ret;
 
 	k->cfg = *cfg;
+	snprintf(k->hostname, sizeof(k->hostname), "rung");
+	snprintf(k->domainname, sizeof(k->domainname), "(none)");
 	list_init(&k->tasks);
 	list_init(&k->groups);
 	k->task_limit = cfg->task_limit ? cfg->task_limit : KERNEL_DEFAULT_TASK_LIMIT;
@@ -143,107 +146,11 @@ void kernel_destroy(struct kernel *k)
 	free(k);
 }
 
-static char **strv_dup(char *const v[])
+void kernel_set_hostname(struct kernel *k, const char *name)
 {
-	size_t n = 0;
-	char **copy;
-
-	while (v && v[n])
-		n++;
-	copy = xzalloc((n + 1) * sizeof(char *));
-	for (size_t i = 0; i < n; i++)
-		copy[i] = xstrdup(v[i]);
-	return copy;
-}
-
-/* Wrap host fds 0, 1 and 2 (those the caller gave) as the init task's stdio. */
-static int import_stdio(struct kernel *k, struct fdtable *files, struct rung_error *err)
-{
-	for (int fd = 0; fd < 3; fd++) {
-		struct file *f;
-		int dup;
-		if (!k->cfg.stdio[fd] || fcntl(fd, F_GETFD) < 0)
-			continue;
-		dup = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-		if (dup < 0)
-			return rung_error_make(err, errno, "duplicate host fd %d", fd);
-		f = hostfile_new(dup);
-		fd_install_at(files, f, fd, false, 3);
-		file_put(f);
-	}
-	return 0;
-}
-
-int kernel_start_init(struct kernel *k, const char *path, char *const argv[], char *const envp[],
-		      struct rung_error *err)
-{
-	struct task *t = task_alloc(k);
-	struct thread_group *tg = xzalloc(sizeof(*tg));
-	int ret;
-
-	/* pid 1, whose process group and session come from outside the pid
-	 * namespace (0 seen from inside, as in a container). References: the
-	 * kernel's list and the task. */
-	tg->refs = 2;
-	tg->k = k;
-	tg->tgid = 1;
-	tg->leader = t;
-	tg->exit_signal = SIGCHLD;
-	tg->start_ns = t->start_ns;
-	list_init(&tg->threads);
-	list_init(&tg->children);
-	list_init(&tg->sibling);
-	sigpending_init(&tg->shared);
-	waitq_init(&tg->child_wait);
-	for (int r = 0; r < RLIM_NLIMITS; r++)
-		getrlimit(r, &tg->rlim[r]);
-	t->tid = t->tgid = 1;
-	t->tg = tg;
-	t->sighand = xzalloc(sizeof(*t->sighand));
-	t->sighand->refs = 1;
-	creds_init(&t->creds, (uint32_t)getuid(), (uint32_t)getgid());
-	t->fs = fs_struct_new(&k->root, &k->root);
-	t->files = fdtable_new();
-	/* The working directory the caller asked for, when the guest has it. */
-	if (k->cfg.cwd) {
-		struct path p;
-		if (vfs_lookup(t, AT_FDCWD, k->cfg.cwd, LOOKUP_FOLLOW | LOOKUP_DIRECTORY, &p) ==
-		    0) {
-			fs_set_cwd(t->fs, &p);
-			path_put(&p);
-		}
-	}
-	ret = import_stdio(k, t->files, err);
-	if (ret < 0) {
-		fdtable_put(t->files);
-		fs_struct_put(t->fs);
-		sighand_put(t->sighand);
-		t->files = NULL;
-		t->fs = NULL;
-		t->sighand = NULL;
-		tg_put(tg);
-		task_put(t); /* drops the task's reference on tg */
-		return -1;
-	}
-	t->init_path = xstrdup(path);
-	t->init_argv = strv_dup(argv);
-	t->init_envp = strv_dup(envp);
-
 	pthread_mutex_lock(&k->lock);
-	k->init = t;
-	k->init_tg = tg_get(tg);
-	k->next_tid = 2;
-	list_add_tail(&tg->knode, &k->groups);
-	list_add_tail(&t->tg_node, &tg->threads);
-	tg->nr_threads = 1;
-	k->live_tasks++;
-	list_add_tail(&t->knode, &k->tasks);
+	snprintf(k->hostname, sizeof(k->hostname), "%s", name);
 	pthread_mutex_unlock(&k->lock);
-
-	ret = task_start(t);
-	if (ret < 0)
-		return rung_error_make(err, -ret, "start the init task thread");
-	return 0;
 }
 
 int kernel_wait(struct kernel *k)
@@ -294,6 +201,88 @@ struct task *kernel_find_task(struct kernel *k, int tid)
 		}
 	pthread_mutex_unlock(&k->lock);
 	return found;
+}
+
+struct task *kernel_find_process(struct kernel *k, int tgid)
+{
+	struct thread_group *tg;
+	struct task *t = NULL;
+
+	pthread_mutex_lock(&k->lock);
+	tg = kernel_find_tg_locked(k, tgid, false);
+	if (tg) {
+		t = tg->leader && !tg->leader->exited
+			    ? tg->leader
+			    : list_first_entry_or_null(&tg->threads, struct task, tg_node);
+		if (t)
+			task_get(t);
+	}
+	pthread_mutex_unlock(&k->lock);
+	return t;
+}
+
+static void push_id(int **ids, size_t *n, size_t *cap, int id)
+{
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 32;
+		*ids = xrealloc(*ids, *cap * sizeof(**ids));
+	}
+	(*ids)[(*n)++] = id;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+void kernel_process_ids(struct kernel *k, int **ids, size_t *n)
+{
+	struct thread_group *tg;
+	size_t cap = 0;
+
+	*ids = NULL;
+	*n = 0;
+	pthread_mutex_lock(&k->lock);
+	list_for_each_entry(tg, &k->groups, knode)
+		if (tg->nr_threads > 0)
+			push_id(ids, n, &cap, tg->tgid);
+	pthread_mutex_unlock(&k->lock);
+	qsort(*ids, *n, sizeof(int), cmp_int);
+}
+
+void kernel_thread_ids(struct kernel *k, int tgid, int **ids, size_t *n)
+{
+	struct thread_group *tg;
+	struct task *t;
+	size_t cap = 0;
+
+	*ids = NULL;
+	*n = 0;
+	pthread_mutex_lock(&k->lock);
+	tg = kernel_find_tg_locked(k, tgid, false);
+	if (tg)
+		list_for_each_entry(t, &tg->threads, tg_node)
+			push_id(ids, n, &cap, t->tid);
+	pthread_mutex_unlock(&k->lock);
+	qsort(*ids, *n, sizeof(int), cmp_int);
+}
+
+void kernel_child_ids(struct kernel *k, int tgid, int **ids, size_t *n)
+{
+	struct thread_group *tg, *c;
+	size_t cap = 0;
+
+	*ids = NULL;
+	*n = 0;
+	pthread_mutex_lock(&k->lock);
+	tg = kernel_find_tg_locked(k, tgid, false);
+	if (tg)
+		list_for_each_entry(c, &tg->children, sibling)
+			push_id(ids, n, &cap, c->tgid);
+	pthread_mutex_unlock(&k->lock);
+	qsort(*ids, *n, sizeof(int), cmp_int);
 }
 
 void kernel_for_each_task(struct kernel *k, void (*fn)(struct task *t, void *arg), void *arg)

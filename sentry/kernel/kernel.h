@@ -8,6 +8,7 @@
 
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "sentry/vfs/vfs.h"
@@ -34,8 +35,6 @@ struct kernel_config {
 	bool init_unkillable;
 	bool strace;
 	uint64_t memory_limit; /* guest memory, bytes */
-	const char *cwd;       /* the init task's working directory (guest path) */
-	bool stdio[3];	       /* which host fds 0-2 become the guest's stdio */
 	int host_init_fd;      /* host_exec: the init program, opened before confinement */
 };
 
@@ -65,6 +64,9 @@ struct kernel {
 	bool done;	     /* every task thread is gone */
 	int exit_status;     /* the sandbox's exit status, 0-255 */
 
+	/* The UTS namespace's names (uname, sethostname). */
+	char hostname[65], domainname[65];
+
 	/* One "unsupported syscall" event per number per sandbox. */
 	uint64_t unsupported_seen[(1024 + 63) / 64];
 };
@@ -90,13 +92,8 @@ void kernel_set_root(struct kernel *k, struct super_block *sb, unsigned flags, c
 int kernel_mount(struct kernel *k, const char *path, struct super_block *sb, unsigned flags,
 		 const char *source, struct rung_error *err);
 
-/*
- * Start the init task running path (a host path for now) with argv and envp,
- * as pid 1. Returns < 0 with err set when it cannot be started at all; an exec
- * failure inside the task ends the sandbox with status 126 or 127.
- */
-int kernel_start_init(struct kernel *k, const char *path, char *const argv[], char *const envp[],
-		      struct rung_error *err);
+/* The sandbox's hostname (at most 64 bytes are kept). */
+void kernel_set_hostname(struct kernel *k, const char *name);
 
 /* Wait until every task has exited; returns the sandbox's exit status. */
 int kernel_wait(struct kernel *k);
@@ -109,6 +106,17 @@ void kernel_thread_done(struct kernel *k);
 
 /* The task with this (virtual) id, with a reference, or NULL. */
 struct task *kernel_find_task(struct kernel *k, int tid);
+/* A free process id (tids, tgids, groups and sessions in use are skipped),
+ * or -EAGAIN. Under k->lock. */
+int kernel_alloc_id_locked(struct kernel *k);
+/* A live thread of process tgid (its first thread while it lives), with a
+ * reference, or NULL. */
+struct task *kernel_find_process(struct kernel *k, int tgid);
+/* Sorted ids (malloc'd into *ids, *n of them): processes with live threads,
+ * the threads of tgid, the children of tgid. */
+void kernel_process_ids(struct kernel *k, int **ids, size_t *n);
+void kernel_thread_ids(struct kernel *k, int tgid, int **ids, size_t *n);
+void kernel_child_ids(struct kernel *k, int tgid, int **ids, size_t *n);
 /* Call fn for each live task under the kernel lock (fn must not block). */
 void kernel_for_each_task(struct kernel *k, void (*fn)(struct task *t, void *arg), void *arg);
 

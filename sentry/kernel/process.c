@@ -120,7 +120,7 @@ static bool id_in_use(struct kernel *k, int id)
 }
 
 /* The next free id, as Linux hands out pids: increasing, wrapping at pid_max. */
-static int alloc_id_locked(struct kernel *k)
+int kernel_alloc_id_locked(struct kernel *k)
 {
 	for (int tries = 0; tries < KERNEL_PID_MAX; tries++) {
 		int id = k->next_tid++;
@@ -465,6 +465,7 @@ long task_clone(struct task *t, uint64_t flags, uint64_t newsp, uint64_t ptid, u
 	c->sigmask = t->sigmask;
 	c->keep_capabilities = t->keep_capabilities;
 	c->no_new_privs = t->no_new_privs;
+	c->cpuid_fault = t->cpuid_fault;
 	c->dumpable = t->dumpable;
 	/* A thread sharing the stack-switching memory must not share the altstack. */
 	if ((flags & (CLONE_VM | CLONE_VFORK)) != CLONE_VM)
@@ -534,7 +535,7 @@ long task_clone(struct task *t, uint64_t flags, uint64_t newsp, uint64_t ptid, u
 		    tasks_of_uid(k, t->creds.uid) >= t->tg->rlim[RLIMIT_NPROC].rlim_cur)) {
 		ret = -EAGAIN;
 	} else {
-		ret = alloc_id_locked(k);
+		ret = kernel_alloc_id_locked(k);
 	}
 	if (ret < 0) {
 		pthread_mutex_unlock(&k->lock);
@@ -682,6 +683,8 @@ static void tg_exit_locked(struct thread_group *tg)
 	struct thread_group *c, *n, *reaper;
 
 	tg->flags |= TG_ZOMBIE;
+	if (!tg->parent && tg->on_exit)
+		tg->on_exit(tg->exit_arg, tg->exit_code);
 	if (tg == k->init_tg) {
 		/* The pid namespace dies with its init. */
 		struct thread_group *g;
@@ -737,11 +740,6 @@ void task_do_exit(struct task *t)
 
 	task_vfork_release(t);
 	exit_robust_list(t);
-	if (mm && t->clear_child_tid) {
-		int zero = 0;
-		if (mm_copy_out(mm, t->clear_child_tid, &zero, sizeof(zero)) == 0)
-			futex_wake_addr(t, t->clear_child_tid);
-	}
 	/* Leave the address space: others may go on running in it. */
 	if (mm) {
 		last_user = __atomic_sub_fetch(&mm->users, 1, __ATOMIC_SEQ_CST) == 0;
@@ -771,6 +769,13 @@ void task_do_exit(struct task *t)
 	k->live_tasks--;
 	pthread_mutex_unlock(&k->lock);
 
+	/* pthread_join returns when this word clears: by then the thread is
+	 * gone from the process (and /proc). */
+	if (mm && t->clear_child_tid) {
+		int zero = 0;
+		if (mm_copy_out(mm, t->clear_child_tid, &zero, sizeof(zero)) == 0)
+			futex_wake_addr(t, t->clear_child_tid);
+	}
 	t->mm = NULL;
 	mm_put(mm);
 	fdtable_put(t->files);

@@ -342,6 +342,16 @@ void task_set_temp_sigmask(struct task *t, uint64_t mask)
 	pthread_mutex_unlock(&t->k->lock);
 }
 
+void task_restore_sigmask(struct task *t)
+{
+	pthread_mutex_lock(&t->k->lock);
+	if (t->work & WORK_RESTORE_MASK) {
+		__atomic_and_fetch(&t->work, ~WORK_RESTORE_MASK, __ATOMIC_SEQ_CST);
+		task_set_sigmask_locked(t, t->saved_sigmask);
+	}
+	pthread_mutex_unlock(&t->k->lock);
+}
+
 /* --- dequeue -------------------------------------------------------------------- */
 
 /* Take the first signal of set from p into info. */

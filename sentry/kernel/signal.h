@@ -64,5 +64,9 @@ bool task_signal_pending(struct task *t);
  * sigreturn restores it); otherwise the old mask comes back at once.
  */
 void task_set_temp_sigmask(struct task *t, uint64_t mask);
+/* Such a call was not interrupted: the old mask comes back now, before a
+ * signal that only the temporary mask let through is delivered (Linux's
+ * restore_saved_sigmask_unless(false)). */
+void task_restore_sigmask(struct task *t);
 
 #endif

@@ -4,6 +4,7 @@
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/process.h"
 #include "sentry/kernel/signal.h"
+#include "sentry/kernel/spawn.h"
 #include "sentry/mm/mm.h"
 #include "sentry/fs/file.h"
 #include "syscalls/syscall.h"
@@ -15,6 +16,8 @@
 #include <errno.h>
 #include <linux/futex.h>
 #include <signal.h>
+#include <stdio.h>
+#include <sys/prctl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -281,6 +284,7 @@ void *task_main(void *arg)
 	struct task *t = arg;
 	struct kernel *k = t->k;
 	const char *why = NULL;
+	char name[16];
 	sigset_t all;
 	struct pevent ev;
 	int ret;
@@ -289,13 +293,21 @@ void *task_main(void *arg)
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	current = t;
+	/* Named after its task, for whoever debugs the sentry (ps -L, gdb). */
+	snprintf(name, sizeof(name), "task:%d", t->tid);
+	prctl(PR_SET_NAME, name, 0, 0, 0);
 
 	if (t->init_path) {
 		ret = task_exec_init(t, &why);
-		if (ret < 0) {
+		if (t->spawn) {
+			/* Whoever spawned us says what went wrong. */
+			spawn_report(t->spawn, ret);
+			t->spawn = NULL;
+		} else if (ret < 0) {
 			log_error("cannot run `%s`: %s", t->init_path, why ? why : strerror(-ret));
-			task_exit_group(t, exec_failure_status(ret) << 8);
 		}
+		if (ret < 0)
+			task_exit_group(t, exec_failure_status(ret) << 8);
 	} else if (t->needs_as) {
 		ret = attach_address_space(t);
 		if (ret < 0) {
@@ -344,6 +356,8 @@ void *task_main(void *arg)
 	task_do_exit(t);
 	/* A stub process this thread made may still serve other tasks: the
 	 * platform keeps this thread until it is gone. */
+	snprintf(name, sizeof(name), "done:%d", t->tid);
+	prctl(PR_SET_NAME, name, 0, 0, 0);
 	if (k->plat->ops->thread_exit)
 		k->plat->ops->thread_exit(k->plat);
 	current = NULL;

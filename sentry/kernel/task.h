@@ -37,6 +37,7 @@ struct kernel;
 struct mm;
 struct fdtable;
 struct fs_struct;
+struct spawn_wait;
 
 #define TASK_COMM_LEN 16
 #define GUEST_NSIG    64
@@ -106,6 +107,10 @@ struct thread_group {
 	uint64_t start_ns;
 	uint32_t uid;  /* the leader's real uid when it died (waitid's si_uid) */
 	bool did_exec; /* a thread execed (setpgid from the parent: EACCES) */
+	/* A process spawned from outside (exec) has no parent: this learns its
+	 * wait status when it dies (called under the kernel lock). */
+	void (*on_exit)(void *arg, int status);
+	void *exit_arg;
 	/* CPU time of exited threads, and of reaped children (times, getrusage). */
 	uint64_t dead_utime_ns, dead_stime_ns;
 	uint64_t child_utime_ns, child_stime_ns;
@@ -173,10 +178,13 @@ struct task {
 	bool exited;		/* the run loop is over */
 	bool needs_as;		/* a fork child: make the address space on its own thread */
 	bool keep_capabilities; /* PR_SET_KEEPCAPS */
+	bool cpuid_fault;	/* the guest asked for ARCH_SET_CPUID 0: CPUID gives it SIGSEGV */
 	bool no_new_privs;
 	bool dumpable;
 
-	/* What the init task execs first (kernel_start_init). */
+	/* What the task execs first (kernel_start_init, kernel_spawn), and who
+	 * waits to learn whether that exec worked. */
+	struct spawn_wait *spawn;
 	char *init_path;
 	char **init_argv, **init_envp;
 };
@@ -242,6 +250,9 @@ int task_exec(struct task *t, int dirfd, const char *path, char *const argv[], c
 	      int flags, const char **why);
 /* The init task's first exec (kernel_start_init's program). */
 int task_exec_init(struct task *t, const char **why);
+/* Would exec of name (a path, or a name searched in envp's PATH) find an
+ * executable program? 0 or -errno (ENOENT, EACCES, ...), without exec. */
+int task_find_program(struct task *t, const char *name, char *const envp[]);
 
 /* The task's thread group exits with wait status code (exit_group: code << 8;
  * a fatal signal: the signal number). */

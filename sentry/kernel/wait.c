@@ -39,6 +39,32 @@ void waiter_finish(struct waitq *wq, struct waiter *w)
 	pthread_mutex_unlock(&wq->lock);
 }
 
+void waitq_add(struct waitq *wq, struct waiter *w)
+{
+	w->t = NULL;
+	pthread_mutex_lock(&wq->lock);
+	if (!w->queued) {
+		list_add_tail(&w->link, &wq->waiters);
+		w->queued = true;
+	}
+	pthread_mutex_unlock(&wq->lock);
+}
+
+bool waitq_active(struct waitq *wq)
+{
+	bool active;
+
+	pthread_mutex_lock(&wq->lock);
+	active = !list_empty(&wq->waiters);
+	pthread_mutex_unlock(&wq->lock);
+	return active;
+}
+
+uint32_t task_wake_snapshot(struct task *t)
+{
+	return __atomic_load_n(&t->wake_seq, __ATOMIC_SEQ_CST);
+}
+
 void task_wake(struct task *t)
 {
 	__atomic_add_fetch(&t->wake_seq, 1, __ATOMIC_SEQ_CST);

@@ -44,6 +44,14 @@ void waitq_init(struct waitq *wq);
 /* Queue w for t on wq and return t's wake snapshot. */
 uint32_t waiter_prepare(struct waitq *wq, struct waiter *w, struct task *t);
 void waiter_finish(struct waitq *wq, struct waiter *w);
+/* Queue a callback waiter (w->func set) that belongs to no task: epoll's
+ * entries on the files it watches. waiter_finish() takes it off. */
+void waitq_add(struct waitq *wq, struct waiter *w);
+/* Is anyone waiting on wq? (A hint: it may change as soon as it returns.) */
+bool waitq_active(struct waitq *wq);
+/* t's wake snapshot now, for a wait whose waiters are queued by callbacks
+ * (poll, select): take it before testing the condition, then task_block(). */
+uint32_t task_wake_snapshot(struct task *t);
 void waitq_wake_all(struct waitq *wq);
 void waitq_wake_one(struct waitq *wq);
 /* Wake every waiter, telling callbacks which events (POLL*) happened. */

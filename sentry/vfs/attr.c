@@ -87,7 +87,8 @@ int vfs_setattr(struct task *t, struct path *p, struct iattr *attr)
 	struct inode *inode = p->dentry->inode;
 	int ret;
 
-	if (p->mnt->flags & MNT_RDONLY)
+	/* (An anonymous file such as a memfd has no mount.) */
+	if (p->mnt && (p->mnt->flags & MNT_RDONLY))
 		return -EROFS;
 	ret = setattr_allowed(t, inode, attr);
 	if (ret)
@@ -167,10 +168,13 @@ int vfs_statfs(struct path *p, struct statfs_info *out)
 		out->namelen = VFS_NAME_MAX;
 	}
 	out->type = sb->magic;
-	/* ST_RDONLY, ST_NOSUID, ST_NODEV, ST_NOEXEC from the mount. */
-	out->flags = ((p->mnt->flags & MNT_RDONLY) ? 1 : 0) |
-		     ((p->mnt->flags & MNT_NOSUID) ? 2 : 0) |
-		     ((p->mnt->flags & MNT_NODEV) ? 4 : 0) | ((p->mnt->flags & MNT_NOEXEC) ? 8 : 0);
+	/* ST_RDONLY, ST_NOSUID, ST_NODEV, ST_NOEXEC from the mount (none for an
+	 * anonymous file). */
+	if (p->mnt) {
+		unsigned f = p->mnt->flags;
+		out->flags = ((f & MNT_RDONLY) ? 1 : 0) | ((f & MNT_NOSUID) ? 2 : 0) |
+			     ((f & MNT_NODEV) ? 4 : 0) | ((f & MNT_NOEXEC) ? 8 : 0);
+	}
 	return 0;
 }
 

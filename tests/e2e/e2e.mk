@@ -4,6 +4,7 @@
 E2E_TESTS = \
 	tests/e2e/cli.sh \
 	tests/e2e/busybox.sh \
+	tests/e2e/hostpoll.sh \
 	tests/e2e/isolation.sh \
 	tests/e2e/lifecycle.sh \
 	tests/e2e/rootfs_write.sh \
@@ -16,6 +17,7 @@ E2E_TESTS = \
 # swapper, which escape.sh runs on the host).
 E2E_PROGS = \
 	bomb \
+	hostpoll \
 	isolation \
 	swapper
 

@@ -24,6 +24,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <linux/reboot.h>
 #include <sched.h>
@@ -40,11 +41,38 @@
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #define X32_BIT 0x40000000L
 
 static int escaped, denied, rootfs;
+
+static void result(long r, const char *what);
+
+/*
+ * sethostname/setdomainname change the sandbox's own names (its UTS
+ * namespace): denied, or working inside while the host's names stay (the
+ * script checks those). Anything else is an escape.
+ */
+static void sandbox_name(long nr, const char *what)
+{
+	struct utsname u;
+	long r = syscall(nr, "rung-escaped", 12) < 0 ? -errno : 0;
+
+	if (r < 0 || uname(&u) < 0) {
+		result(r < 0 ? r : -errno, what);
+		return;
+	}
+	if (strcmp(nr == SYS_sethostname ? u.nodename : u.domainname, "rung-escaped") == 0) {
+		printf("denied: %s (sandbox-local)\n", what);
+		denied++;
+	} else {
+		printf("ESCAPED: %s changed a name the sandbox does not see\n", what);
+		escaped++;
+	}
+	fflush(stdout);
+}
 
 /* Record the result of one attempt: R is the raw kernel value (-errno on failure). */
 static void result(long r, const char *what)
@@ -129,8 +157,8 @@ static void machine(const char *scratch)
 	result(sys(SYS_umount2, scratch, MNT_DETACH), "umount2(scratch)");
 	result(sys(SYS_reboot, 0x12345678, 0x87654321, LINUX_REBOOT_CMD_POWER_OFF, NULL),
 	       "reboot(bad magic)");
-	result(sys(SYS_sethostname, "rung-escaped", 12), "sethostname");
-	result(sys(SYS_setdomainname, "rung-escaped", 12), "setdomainname");
+	sandbox_name(SYS_sethostname, "sethostname");
+	sandbox_name(SYS_setdomainname, "setdomainname");
 	result(sys(SYS_delete_module, "rung_no_such_module", 0), "delete_module");
 	result(sys(SYS_init_module, buf, 0, ""), "init_module");
 	result(sys(SYS_syslog, 3 /* READ_ALL */, buf, sizeof(buf)), "syslog(READ_ALL)");

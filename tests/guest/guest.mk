@@ -12,12 +12,22 @@ GUEST_TESTS = \
 	clock \
 	efault \
 	enosys \
+	epoll_basic \
+	epoll_edge \
+	epoll_nested \
+	eventfd \
 	exitcode \
 	fds \
 	filemap \
+	memfd_attr \
 	mmap \
 	mremap \
+	poll_pipe \
+	poll_select \
+	poll_signal \
+	poll_wake \
 	proc_fork \
+	proc_tasks \
 	process \
 	rw \
 	segv_exec \
@@ -26,6 +36,7 @@ GUEST_TESTS = \
 	segv_stack \
 	sig_deliver \
 	thr_basic \
+	timerfd \
 	tls \
 	fs_open \
 	fs_rw \

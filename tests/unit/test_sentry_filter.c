@@ -12,7 +12,10 @@
 #include <seccomp.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <poll.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
+#include <sys/timerfd.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -70,6 +73,27 @@ static void allowed(int memfd)
 	/* Opening a file fails quietly (glibc's malloc tries one; there are none). */
 	if (open("/etc/passwd", O_RDONLY) != -1 || errno != ENOENT)
 		_exit(6);
+	/* The host poller: an epoll instance, a host timerfd in it, a look at
+	 * readiness now, and the wait of its thread; timerfds for the guest. */
+	{
+		struct itimerspec its = {.it_value = {0, 1000}}, cur;
+		struct epoll_event ev = {.events = EPOLLIN | EPOLLET};
+		struct pollfd pfd;
+		struct timespec zero = {0, 0};
+		int ep = epoll_create1(EPOLL_CLOEXEC);
+		int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+		if (ep < 0 || tfd < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, tfd, &ev) < 0)
+			_exit(7);
+		if (timerfd_settime(tfd, 0, &its, NULL) < 0 || timerfd_gettime(tfd, &cur) < 0)
+			_exit(8);
+		if (epoll_wait(ep, &ev, 1, -1) != 1)
+			_exit(9);
+		pfd = (struct pollfd){.fd = tfd, .events = POLLIN};
+		if (ppoll(&pfd, 1, &zero, NULL) != 1 || epoll_ctl(ep, EPOLL_CTL_DEL, tfd, NULL) < 0)
+			_exit(10);
+		close(tfd);
+		close(ep);
+	}
 	(void)fds;
 }
 

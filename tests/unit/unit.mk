@@ -5,6 +5,7 @@ UNIT_TESTS = \
 	tests/unit/test_mm \
 	tests/unit/test_pagecache \
 	tests/unit/test_elf \
+	tests/unit/test_cpuid \
 	tests/unit/test_stack \
 	tests/unit/test_syscall_table \
 	tests/unit/test_stub_filter \
@@ -34,6 +35,10 @@ tests_unit_test_mm_LDADD = $(UNIT_LDADD)
 tests_unit_test_pagecache_SOURCES = tests/unit/test_pagecache.c tests/unit/unit.h
 tests_unit_test_pagecache_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_pagecache_LDADD = $(UNIT_LDADD)
+
+tests_unit_test_cpuid_SOURCES = tests/unit/test_cpuid.c tests/unit/unit.h
+tests_unit_test_cpuid_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_cpuid_LDADD = $(UNIT_LDADD)
 
 tests_unit_test_elf_SOURCES = tests/unit/test_elf.c tests/unit/unit.h
 tests_unit_test_elf_CFLAGS = $(UNIT_CFLAGS)

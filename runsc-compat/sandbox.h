@@ -1,0 +1,55 @@
+/*
+ * One sandbox: the gofer serving the rootfs, the kernel booted on it, the
+ * sandbox process confined. `rung do` and the OCI commands both build it
+ * here; what runs in it is started with sentry/kernel/spawn.h.
+ */
+#ifndef RUNG_SANDBOX_H
+#define RUNG_SANDBOX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct rung_error;
+struct kernel;
+struct platform_ops;
+struct oci_mount;
+
+struct sandbox_config {
+	const struct platform_ops *platform;
+	bool strace;
+	uint64_t memory_limit; /* 0: the host's RAM */
+	unsigned task_limit;   /* 0: the kernel's default */
+	const char *rootfs;    /* NULL: no root filesystem (host_init_fd names the program) */
+	bool overlay;	       /* a private in-memory layer over a read-only rootfs */
+	bool donate;	       /* file data through descriptors the gofer hands over */
+	int host_init_fd;      /* with no rootfs: the init program, opened by the caller */
+	bool init_unkillable;  /* pid 1 ignores signals it does not handle (containers) */
+	const char *hostname;  /* NULL: "rung" */
+	const struct oci_mount *mounts; /* extra mounts (tmpfs, proc, ...) from a spec */
+	size_t nmounts;
+	int tty;      /* a host terminal for the guest's /dev/tty, or -1 */
+	bool confine; /* drop the host filesystem, capabilities; seccomp */
+};
+
+struct sandbox {
+	struct kernel *k;
+	pid_t gofer;
+};
+
+/* Build the sandbox: gofer, kernel, filesystems, then confinement. */
+int sandbox_setup(const struct sandbox_config *cfg, struct sandbox **out, struct rung_error *err);
+/* Host SIGINT, SIGTERM, SIGHUP and SIGQUIT end the sandbox with 128+sig
+ * (a thread of their own; the caller blocks them first). */
+int sandbox_forward_signals(struct sandbox *sb, struct rung_error *err);
+/* Wait until every guest task is gone; tear down; the exit status. */
+int sandbox_wait(struct sandbox *sb);
+/* Tear down a sandbox whose init never started. */
+void sandbox_destroy(struct sandbox *sb);
+
+/* The signals sandbox_forward_signals takes (blocked by the caller first,
+ * with SIGCHLD, before any thread exists). */
+void sandbox_block_signals(void);
+
+#endif
