@@ -3,7 +3,8 @@
 # Real programs from the host's root that make processes, threads, pipes
 # and signals, in the sandbox: shell pipelines and background jobs, xargs,
 # a tar+gzip round trip, python3 (threads, subprocess, multiprocessing, a
-# socketpair), gcc, make -j2, git, perl with fork and signals, script.
+# socketpair), gcc, make -j2, git, perl with fork and signals, script,
+# bash's start-up files, timeout.
 # Where the output is deterministic it must be what the same command prints
 # natively; files the programs write land in the sandbox's overlay, and the
 # host must not see them. A program the host lacks is skipped; one that
@@ -13,7 +14,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 T=$E2E_TMP
 PY=/usr/bin/python3
-plan 19
+plan 21
 
 # native NAME ARGS... / sandboxed NAME ARGS...: run a program natively or in
 # rung, in $T with a fixed environment; $T/NAME.out, $T/NAME.err, $st.
@@ -70,6 +71,30 @@ same "yes | head -n 100000 | sort | uniq -c" sh -c 'yes | head -n 100000 | sort 
 same "seq 1 100 | xargs -n 7 echo" sh -c 'seq 1 100 | xargs -n 7 echo'
 same "a pipeline of 6 processes with a subshell and exit statuses" \
 	sh -c 'seq 1 2000 | (grep 7; exit 3) | tr 7 x | sort -r | head -n 5; echo "${?}"'
+
+# bash -c with stdin not a socket does not read ~/.bashrc (it does when it
+# believes sshd or rshd started it: stdin a socket).
+printf 'echo bashrc read\n' >"$T/.bashrc"
+if have bash; then
+	sandboxed bash bash -c 'echo hi'
+	check_todo "getpeername is ENOSYS, and bash's isnetconn() takes any error but ENOTSOCK or EINVAL for a socket on stdin (as if sshd had started it), so it reads ~/.bashrc" \
+		"bash -c 'echo hi' with stdin /dev/null does not read ~/.bashrc (status $st)" \
+		'[ "$st" = 0 ] && [ "$(cat "$T/bash.out")" = hi ]'
+else
+	skip "no bash"
+fi
+# timeout(1) kills the command when its timer (timer_create or alarm) fires.
+same_todo() {
+	todo=$1 d=$2
+	shift 2
+	native n "$@"
+	ns=$st
+	sandboxed r "$@"
+	check_todo "$todo" "$d (status native $ns, rung $st)" '[ "$ns" = "$st" ] && cmp -s "$T/n.out" "$T/r.out"'
+	if [ "$ns" != "$st" ] || ! cmp -s "$T/n.out" "$T/r.out"; then why r; fi
+}
+same_todo "timer_create and alarm are ENOSYS: timeout's timer never fires, the command runs to its end and timeout exits 0" \
+	"timeout 1 sleep 3 ends sleep after a second: status 124" sh -c 'timeout 1 sleep 3; echo $?'
 
 # --- tar and gzip ---------------------------------------------------------------------
 mkdir -p "$T/src/sub/deep"
