@@ -11,11 +11,14 @@ E2E_TESTS = \
 	tests/e2e/escape.sh \
 	tests/e2e/programs.sh \
 	tests/e2e/fs_host.sh \
-	tests/e2e/tty.sh
+	tests/e2e/tty.sh \
+	tests/e2e/multiproc.sh \
+	tests/e2e/robustness.sh
 
 # Guest programs of the e2e tests, built static like the guest tests (and
 # swapper, which escape.sh runs on the host).
 E2E_PROGS = \
+	bomb \
 	hostpoll \
 	isolation \
 	fsops \
