@@ -1,6 +1,7 @@
 /* The sandbox process of an OCI container (see container.h). */
 #include "config.h"
 #include "runsc-compat/container.h"
+#include "runsc-compat/cgroup.h"
 #include "runsc-compat/cli.h"
 #include "runsc-compat/control.h"
 #include "runsc-compat/sandbox.h"
@@ -461,11 +462,13 @@ int container_main(const struct container_args *a)
 	pthread_t thr;
 	int ret, tty, status;
 
-	/* Wait until create placed us (and so the gofer and stubs) in the cgroup. */
 	if (read(a->go_fd, &buf, 1) != 1)
 		return 1;
 	close(a->go_fd);
 	setsid();
+	/* Before anything forks, so the gofer and stubs are in it too. */
+	if (cgroup_join(a->cgroup, 0, &err) < 0)
+		goto fail;
 	cfg.platform = platform_lookup(a->g->platform);
 	cfg.strace = a->g->strace;
 	cfg.rootfs = spec->root_path;

@@ -200,6 +200,10 @@ int oci_create(struct global_args *g, const char *id, const struct create_opts *
 			goto fail;
 		}
 	}
+	cg = cgroup_path(spec->cgroups_path, id, g->systemd_cgroup);
+	ret = cgroup_create(cg, &spec->resources, err);
+	if (ret < 0)
+		goto fail;
 	if (pipe2(ready, O_CLOEXEC) < 0 || pipe2(go, O_CLOEXEC) < 0) {
 		ret = rung_error_make(err, errno, "pipe");
 		goto fail;
@@ -214,6 +218,7 @@ int oci_create(struct global_args *g, const char *id, const struct create_opts *
 					   .spec = spec,
 					   .root = root,
 					   .id = id,
+					   .cgroup = cg,
 					   .ready_fd = ready[1],
 					   .go_fd = go[0],
 					   .console_fd = console,
@@ -228,10 +233,6 @@ int oci_create(struct global_args *g, const char *id, const struct create_opts *
 	if (console >= 0)
 		close(console);
 	console = -1;
-	cg = cgroup_path(spec->cgroups_path, id, g->systemd_cgroup);
-	ret = cgroup_enter(cg, pid, &spec->resources, err);
-	if (ret < 0)
-		goto fail;
 	if (write(go[1], "g", 1) != 1) {
 		ret = rung_error_make(err, errno, "start the sandbox");
 		goto fail;
