@@ -438,13 +438,22 @@ int container_main(const struct container_args *a)
 {
 	const struct oci_spec *spec = a->spec;
 	struct rung_error err = {0};
+	/* A read-only root: the rootfs is served read-only, under an in-memory
+	 * layer that takes only the mountpoints the sandbox makes, and the
+	 * guest's / refuses every write (EROFS). */
 	struct sandbox_config cfg = {.overlay = spec->root_readonly,
+				     .root_readonly = spec->root_readonly,
 				     .donate = a->donate,
 				     .host_init_fd = -1,
 				     .init_unkillable = true,
 				     .hostname = spec->hostname,
 				     .mounts = spec->mounts,
 				     .nmounts = spec->n_mounts,
+				     .masked_paths = spec->masked_paths,
+				     .readonly_paths = spec->readonly_paths,
+				     .sysctl_keys = spec->sysctl_keys,
+				     .sysctl_values = spec->sysctl_values,
+				     .n_sysctl = spec->n_sysctl,
 				     .confine = true};
 	struct container c = {
 		.spec = spec, .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
