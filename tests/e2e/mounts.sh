@@ -1,5 +1,5 @@
 #!/bin/sh
-# shellcheck disable=SC1010,SC2016 # `do` is rung's subcommand; check_that expands later
+# shellcheck disable=SC1010,SC2016,SC2034 # `do` is rung's subcommand; check_that expands later (and uses what looks unused)
 # Mounts of rung do (-v HOST:GUEST[:ro], --tmpfs PATH[:OPTS], --read-only),
 # on a small rootfs of its own (so that nothing outside the bind mounts'
 # sources is reachable from the guest):
