@@ -496,6 +496,9 @@ int container_main(const struct container_args *a)
 	ret = sandbox_setup(&cfg, &c.sb, &err);
 	if (ret < 0)
 		goto fail;
+	/* The cwd is made as root before the guest runs (on a read-only root
+	 * too), as runc makes it; a failure shows when the init starts. */
+	(void)kernel_make_dir(c.sb->k, spec->process.cwd);
 	/* The program must be there now: runc reports a missing one at create. */
 	container_process(&spec->process, &kp);
 	if (kernel_check_program(c.sb->k, &kp, &err) < 0) {

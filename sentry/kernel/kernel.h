@@ -114,6 +114,9 @@ int kernel_mount_root(struct kernel *k, const char *path, struct dentry *root, u
 		      const char *source, struct rung_error *err);
 int kernel_remount_readonly(struct kernel *k, const char *path, struct rung_error *err);
 int kernel_mask_path(struct kernel *k, const char *path, struct rung_error *err);
+/* Make the directory path and its parents (as root, whatever the mounts'
+ * flags: a container's cwd on a read-only root, as runc makes it). */
+int kernel_make_dir(struct kernel *k, const char *path);
 
 /* The sandbox's hostname (at most 64 bytes are kept). */
 void kernel_set_hostname(struct kernel *k, const char *name);

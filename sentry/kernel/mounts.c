@@ -224,6 +224,18 @@ int kernel_mount_root(struct kernel *k, const char *path, struct dentry *root, u
 	return 0;
 }
 
+int kernel_make_dir(struct kernel *k, const char *path)
+{
+	struct path p;
+	int ret = resolve(k, path, MAKE_DIR, &p);
+
+	if (ret == 0) {
+		ret = S_ISDIR(p.dentry->inode->mode) ? 0 : -ENOTDIR;
+		path_put(&p);
+	}
+	return ret;
+}
+
 int kernel_remount_readonly(struct kernel *k, const char *path, struct rung_error *err)
 {
 	struct path p;
