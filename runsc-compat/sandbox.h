@@ -27,8 +27,13 @@ struct sandbox_config {
 	int host_init_fd;      /* with no rootfs: the init program, opened by the caller */
 	bool init_unkillable;  /* pid 1 ignores signals it does not handle (containers) */
 	const char *hostname;  /* NULL: "rung" */
-	const struct oci_mount *mounts; /* extra mounts (tmpfs, proc, ...) from a spec */
+	bool root_readonly;    /* the guest's / refuses writes (EROFS) */
+	const struct oci_mount *mounts; /* extra mounts (bind, tmpfs, ...) from a spec */
 	size_t nmounts;
+	char **masked_paths;   /* NULL-terminated (or NULL): hidden under empty mounts */
+	char **readonly_paths; /* NULL-terminated (or NULL): made read-only */
+	char **sysctl_keys, **sysctl_values; /* n_sysctl of them */
+	size_t n_sysctl;
 	int tty;      /* the caller's terminal (its /dev/tty) for the guest, or -1 */
 	bool confine; /* drop the host filesystem, capabilities; seccomp */
 };

@@ -315,7 +315,7 @@ static void one_mount(struct mount *m, void *arg)
 {
 	struct mounts_ctx *mc = arg;
 	struct path p = {m, m->root};
-	char *where = xmalloc(VFS_PATH_MAX);
+	char *where = xmalloc(VFS_PATH_MAX), *root = xmalloc(VFS_PATH_MAX);
 	const char *opts = (m->flags & MNT_RDONLY) ? "ro" : "rw";
 
 	if (m->mountpoint) {
@@ -324,10 +324,13 @@ static void one_mount(struct mount *m, void *arg)
 	}
 	if (path_to_string(&p, &mc->root, where, VFS_PATH_MAX) < 0)
 		strcpy(where, "/");
+	/* A bind mount of part of a filesystem: where in it its root is. */
+	if (dentry_path(m->root, root, VFS_PATH_MAX) < 0)
+		strcpy(root, "/");
 	if (mc->info)
-		strbuf_printf(mc->o, "%u %u 0:%llu / %s %s%s%s%s - %s %s %s\n", m->id,
+		strbuf_printf(mc->o, "%u %u 0:%llu %s %s %s%s%s%s - %s %s %s\n", m->id,
 			      m->parent ? m->parent->id : m->id, (unsigned long long)m->sb->dev,
-			      where, opts, (m->flags & MNT_NOSUID) ? ",nosuid" : "",
+			      root, where, opts, (m->flags & MNT_NOSUID) ? ",nosuid" : "",
 			      (m->flags & MNT_NODEV) ? ",nodev" : "",
 			      (m->flags & MNT_NOEXEC) ? ",noexec" : "", m->sb->fstype, m->source,
 			      opts);
@@ -337,6 +340,7 @@ static void one_mount(struct mount *m, void *arg)
 			      (m->flags & MNT_NODEV) ? ",nodev" : "",
 			      (m->flags & MNT_NOEXEC) ? ",noexec" : "");
 	free(where);
+	free(root);
 }
 
 static void gen_mounts_common(struct proc_ctx *c, struct strbuf *o, bool info)
@@ -469,6 +473,27 @@ static void gen_hostname(struct proc_ctx *c, struct strbuf *o)
 	strbuf_printf(o, "%s\n", name);
 }
 
+static void gen_domainname(struct proc_ctx *c, struct strbuf *o)
+{
+	char name[sizeof(c->k->domainname)];
+
+	pthread_mutex_lock(&c->k->lock);
+	memcpy(name, c->k->domainname, sizeof(name));
+	pthread_mutex_unlock(&c->k->lock);
+	strbuf_printf(o, "%s\n", name);
+}
+
+static void gen_unpriv_port_start(struct proc_ctx *c, struct strbuf *o)
+{
+	strbuf_printf(o, "%u\n", c->k->net_sysctl.unprivileged_port_start);
+}
+
+static void gen_ping_group_range(struct proc_ctx *c, struct strbuf *o)
+{
+	strbuf_printf(o, "%u\t%u\n", c->k->net_sysctl.ping_group_lo,
+		      c->k->net_sysctl.ping_group_hi);
+}
+
 static void gen_osrelease(struct proc_ctx *c, struct strbuf *o)
 {
 	strbuf_printf(o, "6.1.0-rung\n");
@@ -529,6 +554,7 @@ static const struct proc_node random_nodes[] = {
 };
 
 static const struct proc_node kernel_nodes[] = {
+	{"domainname", S_IFREG | 0644, PK_FILE, gen_domainname},
 	{"hostname", S_IFREG | 0644, PK_FILE, gen_hostname},
 	{"ngroups_max", S_IFREG | 0444, PK_FILE, gen_ngroups_max},
 	{"osrelease", S_IFREG | 0444, PK_FILE, gen_osrelease},
@@ -543,8 +569,20 @@ static const struct proc_node vm_nodes[] = {
 	{NULL},
 };
 
+static const struct proc_node ipv4_nodes[] = {
+	{"ip_unprivileged_port_start", S_IFREG | 0644, PK_FILE, gen_unpriv_port_start},
+	{"ping_group_range", S_IFREG | 0644, PK_FILE, gen_ping_group_range},
+	{NULL},
+};
+
+static const struct proc_node net_nodes[] = {
+	{"ipv4", S_IFDIR | 0555, PK_DIR, NULL, ipv4_nodes},
+	{NULL},
+};
+
 static const struct proc_node sys_nodes[] = {
 	{"kernel", S_IFDIR | 0555, PK_DIR, NULL, kernel_nodes},
+	{"net", S_IFDIR | 0555, PK_DIR, NULL, net_nodes},
 	{"vm", S_IFDIR | 0555, PK_DIR, NULL, vm_nodes},
 	{NULL},
 };

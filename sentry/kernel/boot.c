@@ -58,7 +58,7 @@ int kernel_boot_empty_root(struct kernel *k, struct rung_error *err)
 }
 
 int kernel_boot_gofer_root(struct kernel *k, struct gofer_client *c, bool donate, bool overlay,
-			   struct rung_error *err)
+			   bool read_only, struct rung_error *err)
 {
 	struct super_block *sb, *upper, *ovl;
 	int ret = goferfs_new(c, k->mf, donate, true, &sb);
@@ -73,10 +73,10 @@ int kernel_boot_gofer_root(struct kernel *k, struct gofer_client *c, bool donate
 				  sb->root->inode->gid);
 		ovl = overlay_new(upper, sb);
 		sb_put(upper);
-		kernel_set_root(k, ovl, 0, "overlay");
+		kernel_set_root(k, ovl, read_only ? MNT_RDONLY : 0, "overlay");
 		sb_put(ovl);
 	} else {
-		kernel_set_root(k, sb, 0, "rootfs");
+		kernel_set_root(k, sb, read_only ? MNT_RDONLY : 0, "rootfs");
 	}
 	sb_put(sb);
 	return kernel_mount_system(k, err);

@@ -13,7 +13,9 @@ E2E_TESTS = \
 	tests/e2e/fs_host.sh \
 	tests/e2e/tty.sh \
 	tests/e2e/multiproc.sh \
-	tests/e2e/robustness.sh
+	tests/e2e/robustness.sh \
+	tests/e2e/mounts.sh \
+	tests/e2e/bundle_mounts.sh
 
 # Guest programs of the e2e tests, built static like the guest tests (and
 # swapper, which escape.sh runs on the host).
