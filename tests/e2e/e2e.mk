@@ -15,7 +15,8 @@ E2E_TESTS = \
 	tests/e2e/multiproc.sh \
 	tests/e2e/robustness.sh \
 	tests/e2e/mounts.sh \
-	tests/e2e/bundle_mounts.sh
+	tests/e2e/bundle_mounts.sh \
+	tests/e2e/docker.sh
 
 # Guest programs of the e2e tests, built static like the guest tests (and
 # swapper, which escape.sh runs on the host).
