@@ -9,6 +9,7 @@
 #include "syscalls/handlers.h"
 #include "sentry/kernel/task.h"
 #include "sentry/kernel/kernel.h"
+#include "sentry/kernel/seccomp.h"
 #include "lib/log.h"
 #include "lib/util.h"
 
@@ -201,6 +202,12 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	PART(sched_getaffinity, "reports every CPU the sandbox may use", 3, A_INT, A_UINT, A_PTR),
 	FULL(sched_yield, 0),
 	FULL(getrandom, 3, A_PTR, A_UINT, A_HEX),
+	PART(prctl, "NO_NEW_PRIVS and SECCOMP (as seccomp) only; other options EINVAL", 5, A_INT,
+	     A_HEX, A_HEX, A_HEX, A_HEX),
+	PART(seccomp,
+	     "filters run in the sentry; no NEW_LISTENER (EINVAL), so USER_NOTIF is ENOSYS; TRACE "
+	     "is ENOSYS (no tracer); strict mode cannot make RDTSC fault",
+	     3, A_INT, A_HEX, A_PTR),
 	/* time */
 	FULL(clock_gettime, 2, A_CLOCK, A_PTR),
 	FULL(clock_getres, 2, A_CLOCK, A_PTR),
@@ -324,7 +331,9 @@ void syscall_dispatch(struct task *t)
 
 	if (trace)
 		strace_enter(t, d, &a);
-	if (d && d->fn) {
+	if (seccomp_syscall(t, SECCOMP_ARCH_X86_64, &a, &ret)) {
+		/* The guest's seccomp filters decided: the handler does not run. */
+	} else if (d && d->fn) {
 		ret = d->fn(t, &a);
 	} else {
 		const char *name = syscall_name(a.nr);

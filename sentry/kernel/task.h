@@ -38,6 +38,7 @@ struct mm;
 struct fdtable;
 struct fs_struct;
 struct spawn_wait;
+struct seccomp_filter;
 
 #define TASK_COMM_LEN 16
 #define GUEST_NSIG    64
@@ -181,6 +182,10 @@ struct task {
 	bool cpuid_fault;	/* the guest asked for ARCH_SET_CPUID 0: CPUID gives it SIGSEGV */
 	bool no_new_privs;
 	bool dumpable;
+	/* Guest seccomp (sentry/kernel/seccomp.h): SECCOMP_MODE_* and the
+	 * newest filter of the task's stack. */
+	int seccomp_mode;
+	struct seccomp_filter *seccomp;
 
 	/* What the task execs first (kernel_start_init, kernel_spawn), and who
 	 * waits to learn whether that exec worked. */
