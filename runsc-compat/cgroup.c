@@ -7,7 +7,9 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,6 +117,15 @@ static int mkdir_p(const char *path, bool cpuset)
 	return ret;
 }
 
+/* The sentry enforces pids.limit on guest tasks itself (its task limit);
+ * the host cgroup is only a backstop, sized for what the sandbox needs on
+ * the host: a sentry thread and a stub thread per guest task, plus the
+ * sentry's own threads and the gofer. */
+static long long host_pids_max(long long guest_limit)
+{
+	return guest_limit > LLONG_MAX / 4 ? LLONG_MAX : 2 * guest_limit + 32;
+}
+
 static void apply_v1(const char *path, const struct oci_resources *r)
 {
 	char *f, v[64];
@@ -129,7 +140,7 @@ static void apply_v1(const char *path, const struct oci_resources *r)
 	}
 	if (r->pids_limit > 0) {
 		f = xasprintf(CGROUP_ROOT "/pids%s/pids.max", path);
-		snprintf(v, sizeof(v), "%lld", (long long)r->pids_limit);
+		snprintf(v, sizeof(v), "%lld", (long long)host_pids_max(r->pids_limit));
 		write_file(f, v);
 		free(f);
 	}
@@ -153,27 +164,20 @@ static void apply_v1(const char *path, const struct oci_resources *r)
 	}
 }
 
-int cgroup_enter(const char *path, pid_t pid, const struct oci_resources *res,
-		 struct rung_error *err)
+int cgroup_create(const char *path, const struct oci_resources *res, struct rung_error *err)
 {
-	char pidbuf[32];
 	int ret;
 
-	snprintf(pidbuf, sizeof(pidbuf), "%d", pid);
 	if (is_v2()) {
-		char *dir = xasprintf(CGROUP_ROOT "%s", path), *procs;
+		char *dir = xasprintf(CGROUP_ROOT "%s", path);
 		ret = mkdir_p(dir, false);
-		procs = xasprintf("%s/cgroup.procs", dir);
-		if (ret == 0)
-			ret = write_file(procs, pidbuf);
-		free(procs);
 		free(dir);
 		if (ret < 0)
-			return rung_error_make(err, -ret, "join the cgroup `%s`", path);
+			return rung_error_make(err, -ret, "create the cgroup `%s`", path);
 		return 0;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(v1_controllers); i++) {
-		char *base = xasprintf(CGROUP_ROOT "/%s", v1_controllers[i]), *dir, *procs;
+		char *base = xasprintf(CGROUP_ROOT "/%s", v1_controllers[i]), *dir;
 		struct stat st;
 		if (stat(base, &st) < 0) {
 			free(base);
@@ -181,17 +185,50 @@ int cgroup_enter(const char *path, pid_t pid, const struct oci_resources *res,
 		}
 		dir = xasprintf("%s%s", base, path);
 		ret = mkdir_p(dir, strcmp(v1_controllers[i], "cpuset") == 0);
-		procs = xasprintf("%s/cgroup.procs", dir);
-		if (ret == 0)
-			ret = write_file(procs, pidbuf);
-		free(procs);
 		free(dir);
+		free(base);
+		if (ret < 0)
+			return rung_error_make(err, -ret, "create the %s cgroup `%s`",
+					       v1_controllers[i], path);
+	}
+	apply_v1(path, res);
+	return 0;
+}
+
+/* Moving a whole process takes the kernel's threadgroup lock for writing,
+ * which waits for an RCU grace period (~15 ms here, a third of a `run`);
+ * a single-threaded process moving itself through v1's `tasks` file does
+ * not take it. */
+int cgroup_join(const char *path, pid_t pid, struct rung_error *err)
+{
+	const char *file = pid ? "cgroup.procs" : "tasks";
+	char pidbuf[32];
+	int ret;
+
+	snprintf(pidbuf, sizeof(pidbuf), "%d", pid);
+	if (is_v2()) {
+		char *procs = xasprintf(CGROUP_ROOT "%s/cgroup.procs", path);
+		ret = write_file(procs, pidbuf);
+		free(procs);
+		if (ret < 0)
+			return rung_error_make(err, -ret, "join the cgroup `%s`", path);
+		return 0;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(v1_controllers); i++) {
+		char *base = xasprintf(CGROUP_ROOT "/%s", v1_controllers[i]), *f;
+		struct stat st;
+		if (stat(base, &st) < 0) {
+			free(base);
+			continue;
+		}
+		f = xasprintf("%s%s/%s", base, path, file);
+		ret = write_file(f, pidbuf);
+		free(f);
 		free(base);
 		if (ret < 0)
 			return rung_error_make(err, -ret, "join the %s cgroup `%s`",
 					       v1_controllers[i], path);
 	}
-	apply_v1(path, res);
 	return 0;
 }
 
@@ -243,17 +280,40 @@ int cgroup_pids(const char *path, pid_t **pids, size_t *n)
 	return 0;
 }
 
+/* rmdir one cgroup directory; EBUSY while processes are still in it. */
+static int remove_dir(const char *dir)
+{
+	return rmdir(dir) < 0 && errno != ENOENT ? -errno : 0;
+}
+
+/* The gofer and the stubs die with the sandbox process, but a moment after
+ * it (PDEATHSIG, PTRACE_O_EXITKILL): until they are gone the cgroup is
+ * busy. Whatever is still in it is killed, as runc's delete does, and the
+ * rmdir tried again, for up to a second. */
 void cgroup_remove(const char *path)
 {
-	if (is_v2()) {
-		char *dir = xasprintf(CGROUP_ROOT "%s", path);
-		rmdir(dir);
-		free(dir);
-		return;
-	}
-	for (size_t i = 0; i < ARRAY_SIZE(v1_controllers); i++) {
-		char *dir = xasprintf(CGROUP_ROOT "/%s%s", v1_controllers[i], path);
-		rmdir(dir);
-		free(dir);
+	for (int tries = 0; tries < 200; tries++) {
+		bool busy = false;
+		if (is_v2()) {
+			char *dir = xasprintf(CGROUP_ROOT "%s", path);
+			busy = remove_dir(dir) == -EBUSY;
+			free(dir);
+		} else {
+			for (size_t i = 0; i < ARRAY_SIZE(v1_controllers); i++) {
+				char *dir = xasprintf(CGROUP_ROOT "/%s%s", v1_controllers[i], path);
+				busy |= remove_dir(dir) == -EBUSY;
+				free(dir);
+			}
+		}
+		if (!busy)
+			return;
+		pid_t *pids;
+		size_t n;
+		if (cgroup_pids(path, &pids, &n) == 0) {
+			for (size_t i = 0; i < n; i++)
+				kill(pids[i], SIGKILL);
+			free(pids);
+		}
+		usleep(5000);
 	}
 }

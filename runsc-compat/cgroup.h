@@ -17,9 +17,11 @@ struct oci_resources;
  * "slice:prefix:name" with systemd set), or a default for id (malloc'd). */
 char *cgroup_path(const char *cgroups_path, const char *id, bool systemd);
 
-/* Create the cgroup at path (every controller), apply res and move pid in. */
-int cgroup_enter(const char *path, pid_t pid, const struct oci_resources *res,
-		 struct rung_error *err);
+/* Create the cgroup at path (every controller) and apply res. */
+int cgroup_create(const char *path, const struct oci_resources *res, struct rung_error *err);
+/* Move process pid into path; pid 0 is the caller, which must have a
+ * single thread (then the move is cheap, see cgroup.c). */
+int cgroup_join(const char *path, pid_t pid, struct rung_error *err);
 /* Apply a LinuxResources JSON object (update --resources) to path. */
 int cgroup_update(const char *path, const char *resources_json, struct rung_error *err);
 /* Freeze or thaw everything in path. */

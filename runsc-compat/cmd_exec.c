@@ -16,6 +16,7 @@
 #include "runsc-compat/state.h"
 #include "lib/error.h"
 #include "lib/log.h"
+#include "lib/unixsock.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -121,24 +122,6 @@ static char *process_from_args(const struct exec_opts *o, const struct container
 	out = xstrdup(json_object_to_json_string_ext(p, JSON_C_TO_STRING_PLAIN));
 	json_object_put(p);
 	return out;
-}
-
-static int connect_console(const char *path)
-{
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	int fd;
-
-	if (strlen(path) >= sizeof(sa.sun_path))
-		return -ENAMETOOLONG;
-	strcpy(sa.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		int e = -errno;
-		if (fd >= 0)
-			close(fd);
-		return e;
-	}
-	return fd;
 }
 
 /* The signals a proxy passes on to its guest process. */
@@ -329,7 +312,7 @@ int cmd_exec(struct global_args *g, int argc, char **argv, struct rung_error *er
 		goto out;
 	}
 	if (o.console_socket) {
-		console = connect_console(o.console_socket);
+		console = unix_connect(o.console_socket, SOCK_STREAM);
 		if (console < 0) {
 			rung_error_make(err, -console, "connect to the console socket `%s`",
 					o.console_socket);

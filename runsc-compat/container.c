@@ -1,6 +1,7 @@
 /* The sandbox process of an OCI container (see container.h). */
 #include "config.h"
 #include "runsc-compat/container.h"
+#include "runsc-compat/cgroup.h"
 #include "runsc-compat/cli.h"
 #include "runsc-compat/control.h"
 #include "runsc-compat/sandbox.h"
@@ -17,6 +18,7 @@
 #include "lib/util.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -450,6 +452,12 @@ int container_main(const struct container_args *a)
 				     .mounts = spec->mounts,
 				     .nmounts = spec->n_mounts,
 				     .confine = true};
+	/* pids.limit counts guest tasks here; the host cgroup gets room for
+	 * the sandbox's own processes (cgroup.c). */
+	if (spec->resources.pids_limit > 0)
+		cfg.task_limit = spec->resources.pids_limit > UINT_MAX
+					 ? UINT_MAX
+					 : (unsigned)spec->resources.pids_limit;
 	struct container c = {
 		.spec = spec, .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
 	struct server_args sa = {.c = &c};
@@ -458,11 +466,13 @@ int container_main(const struct container_args *a)
 	pthread_t thr;
 	int ret, tty, status;
 
-	/* Wait until create placed us (and so the gofer and stubs) in the cgroup. */
 	if (read(a->go_fd, &buf, 1) != 1)
 		return 1;
 	close(a->go_fd);
 	setsid();
+	/* Before anything forks, so the gofer and stubs are in it too. */
+	if (cgroup_join(a->cgroup, 0, &err) < 0)
+		goto fail;
 	cfg.platform = platform_lookup(a->g->platform);
 	cfg.strace = a->g->strace;
 	cfg.rootfs = spec->root_path;

@@ -11,6 +11,7 @@
 #include "lib/cleanup.h"
 #include "lib/error.h"
 #include "lib/log.h"
+#include "lib/unixsock.h"
 #include "lib/util.h"
 
 #include <ctype.h>
@@ -107,19 +108,10 @@ static char *hook_state(const struct container_state *st, const char *status)
 /* Connect to the console socket the shim listens on. */
 static int connect_console(const char *path, struct rung_error *err)
 {
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	int fd;
+	int fd = unix_connect(path, SOCK_STREAM);
 
-	if (strlen(path) >= sizeof(sa.sun_path))
-		return rung_error_make(err, ENAMETOOLONG, "console socket path too long");
-	strcpy(sa.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		int e = errno;
-		if (fd >= 0)
-			close(fd);
-		return rung_error_make(err, e, "connect to the console socket `%s`", path);
-	}
+	if (fd < 0)
+		return rung_error_make(err, -fd, "connect to the console socket `%s`", path);
 	return fd;
 }
 
@@ -208,6 +200,10 @@ int oci_create(struct global_args *g, const char *id, const struct create_opts *
 			goto fail;
 		}
 	}
+	cg = cgroup_path(spec->cgroups_path, id, g->systemd_cgroup);
+	ret = cgroup_create(cg, &spec->resources, err);
+	if (ret < 0)
+		goto fail;
 	if (pipe2(ready, O_CLOEXEC) < 0 || pipe2(go, O_CLOEXEC) < 0) {
 		ret = rung_error_make(err, errno, "pipe");
 		goto fail;
@@ -222,6 +218,7 @@ int oci_create(struct global_args *g, const char *id, const struct create_opts *
 					   .spec = spec,
 					   .root = root,
 					   .id = id,
+					   .cgroup = cg,
 					   .ready_fd = ready[1],
 					   .go_fd = go[0],
 					   .console_fd = console,
@@ -236,10 +233,6 @@ int oci_create(struct global_args *g, const char *id, const struct create_opts *
 	if (console >= 0)
 		close(console);
 	console = -1;
-	cg = cgroup_path(spec->cgroups_path, id, g->systemd_cgroup);
-	ret = cgroup_enter(cg, pid, &spec->resources, err);
-	if (ret < 0)
-		goto fail;
 	if (write(go[1], "g", 1) != 1) {
 		ret = rung_error_make(err, errno, "start the sandbox");
 		goto fail;

@@ -56,6 +56,8 @@ static const struct {
 	/* threads and blocking */
 	{SCMP_SYS(futex), "sentry locks and task sleeps"},
 	{SCMP_SYS(sched_yield), "sched_yield of the guest"},
+	{SCMP_SYS(sched_getaffinity), "malloc's arena limit: glibc counts the usable CPUs "
+				      "once threads outnumber arenas"},
 	{SCMP_SYS(set_robust_list), "new sentry threads (glibc)"},
 	{SCMP_SYS(rseq), "new sentry threads (glibc)"},
 	{SCMP_SYS(exit), "a task thread ends"},
