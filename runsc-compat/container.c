@@ -444,13 +444,22 @@ int container_main(const struct container_args *a)
 {
 	const struct oci_spec *spec = a->spec;
 	struct rung_error err = {0};
+	/* A read-only root: the rootfs is served read-only, under an in-memory
+	 * layer that takes only the mountpoints the sandbox makes, and the
+	 * guest's / refuses every write (EROFS). */
 	struct sandbox_config cfg = {.overlay = spec->root_readonly,
+				     .root_readonly = spec->root_readonly,
 				     .donate = a->donate,
 				     .host_init_fd = -1,
 				     .init_unkillable = true,
 				     .hostname = spec->hostname,
 				     .mounts = spec->mounts,
 				     .nmounts = spec->n_mounts,
+				     .masked_paths = spec->masked_paths,
+				     .readonly_paths = spec->readonly_paths,
+				     .sysctl_keys = spec->sysctl_keys,
+				     .sysctl_values = spec->sysctl_values,
+				     .n_sysctl = spec->n_sysctl,
 				     .confine = true};
 	/* pids.limit counts guest tasks here; the host cgroup gets room for
 	 * the sandbox's own processes (cgroup.c). */
@@ -504,6 +513,9 @@ int container_main(const struct container_args *a)
 	ret = sandbox_setup(&cfg, &c.sb, &err);
 	if (ret < 0)
 		goto fail;
+	/* The cwd is made as root before the guest runs (on a read-only root
+	 * too), as runc makes it; a failure shows when the init starts. */
+	(void)kernel_make_dir(c.sb->k, spec->process.cwd);
 	/* The program must be there now: runc reports a missing one at create. */
 	container_process(&spec->process, &kp);
 	if (kernel_check_program(c.sb->k, &kp, &err) < 0) {

@@ -5,6 +5,7 @@
 #include "sentry/kernel/process.h"
 #include "sentry/kernel/seccomp.h"
 #include "sentry/kernel/signal.h"
+#include "sentry/kernel/timers.h"
 #include "sentry/kernel/spawn.h"
 #include "sentry/mm/mm.h"
 #include "sentry/fs/file.h"
@@ -288,6 +289,7 @@ void *task_main(void *arg)
 	const char *why = NULL;
 	char name[16];
 	sigset_t all;
+	struct tg_timers *tt;
 	struct pevent ev;
 	long ret32;
 	int ret;
@@ -299,6 +301,7 @@ void *task_main(void *arg)
 	/* Named after its task, for whoever debugs the sentry (ps -L, gdb). */
 	snprintf(name, sizeof(name), "task:%d", t->tid);
 	prctl(PR_SET_NAME, name, 0, 0, 0);
+	__atomic_store_n(&t->host_tid, (int)syscall(SYS_gettid), __ATOMIC_RELEASE);
 
 	if (t->init_path) {
 		ret = task_exec_init(t, &why);
@@ -324,7 +327,11 @@ void *task_main(void *arg)
 			signal_do_work(t);
 		if (must_exit(t))
 			break;
+		tt = timers_guest_enter(t); /* CPU timers watch who runs guest code */
+		__atomic_add_fetch(&t->guest_seq, 1, __ATOMIC_SEQ_CST);
 		ret = t->ctx->ops->switch_to(t->ctx, t->mm->as, &t->cpu, &ev);
+		__atomic_add_fetch(&t->guest_seq, 1, __ATOMIC_SEQ_CST);
+		timers_guest_leave(tt);
 		if (ret < 0) {
 			/* The stub died under us (killed from outside): so does the guest. */
 			log_warning("pid %d (%s): guest process lost: %s", t->tgid, t->comm,
