@@ -574,6 +574,12 @@ static void force_sigsys(struct task *t, const struct seccomp_data *d, int data)
 
 bool seccomp_syscall(struct task *t, uint32_t arch, const struct syscall_args *a, long *ret)
 {
+	return seccomp_syscall_at(t, arch, a, t->cpu.regs.rip, ret);
+}
+
+bool seccomp_syscall_at(struct task *t, uint32_t arch, const struct syscall_args *a, uint64_t ip,
+			long *ret)
+{
 	int mode = __atomic_load_n(&t->seccomp_mode, __ATOMIC_ACQUIRE);
 	const struct seccomp_filter *match;
 	struct seccomp_data d;
@@ -586,7 +592,7 @@ bool seccomp_syscall(struct task *t, uint32_t arch, const struct syscall_args *a
 	memset(&d, 0, sizeof(d));
 	d.nr = (int)(uint32_t)a->nr;
 	d.arch = arch;
-	d.instruction_pointer = t->cpu.regs.rip;
+	d.instruction_pointer = ip;
 	memcpy(d.args, a->a, sizeof(d.args));
 	if (mode == SECCOMP_MODE_STRICT) {
 		if (strict_allowed(arch, d.nr))
@@ -616,7 +622,7 @@ bool seccomp_syscall(struct task *t, uint32_t arch, const struct syscall_args *a
 		break;
 	case SECCOMP_RET_TRAP:
 		/* The handler sees the registers of the call: rax is its number. */
-		*ret = (long)t->cpu.regs.orig_rax;
+		*ret = (long)a->nr;
 		force_sigsys(t, &d, data);
 		break;
 	case SECCOMP_RET_TRACE:

@@ -122,6 +122,10 @@ unsigned seccomp_filter_count(struct task *t);
  * task on its way out (KILL_*, a strict-mode violation).
  */
 bool seccomp_syscall(struct task *t, uint32_t arch, const struct syscall_args *a, long *ret);
+/* The same for a call made at ip (the vsyscall page's emulated calls:
+ * the address of the vsyscall entry, as Linux shows them). */
+bool seccomp_syscall_at(struct task *t, uint32_t arch, const struct syscall_args *a, uint64_t ip,
+			long *ret);
 /* The same for a call through a 32-bit entry point (int $0x80, sysenter:
  * AUDIT_ARCH_I386) or with an x32 number, from t's registers; such a call
  * that goes on gets ENOSYS from the caller. */

@@ -89,7 +89,8 @@ GUEST_TESTS = \
 	seccomp_kill \
 	seccomp_perm \
 	seccomp_strict \
-	seccomp_trap
+	seccomp_trap \
+	seccomp_vsyscall
 
 # Built like the others but not run by `make check` until rung passes them:
 # `GUEST_LIST=pending.list tests/guest/run.sh` runs them (see each one's
