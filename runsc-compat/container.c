@@ -5,6 +5,7 @@
 #include "runsc-compat/cli.h"
 #include "runsc-compat/control.h"
 #include "runsc-compat/sandbox.h"
+#include "runsc-compat/seccomp_profile.h"
 #include "runsc-compat/spec.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/process.h"
@@ -38,7 +39,8 @@ struct container {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	bool started;
-	int kill_sig; /* a kill before start: the sandbox ends with 128 + this */
+	int kill_sig;			/* a kill before start: the sandbox ends with 128 + this */
+	struct seccomp_filter *seccomp; /* linux.seccomp compiled, or NULL */
 };
 
 void container_process(const struct oci_process *op, struct kernel_process *kp)
@@ -172,6 +174,7 @@ static void serve_exec(struct container *c, int conn, struct ctl_msg *m)
 		return;
 	}
 	container_process(&op, &kp);
+	kp.seccomp = c->seccomp;
 	for (int i = 0; i < 3; i++)
 		kp.stdio[i] = m->fds[i];
 	kp.new_session = m->h.a != 0;
@@ -228,6 +231,7 @@ static void serve_start(struct container *c, int conn)
 		return;
 	}
 	container_process(&c->spec->process, &kp);
+	kp.seccomp = c->seccomp;
 	memcpy(kp.stdio, c->stdio, sizeof(kp.stdio));
 	if (kernel_start_init(c->sb->k, &kp, &err) < 0) {
 		pthread_mutex_unlock(&c->lock);
@@ -503,6 +507,9 @@ int container_main(const struct container_args *a)
 			sigaddset(&set, relayed[i]);
 		pthread_sigmask(SIG_BLOCK, &set, NULL);
 	}
+	/* Before the sandbox confines itself: libseccomp needs a memfd. */
+	if (seccomp_profile_load(spec->seccomp, &c.seccomp, &err) < 0)
+		goto fail;
 	ret = sandbox_setup(&cfg, &c.sb, &err);
 	if (ret < 0)
 		goto fail;

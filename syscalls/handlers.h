@@ -217,6 +217,14 @@ SYSCALL(getpgrp);
 SYSCALL(setsid);
 SYSCALL(getsid);
 
+/* sys_prctl.c */
+SYSCALL(prctl);
+
+/* sys_seccomp.c */
+SYSCALL(seccomp);
+/* prctl's PR_SET_SECCOMP (arg2 the mode, arg3 the program) and PR_GET_SECCOMP. */
+long seccomp_prctl(struct task *t, int option, uint64_t arg2, uint64_t arg3);
+
 /* sys_socket.c */
 SYSCALL(socket);
 SYSCALL(socketpair);

@@ -267,9 +267,8 @@ SYSCALL(prctl)
 		pthread_mutex_unlock(&k->lock);
 		return mm_copy_out(t->mm, arg2, comm, sizeof(comm));
 	case PR_GET_SECCOMP:
-		return 0; /* no filter: guest seccomp is not supported yet */
 	case PR_SET_SECCOMP:
-		return -EINVAL; /* as a kernel without CONFIG_SECCOMP */
+		return seccomp_prctl(t, option, arg2, arg3);
 	case PR_GET_TSC:
 		return put_int(t, arg2, PR_TSC_ENABLE);
 	case PR_SET_TSC:

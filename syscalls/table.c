@@ -9,6 +9,7 @@
 #include "syscalls/handlers.h"
 #include "sentry/kernel/task.h"
 #include "sentry/kernel/kernel.h"
+#include "sentry/kernel/seccomp.h"
 #include "lib/log.h"
 #include "lib/util.h"
 
@@ -202,6 +203,10 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	FULL(setdomainname, 2, A_STR, A_UINT),
 	FULL(sched_yield, 0),
 	FULL(getrandom, 3, A_PTR, A_UINT, A_HEX),
+	PART(seccomp,
+	     "filters run in the sentry; no NEW_LISTENER (EINVAL), so USER_NOTIF is ENOSYS; TRACE "
+	     "is ENOSYS (no tracer); strict mode cannot make RDTSC fault",
+	     3, A_INT, A_HEX, A_PTR),
 	/* time */
 	FULL(clock_gettime, 2, A_CLOCK, A_PTR),
 	FULL(clock_getres, 2, A_CLOCK, A_PTR),
@@ -312,8 +317,8 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	FULL(capget, 2, A_PTR, A_PTR),
 	FULL(capset, 2, A_PTR, A_PTR),
 	PART(prctl,
-	     "no guest seccomp (SET_SECCOMP EINVAL), SET_MM, SPECULATION_CTRL, IO_FLUSHER, "
-	     "SYSCALL_USER_DISPATCH, SCHED_CORE; TSC_SIGSEGV EINVAL; VMA names not kept",
+	     "no SET_MM, SPECULATION_CTRL, IO_FLUSHER, SYSCALL_USER_DISPATCH, SCHED_CORE; "
+	     "TSC_SIGSEGV EINVAL; VMA names not kept; SET/GET_SECCOMP as seccomp",
 	     5, A_PRCTL, A_HEX, A_HEX, A_HEX, A_HEX),
 	/* scheduling and resource usage */
 	PART(getpriority, "nice values are recorded, the host does not apply them", 2, A_INT,
@@ -386,7 +391,9 @@ void syscall_dispatch(struct task *t)
 
 	if (trace)
 		strace_enter(t, d, &a);
-	if (d && d->fn) {
+	if (seccomp_syscall(t, SECCOMP_ARCH_X86_64, &a, &ret)) {
+		/* The guest's seccomp filters decided: the handler does not run. */
+	} else if (d && d->fn) {
 		ret = d->fn(t, &a);
 	} else {
 		const char *name = syscall_name(a.nr);

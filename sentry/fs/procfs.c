@@ -17,6 +17,7 @@
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/task.h"
 #include "sentry/kernel/process.h"
+#include "sentry/kernel/seccomp.h"
 #include "sentry/mm/mm.h"
 #include "sentry/mm/mobj.h"
 #include "sentry/mm/memfile.h"
@@ -194,8 +195,9 @@ static void gen_status(struct proc_ctx *c, struct strbuf *o)
 		      "VmSize:\t%8llu kB\nVmRSS:\t%8llu kB\nThreads:\t%d\nSigQ:\t0/%llu\n"
 		      "SigPnd:\t0000000000000000\nShdPnd:\t0000000000000000\nSigBlk:\t%016llx\n"
 		      "SigIgn:\t%016llx\nSigCgt:\t%016llx\nCapInh:\t%016llx\nCapPrm:\t%016llx\n"
-		      "CapEff:\t%016llx\nCapBnd:\t%016llx\nCapAmb:\t%016llx\nNoNewPrivs:\t0\n"
-		      "Seccomp:\t0\nCpus_allowed_list:\t0-%u\nvoluntary_ctxt_switches:\t0\n"
+		      "CapEff:\t%016llx\nCapBnd:\t%016llx\nCapAmb:\t%016llx\nNoNewPrivs:\t%d\n"
+		      "Seccomp:\t%d\nSeccomp_filters:\t%u\nCpus_allowed_list:\t0-%u\n"
+		      "voluntary_ctxt_switches:\t0\n"
 		      "nonvoluntary_ctxt_switches:\t0\n",
 		      t->tgid, t->tid, ids.pgid, ids.sid, (unsigned long long)vm,
 		      (unsigned long long)vm, (unsigned long long)vm, ids.nthreads,
@@ -204,7 +206,8 @@ static void gen_status(struct proc_ctx *c, struct strbuf *o)
 		      (unsigned long long)sig_set(t, 2), (unsigned long long)cr->cap_inheritable,
 		      (unsigned long long)cr->cap_permitted, (unsigned long long)cr->cap_effective,
 		      (unsigned long long)cr->cap_bounding, (unsigned long long)cr->cap_ambient,
-		      c->k->ncpus - 1);
+		      (int)__atomic_load_n(&t->no_new_privs, __ATOMIC_RELAXED), seccomp_mode(t),
+		      seccomp_filter_count(t), c->k->ncpus - 1);
 }
 
 /* The bytes of [from, to) of the process's memory (cmdline, environ). */

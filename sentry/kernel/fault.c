@@ -8,6 +8,7 @@
 #include "sentry/kernel/cpuid.h"
 #include "sentry/kernel/disasm.h"
 #include "sentry/kernel/process.h"
+#include "sentry/kernel/seccomp.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/mm/mm.h"
 #include "syscalls/syscall.h"
@@ -155,6 +156,17 @@ static void emulate_vsyscall(struct task *t, uint64_t addr, bool ret_done)
 	a.nr = nrs[idx];
 	a.a[0] = r->rdi;
 	a.a[1] = r->rsi;
+	a.a[2] = r->rdx;
+	a.a[3] = r->r10;
+	a.a[4] = r->r8;
+	a.a[5] = r->r9;
+	/* The guest's seccomp filters see an emulated vsyscall as Linux shows
+	 * it: its number, made at the vsyscall entry's address. */
+	if (seccomp_syscall_at(t, SECCOMP_ARCH_X86_64, &a, addr, &ret)) {
+		r->rax = (uint64_t)ret;
+		task_regs_dirty(t, CPU_DIRTY_ALL);
+		return;
+	}
 	d = syscall_lookup(a.nr);
 	ret = d && d->fn ? d->fn(t, &a) : -ENOSYS;
 	if (ret == -EFAULT) {

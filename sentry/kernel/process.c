@@ -6,6 +6,7 @@
 #include "config.h"
 #include "sentry/kernel/process.h"
 #include "sentry/kernel/signal.h"
+#include "sentry/kernel/seccomp.h"
 #include "sentry/kernel/task.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/futex.h"
@@ -558,6 +559,8 @@ long task_clone(struct task *t, uint64_t flags, uint64_t newsp, uint64_t ptid, u
 		goto fail;
 	}
 	c->tid = (int)ret;
+	/* Under the lock, so that a thread's TSYNC reaches the child too. */
+	seccomp_fork_locked(c, t);
 	if (flags & CLONE_THREAD) {
 		c->tg = tg_get(t->tg);
 	} else {

@@ -3,6 +3,7 @@
 #include "sentry/kernel/spawn.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/process.h"
+#include "sentry/kernel/seccomp.h"
 #include "sentry/kernel/task.h"
 #include "sentry/fs/file.h"
 #include "sentry/fs/hosttty.h"
@@ -136,6 +137,7 @@ static int build_task(struct kernel *k, const struct kernel_process *p, struct t
 		}
 	}
 	t->no_new_privs = p->no_new_privs;
+	seccomp_task_init(t, p->seccomp);
 	t->sighand = xzalloc(sizeof(*t->sighand));
 	t->sighand->refs = 1;
 	t->fs = fs_struct_new(&k->root, &k->root);

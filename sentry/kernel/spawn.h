@@ -12,6 +12,7 @@
 
 struct kernel;
 struct rung_error;
+struct seccomp_filter;
 
 struct kernel_rlimit {
 	int resource;
@@ -33,6 +34,8 @@ struct kernel_process {
 	const struct kernel_rlimit *rlimits;
 	size_t nrlimits;
 	bool no_new_privs;
+	/* A seccomp filter stack the process starts with (the OCI profile), or NULL. */
+	struct seccomp_filter *seccomp;
 	/* Host fds that become the guest's fds 0, 1, 2 (duplicated; -1: left closed). */
 	int stdio[3];
 	/* The stdio is a terminal: the process leads a new session (exec -t). */

@@ -3,6 +3,7 @@
 #include "sentry/kernel/task.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/process.h"
+#include "sentry/kernel/seccomp.h"
 #include "sentry/kernel/signal.h"
 #include "sentry/kernel/timers.h"
 #include "sentry/kernel/spawn.h"
@@ -52,6 +53,7 @@ void task_put(struct task *t)
 	if (t->ctx)
 		t->ctx->ops->release(t->ctx);
 	sigpending_flush(&t->pending, ~0ull);
+	seccomp_task_release(t);
 	tg_put(t->tg);
 	free(t->cpu.fpu);
 	free(t->init_path);
@@ -289,6 +291,7 @@ void *task_main(void *arg)
 	sigset_t all;
 	struct tg_timers *tt;
 	struct pevent ev;
+	long ret32;
 	int ret;
 
 	/* Host signals are the main thread's business. */
@@ -345,12 +348,14 @@ void *task_main(void *arg)
 			t->syscall_nr = -1;
 			break;
 		case PEVENT_SYSCALL32:
-			/* The 32-bit entry points are never 64-bit calls in disguise. */
-			if (kernel_note_unsupported(k, 1023))
+			/* The 32-bit entry points are never 64-bit calls in disguise
+			 * (but the guest's seccomp filters see them, as in Linux). */
+			ret32 = -ENOSYS;
+			if (!seccomp_syscall32(t, &ret32) && kernel_note_unsupported(k, 1023))
 				log_info("unsupported syscall ABI (int 0x80/sysenter/x32, nr %llu) "
 					 "by %s",
 					 (unsigned long long)t->cpu.regs.orig_rax, t->comm);
-			t->cpu.regs.rax = (uint64_t)-ENOSYS;
+			t->cpu.regs.rax = (uint64_t)ret32;
 			task_regs_dirty(t, CPU_DIRTY_RAX);
 			break;
 		case PEVENT_FAULT:

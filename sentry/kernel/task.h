@@ -40,6 +40,7 @@ struct fdtable;
 struct fs_struct;
 struct tg_timers;
 struct spawn_wait;
+struct seccomp_filter;
 
 #define TASK_COMM_LEN 16
 #define GUEST_NSIG    64
@@ -200,6 +201,10 @@ struct task {
 	uint32_t guest_seq;
 	/* prctl state kept per task (PR_MCE_KILL flags). */
 	unsigned mce_kill;
+	/* Guest seccomp (sentry/kernel/seccomp.h): SECCOMP_MODE_* and the
+	 * newest filter of the task's stack. */
+	int seccomp_mode;
+	struct seccomp_filter *seccomp;
 
 	/* What the task execs first (kernel_start_init, kernel_spawn), and who
 	 * waits to learn whether that exec worked. */

@@ -16,7 +16,8 @@ E2E_TESTS = \
 	tests/e2e/robustness.sh \
 	tests/e2e/mounts.sh \
 	tests/e2e/bundle_mounts.sh \
-	tests/e2e/docker.sh
+	tests/e2e/docker.sh \
+	tests/e2e/oci_seccomp.sh
 
 # Guest programs of the e2e tests, built static like the guest tests (and
 # swapper, which escape.sh runs on the host).
@@ -25,6 +26,7 @@ E2E_PROGS = \
 	hostpoll \
 	isolation \
 	fsops \
+	seccomp_probe \
 	swapper \
 	ttyfg
 

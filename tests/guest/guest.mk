@@ -81,7 +81,16 @@ GUEST_TESTS = \
 	fs_reopen \
 	fs_tmpfile \
 	fs_pending \
-	fs_exec_nest
+	fs_exec_nest \
+	seccomp_arch \
+	seccomp_basic \
+	seccomp_inherit \
+	seccomp_invalid \
+	seccomp_kill \
+	seccomp_perm \
+	seccomp_strict \
+	seccomp_trap \
+	seccomp_vsyscall
 
 # Built like the others but not run by `make check` until rung passes them:
 # `GUEST_LIST=pending.list tests/guest/run.sh` runs them (see each one's
@@ -96,7 +105,8 @@ GUEST_STDIN = \
 GUEST_ALL = $(GUEST_TESTS) $(GUEST_PENDING)
 GUEST_BINS = $(GUEST_ALL:%=tests/guest/bin/%-static) $(GUEST_ALL:%=tests/guest/bin/%-pie)
 GUEST_H_DEPS = $(srcdir)/tests/guest/guest.h $(srcdir)/tests/guest/fsguest.h \
-	$(srcdir)/tests/guest/ttyguest.h
+	$(srcdir)/tests/guest/ttyguest.h \
+	$(srcdir)/tests/guest/seccompguest.h
 GUEST_CFLAGS = -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter
 
 tests/guest/bin/%-static: $(srcdir)/tests/guest/%.c $(GUEST_H_DEPS)
@@ -119,6 +129,7 @@ tests/guest/bin/pending.list: Makefile
 check_DATA += $(GUEST_BINS) tests/guest/bin/tests.list tests/guest/bin/pending.list
 TESTS += tests/guest/run.sh
 EXTRA_DIST += tests/guest/run.sh tests/guest/guest.h tests/guest/fsguest.h tests/guest/ttyguest.h \
+	tests/guest/seccompguest.h \
 	$(GUEST_ALL:%=tests/guest/%.c) $(GUEST_STDIN)
 
 # (and the e2e tests' programs: Makefile.am's clean-local runs this one)

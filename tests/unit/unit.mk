@@ -15,7 +15,8 @@ UNIT_TESTS = \
 	tests/unit/test_error \
 	tests/unit/test_util \
 	tests/unit/test_creds \
-	tests/unit/test_unix
+	tests/unit/test_unix \
+	tests/unit/test_seccomp
 
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
@@ -86,3 +87,7 @@ tests_unit_test_unix_LDADD = $(UNIT_LDADD)
 tests_unit_test_creds_SOURCES = tests/unit/test_creds.c tests/unit/unit.h
 tests_unit_test_creds_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_creds_LDADD = $(UNIT_LDADD)
+
+tests_unit_test_seccomp_SOURCES = tests/unit/test_seccomp.c tests/unit/unit.h
+tests_unit_test_seccomp_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_seccomp_LDADD = $(UNIT_LDADD)
