@@ -20,8 +20,15 @@ char *cgroup_path(const char *cgroups_path, const char *id, bool systemd);
 /* Create the cgroup at path (every controller), apply res and move pid in. */
 int cgroup_enter(const char *path, pid_t pid, const struct oci_resources *res,
 		 struct rung_error *err);
-/* Apply a LinuxResources JSON object (update --resources) to path. */
+/* Apply a LinuxResources JSON object (update --resources, and create's
+ * linux.resources) to path: zero means unset, -1 unlimited. */
 int cgroup_update(const char *path, const char *resources_json, struct rung_error *err);
+/* Refuse the members of a LinuxResources object rung cannot honour (set
+ * to anything but their zero value), naming them under prefix. */
+int cgroup_check_resources(const char *resources_json, const char *prefix, struct rung_error *err);
+/* The path of a cgroup file: v1 in controller's hierarchy, v2 unified. */
+char *cgroup_file(const char *path, const char *v1_controller, const char *file);
+bool cgroup_v2(void);
 /* Freeze or thaw everything in path. */
 int cgroup_freeze(const char *path, bool frozen, struct rung_error *err);
 /* The pids in path (malloc'd). */

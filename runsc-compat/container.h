@@ -17,10 +17,11 @@ struct container_args {
 	struct global_args *g;
 	const struct oci_spec *spec;
 	const char *root, *id;
-	int ready_fd;	/* "ok", or an error message, then closed */
-	int go_fd;	/* a byte arrives once the caller placed us in the cgroup */
-	int console_fd; /* a connected console socket (process.terminal), or -1 */
-	bool donate;	/* --file-access direct */
+	int ready_fd;	  /* "ok", or an error message, then closed */
+	int go_fd;	  /* a byte arrives once the caller placed us in the cgroup */
+	int console_fd;	  /* a connected console socket (process.terminal), or -1 */
+	int preserve_fds; /* our fds 3 .. 3+n-1 become the init's (--preserve-fds) */
+	bool donate;	  /* --file-access direct */
 };
 
 /* The body of the sandbox process; returns its exit status. */

@@ -3,7 +3,7 @@
 set -eu
 PKGS="build-essential autoconf automake pkg-config file
 libseccomp-dev liburing-dev libcap-ng-dev libcapstone-dev libjson-c-dev check
-clang-format busybox-static"
+clang-format busybox-static jq"
 
 SUDO=
 [ "$(id -u)" = 0 ] || SUDO=sudo
