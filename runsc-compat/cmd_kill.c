@@ -57,12 +57,21 @@ int cmd_kill(struct global_args *g, int argc, char **argv, struct rung_error *er
 		ret = kill(st.pid, SIGKILL) < 0 ? rung_error_make(err, 0, "container not running")
 						: 0;
 	} else {
+		/* A frozen sandbox cannot answer: it is thawed for the signal, and
+		 * frozen again (runc's signal waits in the kernel until resume; here
+		 * the sandbox takes it, and the guest gets it, at once). */
+		bool thawed = st.paused && st.cgroup && cgroup_freeze(st.cgroup, false, err) == 0;
 		path = ctl_path(root, argv[optind]);
 		ret = ctl_connect(path, &fd, err);
 		free(path);
 		if (ret == 0) {
 			ret = ctl_call(fd, CTL_KILL, sig, all, NULL, 0, NULL, 0, NULL, err);
 			close(fd);
+		}
+		if (thawed) {
+			struct rung_error ferr = {0};
+			if (cgroup_freeze(st.cgroup, true, &ferr) < 0)
+				rung_error_print(&ferr, "kill: freeze the container again");
 		}
 	}
 	state_release(&st);

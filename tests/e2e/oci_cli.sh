@@ -197,8 +197,10 @@ oci "$B" start exit3
 check_eq "an init that exits 3: the sandbox exits 3" 3 "$(reaped exit3 "$(cat "$B/init.pid")")"
 oci "$B" delete exit3
 
-# killed ID B SIG WHAT STATUS: start ID's init (it prints a line first),
-# `kill ID SIG`, and check the sandbox's status.
+B=$(bundle run '["/bin/ocitest","exit","9"]')
+run run "$B" run --bundle "$B" runid
+check_that "run: create, start, wait and delete; the init's status (9)" \
+	'[ "$st" = 9 ] && ! oci "$B" state runid 2>/dev/null'
 B=$(bundle usr1 '["/bin/ocitest","trap","USR1","42"]')
 create usr1 "$B"
 oci "$B" start usr1
@@ -258,6 +260,24 @@ run kill_all "$B" kill --all all 9
 check_that "kill --all ID 9: the sandbox exits 137" \
 	'[ "$st" = 0 ] && [ "$(reaped all "$(cat "$B/init.pid")")" = 137 ]'
 oci "$B" delete all
+B=$(bundle pterm '["/bin/ocitest","trap","TERM","46"]')
+create pterm "$B"
+oci "$B" start pterm
+wait_until has "$T/pterm.out" '^trapping'
+oci "$B" pause pterm
+run kill_paused "$B" kill pterm 15
+check_eq "kill 15 of a paused container exits 0 (not stuck on the frozen sandbox)" 0 "$st"
+oci "$B" resume pterm >/dev/null 2>&1
+check_eq "... and the init's handler gets it: 46" 46 "$(reaped pterm "$(cat "$B/init.pid")")"
+oci "$B" delete --force pterm
+B=$(bundle pkill '["/bin/ocitest","sleep"]')
+create pkill "$B"
+oci "$B" start pkill
+oci "$B" pause pkill
+run kill_paused9 "$B" kill pkill 9
+check_that "kill 9 of a paused container: the sandbox exits 137" \
+	'[ "$st" = 0 ] && [ "$(reaped pkill "$(cat "$B/init.pid")")" = 137 ] && [ "$(status "$B" pkill)" = stopped ]'
+oci "$B" delete pkill
 run kill_unknown "$B" kill nosuch 9
 check_that "kill of an unknown id: status 1, 'container does not exist'" \
 	'[ "$st" = 1 ] && has "$T/kill_unknown.err" "container does not exist"'
@@ -459,6 +479,26 @@ check_that "... the receiver got a tty master; the process's stdio is the termin
 check_that "... and a resize on the master is SIGWINCH with the new size" \
 	'has "$T/etty.text" "^resized: 30x90$"'
 diag "$(cat "$T/etty.text")"
+# exec -t as the shim runs it: fds 1 and 2 one capture pipe, read to EOF
+process "$T/ptsleep.json" '["/bin/ocitest","sleep"]' '.terminal = true'
+"$RECVTTY" "$T/etty3.sock" "$T/etty3.screen" >"$T/etty3.recv" 2>&1 &
+recv=$!
+wait_until test -S "$T/etty3.sock"
+mkfifo "$T/fifo-cap5"
+cat "$T/fifo-cap5" >"$T/fifo-cap5.out" &
+cat5=$!
+"$REAPER" "$T/etty3.reap" "$RUNG" --root "$ROOT" --log "$B/log.json" --log-format json \
+	exec --process "$T/ptsleep.json" --console-socket "$T/etty3.sock" --detach \
+	--pid-file "$B/etty3.pid" ex </dev/null >"$T/fifo-cap5" 2>&1 &
+REAPERS="$REAPERS $!"
+wait_until test -e "$T/etty3.reap.cmd"
+check_that "exec -t with fds 1 and 2 a capture pipe: EOF when exec returns, the proxy still there" \
+	'[ "$(cat "$T/etty3.reap.cmd")" = 0 ] && wait_until gone "$cat5" && kill -0 "$(cat "$B/etty3.pid")"'
+kill "$cat5" 2>/dev/null
+kill -TERM "$(cat "$B/etty3.pid")"
+check_eq "... SIGTERM to that proxy ends the process (no handler, not the init): 143" 143 \
+	"$(reaped etty3 "$(cat "$B/etty3.pid")")"
+wait_until gone "$recv"
 exec_detach etty2 "$T/ptty.json"
 check_that "exec -t --detach without a console socket: runc's error" \
 	'[ "$st" = 1 ] && [ "$(last_error "$B")" = "cannot allocate tty if runc will detach without setting console socket" ]'
@@ -525,6 +565,12 @@ check_that "events --stats: one JSON object, type stats, with the cgroup's memor
 	 (.data.cpu.usage.total | type == \"number\")" "$T/stats.out" >/dev/null'
 diag "$(head -c 600 "$T/stats.out")"
 
+run events_bad "$B" events --interval soon ex
+check_that "events with a bad --interval fails" '[ "$st" = 1 ]'
+run events_unknown "$B" events --stats nosuch
+check_that "events of an unknown id: 'container does not exist'" \
+	'[ "$st" = 1 ] && has "$T/events_unknown.err" "container does not exist"'
+
 # --- list -------------------------------------------------------------------------------
 run list "$B" list
 check_that "list: the table's header and a row for the running container" \
@@ -553,6 +599,13 @@ out=$(rung --debug --log "$B/log.json" --root="$ROOT" --log-format=json state ex
 check_eq "global flags in any order, --flag=value too (runtimeArgs come first)" running "$out"
 
 # --- concurrent commands on one container --------------------------------------------
+# (events --interval streams all along, until the container stops.)
+timeout -k 5 $((E2E_TIMEOUT * 4)) "$RUNG" --root "$ROOT" events --interval 100ms ex \
+	>"$T/events.out" 2>"$T/events.err" &
+ev=$!
+wait_until test "$(wc -l <"$T/events.out")" -ge 2
+check_that "events --interval 100ms: a stats object a line, again and again" \
+	'[ "$(jq -c "select(.type == \"stats\" and .id == \"ex\" and .data.pids.current >= 1)" "$T/events.out" | wc -l)" -ge 2 ]'
 # state in a loop while exec, pause, resume and kill run: never a torn state.
 (
 	i=0
@@ -582,6 +635,10 @@ check_that "... and so does the exec proxy of a detached exec" \
 wait "$loop"
 check_eq "state never showed a torn file meanwhile" "" "$(cat "$T/corrupt")"
 wait "$e1" "$e2" 2>/dev/null
+wait "$ev"
+st=$?
+check_eq "events --interval ends (status 0) when the container stops" 0 "$st"
+diag "$(tail -c 300 "$T/events.err")"
 
 # two deletes at once (the task's delete and the cleanup shim's delete --force)
 oci "$B" delete ex >"$T/del1" 2>&1 &
