@@ -21,6 +21,7 @@ static const struct {
 	{"vm", "rung is not a virtual-machine runtime"},
 	{"zos", "config.json for z/OS"},
 	{"domainname", "the sandbox has no NIS domain name of its own yet"},
+	{"hooks.startContainer", "these run inside the container; the sandbox cannot run them yet"},
 	{"process.commandLine", "a Windows field"},
 	{"process.scheduler", "no scheduling policies for guest processes"},
 	{"process.ioPriority", "no I/O priorities for guest processes"},

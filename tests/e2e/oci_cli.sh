@@ -1,5 +1,5 @@
 #!/bin/sh
-# shellcheck disable=SC2016 # check_that expands its expression later
+# shellcheck disable=SC2016,SC2034 # check_that expands its expression (and uses its variables) later
 # The OCI command line as containerd's shim drives it (the recorded argv
 # sequences of ../shared/docs/oci-contract.md, replayed against rung
 # directly): create/start/state/kill/delete with the shim's global flags,
@@ -326,6 +326,16 @@ unsupported umask process.user.umask '.process.user.umask = 18'
 unsupported sched process.scheduler '.process.scheduler = {"policy": "SCHED_FIFO"}'
 unsupported idmap "mounts[0].uidMappings" '.mounts[0].uidMappings = [{"containerID": 0, "hostID": 1000, "size": 1}]'
 unsupported personality linux.personality '.linux.personality = {"domain": "LINUX32"}'
+unsupported scont hooks.startContainer '.hooks.startContainer = [{"path": "/bin/ocitest"}]'
+unsupported solaris solaris '.solaris = {"milestone": "x"}'
+unsupported blkio linux.resources.blockIO.throttleReadBpsDevice '.linux.resources.blockIO.throttleReadBpsDevice = [{"major": 8, "minor": 0, "rate": 1}]'
+unsupported kmem linux.resources.memory.kernel '.linux.resources.memory.kernel = 1048576'
+B=$(bundle accepted '["/bin/ocitest","exit","0"]' '.process.apparmorProfile = "docker-default" | .process.selinuxLabel = "" |
+	.linux.resources.memory.kernel = 0 | .linux.resources.blockIO.weight = 0 | .linux.resources.devices = [{"allow": false, "access": "rwm"}] |
+	.linux.personality = {"domain": "LINUX"}')
+create accepted "$B"
+check_that "create accepts what Docker always sends: zeros, apparmorProfile, the devices cgroup list" '[ "$st" = 0 ] || { diag "$(last_error "$B")"; false; }'
+oci "$B" delete --force accepted
 
 # --- stdio: the pipes reach EOF when nothing but the guest holds them ---------------
 # A fifo reader stands for the shim's copy loop: it ends at EOF.
