@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -523,17 +524,43 @@ int cgroup_pids(const char *path, pid_t **pids, size_t *n)
 	return 0;
 }
 
-void cgroup_remove(const char *path)
+/* rmdir of every level-1 directory of path: true when none is left. */
+static bool remove_dirs(const char *path)
 {
+	bool done = true;
+
 	if (is_v2()) {
 		char *dir = xasprintf(CGROUP_ROOT "%s", path);
-		rmdir(dir);
+		done = rmdir(dir) == 0 || errno == ENOENT;
 		free(dir);
-		return;
+		return done;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(v1_controllers); i++) {
 		char *dir = xasprintf(CGROUP_ROOT "/%s%s", v1_controllers[i], path);
-		rmdir(dir);
+		if (rmdir(dir) < 0 && errno != ENOENT)
+			done = false;
 		free(dir);
 	}
+	return done;
+}
+
+void cgroup_kill(const char *path)
+{
+	pid_t *pids;
+	size_t n;
+
+	if (cgroup_pids(path, &pids, &n) < 0)
+		return;
+	for (size_t i = 0; i < n; i++)
+		kill(pids[i], SIGKILL);
+	free(pids);
+}
+
+void cgroup_remove(const char *path)
+{
+	/* The gofer and the stubs end a moment after the sandbox process (their
+	 * parent-death signal), and the cgroup is busy until then: a few tries,
+	 * about two seconds at most. */
+	for (int i = 0; i < 200 && !remove_dirs(path); i++)
+		usleep(10000);
 }

@@ -33,7 +33,10 @@ bool cgroup_v2(void);
 int cgroup_freeze(const char *path, bool frozen, struct rung_error *err);
 /* The pids in path (malloc'd). */
 int cgroup_pids(const char *path, pid_t **pids, size_t *n);
-/* Remove the (empty) cgroup; errors are ignored: the caller is cleaning up. */
+/* SIGKILL every process in path (delete --force: what the sandbox left). */
+void cgroup_kill(const char *path);
+/* Remove the cgroup once it is empty (waiting a moment for processes that
+ * are on their way out); errors are ignored: the caller is cleaning up. */
 void cgroup_remove(const char *path);
 
 #endif

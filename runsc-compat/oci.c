@@ -449,8 +449,11 @@ int oci_delete(struct global_args *g, const char *id, bool force, struct rung_er
 		free(hs);
 		spec_free(spec);
 	}
-	if (st.cgroup)
+	if (st.cgroup) {
+		if (force)
+			cgroup_kill(st.cgroup);
 		cgroup_remove(st.cgroup);
+	}
 	state_remove(root, id);
 	rung_error_release(err);
 	ret = 0;

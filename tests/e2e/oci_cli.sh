@@ -419,6 +419,7 @@ B=$(bundle ex '["/bin/ocitest","sleep"]')
 create ex "$B"
 oci "$B" start ex
 initpid=$(cat "$B/init.pid")
+excg=$(dirname "$(cgfile "$initpid" pids cgroup.procs)")
 # process FILE ARGS_JSON [JQ]: a process.json as the shim writes one.
 process() {
 	jq -n --argjson args "$2" '{terminal: false, user: {uid: 0, gid: 0, additionalGids: [0]},
@@ -659,6 +660,7 @@ wait "$d1"
 s1=$?
 check_that "delete and delete --force at once: --force exits 0, delete 0 or 'does not exist'" \
 	'[ "$s2" = 0 ] && { [ "$s1" = 0 ] || has "$T/del1" "does not exist"; } && ! oci "$B" state ex 2>/dev/null'
+check_that "... the container's cgroup is gone ($excg)" '[ -n "$excg" ] && [ ! -d "$excg" ]'
 
 B=$(bundle race '["/bin/ocitest","sleep"]')
 create race "$B"
