@@ -383,6 +383,14 @@ static void *serve(void *arg)
  * they would to a container's init (which ignores those it does not handle). */
 static const int relayed[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH};
 
+bool container_relays_signal(int sig)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(relayed); i++)
+		if (relayed[i] == sig && sig != SIGWINCH)
+			return true;
+	return false;
+}
+
 static void *relay_signals(void *arg)
 {
 	struct container *c = arg;

@@ -27,6 +27,10 @@ struct container_args {
 /* The body of the sandbox process; returns its exit status. */
 int container_main(const struct container_args *a);
 
+/* Does a host signal to the sandbox process reach the guest init as it is
+ * (so that one sent while the sandbox is frozen waits for the thaw)? */
+bool container_relays_signal(int sig);
+
 /* An OCI process as the kernel starts it (pointers into op; stdio from the caller). */
 void container_process(const struct oci_process *op, struct kernel_process *kp);
 

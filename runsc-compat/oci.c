@@ -438,6 +438,9 @@ int oci_delete(struct global_args *g, const char *id, bool force, struct rung_er
 			cgroup_freeze(st.cgroup, false, err);
 		kill(st.pid, SIGKILL);
 		wait_gone(&st);
+	} else if (st.paused && st.cgroup) {
+		/* Its init died while it was frozen: thaw what is left, so it ends. */
+		cgroup_freeze(st.cgroup, false, err);
 	}
 	spec = reload_spec(&st);
 	if (spec) {

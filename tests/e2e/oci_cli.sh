@@ -39,6 +39,8 @@ chmod 644 "$ROOTFS/bin/noexec"
 
 # --- helpers ----------------------------------------------------------------------
 REAPERS=
+# The containers' cgroups: under a parent of this run's own (removed at the end).
+CGROUP_PARENT=rung-oci-cli-$$
 
 # wait_until COMMAND...: poll (0.1 s) until COMMAND succeeds, at most
 # $E2E_TIMEOUT seconds; fails on the timeout.
@@ -62,8 +64,9 @@ bundle() {
 	mkdir -p "$b"
 	rm -f "$b/config.json"
 	"$RUNG" spec --bundle "$b" || return 1
-	jq --arg root "$ROOTFS" --argjson args "$2" \
-		".root.path = \$root | .process.terminal = false | .process.args = \$args | ${3:-.}" \
+	jq --arg root "$ROOTFS" --argjson args "$2" --arg cg "/$CGROUP_PARENT/$1" \
+		".root.path = \$root | .process.terminal = false | .process.args = \$args |
+		 .linux.cgroupsPath = \$cg | ${3:-.}" \
 		"$b/config.json" >"$b/config.tmp" && mv "$b/config.tmp" "$b/config.json"
 	echo "$b"
 }
@@ -743,4 +746,11 @@ for r in $REAPERS; do
 done
 check_eq "every sandbox and exec proxy exited (their reapers are done)" "" "$left"
 check_clean "the OCI CLI tests"
+left=
+for d in /sys/fs/cgroup/"$CGROUP_PARENT" /sys/fs/cgroup/*/"$CGROUP_PARENT"; do
+	[ -d "$d" ] || continue
+	left="$left$(find "$d" -mindepth 1 -type d)"
+	find "$d" -depth -type d -exec rmdir {} + 2>/dev/null
+done
+check_eq "every container's cgroup was removed by delete" "" "$left"
 plan "$n"
