@@ -11,7 +11,7 @@ int cmd_features(struct global_args *g, int argc, char **argv, struct rung_error
 	       "  \"ociVersionMin\": \"1.0.0\",\n"
 	       "  \"ociVersionMax\": \"1.1.0\",\n"
 	       "  \"hooks\": [\"prestart\", \"createRuntime\", \"createContainer\", "
-	       "\"startContainer\", \"poststart\", \"poststop\"],\n"
+	       "\"poststart\", \"poststop\"],\n"
 	       "  \"mountOptions\": [\"ro\", \"rw\", \"nosuid\", \"nodev\", \"noexec\", \"bind\", "
 	       "\"rbind\", \"mode\"],\n"
 	       "  \"linux\": {\n"

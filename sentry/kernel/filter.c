@@ -66,6 +66,7 @@ static const struct {
 	{SCMP_SYS(rt_sigaction), "glibc sets up its internal signals with the first thread"},
 	{SCMP_SYS(rt_sigreturn), "returning from a signal handler"},
 	{SCMP_SYS(rt_sigtimedwait), "the signal thread waits for SIGINT/SIGTERM"},
+	{SCMP_SYS(restart_syscall), "a sleep interrupted by a cgroup freeze (pause) goes on"},
 	{SCMP_SYS(getpid), "glibc (raise, pthread)"},
 	{SCMP_SYS(getuid), "the guest's credentials start as the caller's"},
 	{SCMP_SYS(geteuid), "the guest's credentials start as the caller's"},

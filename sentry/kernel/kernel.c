@@ -101,6 +101,13 @@ void kernel_set_hostname(struct kernel *k, const char *name)
 	pthread_mutex_unlock(&k->lock);
 }
 
+void kernel_set_task_limit(struct kernel *k, unsigned limit)
+{
+	pthread_mutex_lock(&k->lock);
+	k->task_limit = limit ? limit : KERNEL_DEFAULT_TASK_LIMIT;
+	pthread_mutex_unlock(&k->lock);
+}
+
 int kernel_wait(struct kernel *k)
 {
 	int status;

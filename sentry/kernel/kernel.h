@@ -132,6 +132,9 @@ int kernel_make_dir(struct kernel *k, const char *path);
 
 /* The sandbox's hostname (at most 64 bytes are kept). */
 void kernel_set_hostname(struct kernel *k, const char *name);
+/* The tasks the sandbox may have at once from now on (0: the default);
+ * tasks beyond it are not killed, new ones get EAGAIN. */
+void kernel_set_task_limit(struct kernel *k, unsigned limit);
 
 /* Wait until every task has exited; returns the sandbox's exit status. */
 int kernel_wait(struct kernel *k);

@@ -115,6 +115,21 @@ static int import_stdio(struct task *t, const struct kernel_process *p, struct r
 	return 0;
 }
 
+/* The caller's further host fds, as the guest's fds 3, 4, ... */
+static int import_extra_fds(struct task *t, const struct kernel_process *p, struct rung_error *err)
+{
+	for (size_t i = 0; i < p->nextra; i++) {
+		int dup = fcntl(p->extra_fds[i], F_DUPFD_CLOEXEC, 3);
+		struct file *f;
+		if (dup < 0)
+			return rung_error_make(err, errno, "duplicate host fd %d", p->extra_fds[i]);
+		f = hostfile_new(dup);
+		fd_install_at(t->files, f, 3 + (int)i, false, 4 + (unsigned)i);
+		file_put(f);
+	}
+	return 0;
+}
+
 /* A task for p, not in any list yet; its thread group is the caller's. */
 static int build_task(struct kernel *k, const struct kernel_process *p, struct task **out,
 		      struct rung_error *err)
@@ -148,6 +163,8 @@ static int build_task(struct kernel *k, const struct kernel_process *p, struct t
 	ret = set_cwd(t, p, err);
 	if (ret == 0)
 		ret = import_stdio(t, p, err);
+	if (ret == 0)
+		ret = import_extra_fds(t, p, err);
 	if (ret < 0) {
 		task_free_unstarted(t);
 		return ret;

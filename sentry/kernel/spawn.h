@@ -38,6 +38,10 @@ struct kernel_process {
 	struct seccomp_filter *seccomp;
 	/* Host fds that become the guest's fds 0, 1, 2 (duplicated; -1: left closed). */
 	int stdio[3];
+	/* More host fds for the guest's fds 3, 4, ... (duplicated; runc's
+	 * --preserve-fds). */
+	const int *extra_fds;
+	size_t nextra;
 	/* The stdio is a terminal: the process leads a new session (exec -t). */
 	bool new_session;
 	/* A spawned process has no parent in the sandbox: this is called (under

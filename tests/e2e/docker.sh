@@ -9,7 +9,7 @@
 set -u
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/lib.sh"
-PLAN=32
+PLAN=33
 ISOLATION=${RUNG_DOCKER_ISOLATION:-}
 plan $PLAN
 skip_all() {
@@ -186,6 +186,11 @@ check_that "docker top lists the sandbox's host processes ($pids; init $init)" \
 	'case " $pids" in *" $init "*) true ;; *) false ;; esac'
 mem=$(dk stats --no-stream --format '{{.MemUsage}}' t1 | cut -d/ -f1)
 check_that "docker stats: non-zero memory ($mem)" 'echo "$mem" | grep -Eq "^[0-9.]*[1-9][0-9.]*[KMG]i?B"'
+dk update --pids-limit 8 t1 >/dev/null
+dk exec t1 sh -c 'for i in $(seq 12); do sleep 1 & done; wait' >"$DK/err" 2>&1
+st=$?
+check_that "docker update --pids-limit 8: the guest's task limit follows (status $st)" \
+	'[ $st != 0 ] && contains "$DK/err" "fork"'
 dk kill -s USR1 t1 >/dev/null
 i=0
 until dk logs t1 2>&1 | grep -q got-usr1 || [ $i -gt 100 ]; do
