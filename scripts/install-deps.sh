@@ -9,7 +9,7 @@ set -eu
 PKGS="build-essential autoconf automake pkg-config file
 libseccomp-dev liburing-dev libcap-ng-dev libcapstone-dev libjson-c-dev check
 clang-format busybox-static jq
-docker.io containerd runc crun iproute2
+docker.io containerd runc crun iproute2 podman
 gcc make git python3 perl tar gzip bsdutils"
 
 SUDO=
