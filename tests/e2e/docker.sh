@@ -29,9 +29,9 @@ command -v ip >/dev/null || skip_all "no ip(8) to make the test's bridge"
 file -L /bin/busybox 2>/dev/null | grep -q 'statically linked' ||
 	skip_all "no static busybox (apt-get install busybox-static)"
 
-# One Docker test at a time on a machine: they share the bridge's name.
-exec 9>/tmp/rung-docker-e2e.lock
-flock 9
+# One Docker test at a time on a machine (they share the bridge's name), and
+# none while another test compares the host's mount table.
+host_mounts_hold -x
 
 RUNG_ABS=$(cd "$(dirname "$RUNG")" && pwd)/$(basename "$RUNG")
 DK=$E2E_TMP/d
