@@ -286,12 +286,13 @@ static void leader(int m, int s, int s2)
 /* A session whose leader exits while a child group has the foreground. */
 static void leader_exit(void)
 {
-	int m, s, fds[2], st;
+	int m, s, fds[2], ready[2], st;
 	char c = 0;
 	pid_t l, f;
 
 	tty_openpty(&m, &s);
 	pipe(fds);
+	pipe(ready);
 	l = fork();
 	if (l == 0) {
 		setsid();
@@ -301,6 +302,7 @@ static void leader_exit(void)
 			setpgid(0, 0);
 			catch(SIGHUP);
 			catch(SIGCONT);
+			write(ready[1], "r", 1); /* handlers in place before the hang-up */
 			while (!got[SIGHUP])
 				tty_sleep_ms(10);
 			tty_sleep_ms(50);
@@ -310,9 +312,11 @@ static void leader_exit(void)
 		}
 		setpgid(f, f);
 		tcsetpgrp(s, f);
-		tty_sleep_ms(50);
+		read(ready[0], &c, 1);
 		_exit(0); /* the controlling process goes */
 	}
+	close(ready[0]);
+	close(ready[1]);
 	close(fds[1]);
 	waitpid(l, &st, 0);
 	CHECK_EQ(read(fds[0], &c, 1), 1, "the foreground child reports");
