@@ -5,6 +5,8 @@
 #include "config.h"
 #include "runsc-compat/cli.h"
 #include "runsc-compat/sandbox.h"
+#include "runsc-compat/isolation.h"
+#include "runsc-compat/vm_run.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/spawn.h"
 #include "platform/platform.h"
@@ -47,7 +49,10 @@ static void do_usage(FILE *out)
 		"  --overlay MODE       memory (default: writes stay in the sandbox's memory)\n"
 		"                       or none (writes go to the rootfs)\n"
 		"  --host-exec          no rootfs: run a static PROGRAM from a host path\n"
-		"  --unconfined         do not confine the sandbox process (debugging only)\n");
+		"  --unconfined         do not confine the sandbox process (debugging only)\n"
+		"  --isolation LEVEL    sentry (default), microvm, vm (a QEMU VM) or auto\n"
+		"  --allow-emulation    the VM levels may use TCG where KVM is missing\n"
+		"  --kernel PATH        the VM levels' guest kernel\n");
 }
 
 /* PROGRAM as the shell would find it: a path, or a name on $PATH. */
@@ -82,6 +87,9 @@ enum {
 	OPT_OVERLAY,
 	OPT_HOST_EXEC,
 	OPT_UNCONFINED,
+	OPT_ISOLATION,
+	OPT_ALLOW_EMULATION,
+	OPT_KERNEL,
 	OPT_HELP
 };
 
@@ -95,6 +103,9 @@ static const struct option do_options[] = {
 	{"overlay", required_argument, NULL, OPT_OVERLAY},
 	{"host-exec", no_argument, NULL, OPT_HOST_EXEC},
 	{"unconfined", no_argument, NULL, OPT_UNCONFINED},
+	{"isolation", required_argument, NULL, OPT_ISOLATION},
+	{"allow-emulation", no_argument, NULL, OPT_ALLOW_EMULATION},
+	{"kernel", required_argument, NULL, OPT_KERNEL},
 	{"help", no_argument, NULL, OPT_HELP},
 	{NULL, 0, NULL, 0},
 };
@@ -162,6 +173,17 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 		case OPT_UNCONFINED:
 			cfg.confine = false;
 			break;
+		case OPT_ISOLATION:
+			if (isolation_parse(optarg, &(enum isolation){0}) < 0)
+				return rung_error_make(err, 0, "unknown --isolation `%s`", optarg);
+			g->isolation = optarg;
+			break;
+		case OPT_ALLOW_EMULATION:
+			g->allow_emulation = true;
+			break;
+		case OPT_KERNEL:
+			g->vm_kernel = optarg;
+			break;
 		case OPT_HELP:
 			do_usage(stdout);
 			return 0;
@@ -174,6 +196,15 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 	if (optind >= argc) {
 		do_usage(stderr);
 		return rung_error_make(err, 0, "do: no program given");
+	}
+	{
+		enum isolation iso = isolation_choose(g, NULL);
+		struct vm_do_opts vo = {.rootfs = cfg.rootfs,
+					.overlay = cfg.overlay,
+					.q35 = iso == ISOLATION_VM,
+					.memory = cfg.memory_limit};
+		if (isolation_is_vm(iso))
+			return vm_do(g, &vo, argv + optind, err);
 	}
 	cfg.platform = platform_lookup(g->platform);
 	if (!cfg.platform)

@@ -6,6 +6,8 @@
 #include "runsc-compat/container.h"
 #include "runsc-compat/control.h"
 #include "runsc-compat/hooks.h"
+#include "runsc-compat/isolation.h"
+#include "runsc-compat/vm_run.h"
 #include "runsc-compat/spec.h"
 #include "runsc-compat/state.h"
 #include "lib/cleanup.h"
@@ -227,8 +229,10 @@ int oci_create(struct global_args *g, const char *id, const struct create_opts *
 					   .console_fd = console,
 					   .donate = g->file_access_direct};
 		int keep[] = {ready[1], go[0], console, rung_log_fd()};
+		enum isolation iso = isolation_choose(g, spec->annotations);
 		close_others(keep, ARRAY_SIZE(keep));
-		exit(container_main(&a));
+		exit(isolation_is_vm(iso) ? vm_container_main(&a, iso == ISOLATION_VM)
+					  : container_main(&a));
 	}
 	close(ready[1]);
 	close(go[0]);

@@ -1,0 +1,39 @@
+/*
+ * The isolation ladder's levels as the CLI names them (--isolation, the
+ * dev.rung.isolation annotation), and the choice for `auto`.
+ */
+#ifndef RUNG_ISOLATION_H
+#define RUNG_ISOLATION_H
+
+#include <stdbool.h>
+
+struct global_args;
+
+enum isolation {
+	ISOLATION_SENTRY,  /* level 2, the default */
+	ISOLATION_MICROVM, /* level 3: QEMU microvm */
+	ISOLATION_VM,	   /* level 4: QEMU q35 */
+	ISOLATION_AUTO,	   /* the sentry unless the workload is known to need a kernel */
+};
+
+#define ISOLATION_ANNOTATION "dev.rung.isolation"
+
+/* "sentry", "microvm", "vm", "auto": 0, or -1 for anything else. */
+int isolation_parse(const char *s, enum isolation *out);
+const char *isolation_name(enum isolation i);
+
+/*
+ * The level a container runs at: the annotation when it names one (it
+ * describes the workload), else --isolation; `auto` becomes the sentry
+ * unless the annotation asks for a VM. The decision and its reason are
+ * logged. annotations: the spec's annotations as JSON.
+ */
+enum isolation isolation_choose(const struct global_args *g, const char *annotations);
+
+/* Is this a VM level (microvm or vm)? */
+static inline bool isolation_is_vm(enum isolation i)
+{
+	return i == ISOLATION_MICROVM || i == ISOLATION_VM;
+}
+
+#endif
