@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <termios.h>
 #include <unistd.h>
 
 struct vmc {
@@ -47,6 +48,16 @@ static const int relayed[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2
 static bool default_ignored(int sig)
 {
 	return sig == SIGCHLD || sig == SIGCONT || sig == SIGURG || sig == SIGWINCH;
+}
+
+static void make_raw(int fd)
+{
+	struct termios t;
+
+	if (tcgetattr(fd, &t) == 0) {
+		cfmakeraw(&t);
+		tcsetattr(fd, TCSANOW, &t);
+	}
 }
 
 static void reply_error(int fd, int status, const char *msg)
@@ -107,11 +118,10 @@ static void serve_exec(struct vmc *c, int fd, struct ctl_msg *m)
 		rung_error_release(&err);
 		return;
 	}
-	if (op.terminal) {
-		spec_process_release(&op);
-		reply_error(fd, EINVAL, "exec: a terminal is not supported at the VM levels yet");
-		return;
-	}
+	/* A terminal: the three fds are the host pty's slave (exec made it);
+	 * the guest's own pty does the line discipline, so this one is raw. */
+	if (op.terminal)
+		make_raw(m->fds[0]);
 	for (int i = 0; i < 3; i++) {
 		io[i] = m->fds[i];
 		m->fds[i] = -1;
@@ -233,8 +243,21 @@ int vm_container_main(const struct container_args *a, bool q35)
 	close(a->go_fd);
 	setsid();
 	if (spec->process.terminal) {
-		rung_error_make(&err, 0, "process.terminal is not supported at the VM levels yet");
-		goto fail;
+		/* The console socket gets a host pty's master; its slave (raw: the
+		 * guest's pty does the line discipline) is the init's stdio. */
+		int slave = console_send_pty(a->console_fd, spec->process.console_width,
+					     spec->process.console_height);
+		if (slave < 0) {
+			rung_error_make(&err, -slave, "send the console's pty master");
+			goto fail;
+		}
+		make_raw(slave);
+		io[0] = slave;
+		io[1] = fcntl(slave, F_DUPFD_CLOEXEC, 3);
+		io[2] = -1;
+	} else {
+		for (int i = 0; i < 3; i++)
+			io[i] = fcntl(i, F_DUPFD_CLOEXEC, 3);
 	}
 	/* The VM is as large as the container's memory limit (and a kernel's worth). */
 	if (r->memory_limit > 0)
@@ -242,8 +265,6 @@ int vm_container_main(const struct container_args *a, bool q35)
 	if (r->cpu_quota > 0 && r->cpu_period > 0)
 		vo.cpus = (unsigned)((r->cpu_quota + (int64_t)r->cpu_period - 1) /
 				     (int64_t)r->cpu_period);
-	for (int i = 0; i < 3; i++)
-		io[i] = fcntl(i, F_DUPFD_CLOEXEC, 3);
 	null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	for (int i = 0; i < 3 && null >= 0; i++)
 		dup2(null, i);

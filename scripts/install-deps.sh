@@ -1,9 +1,12 @@
 #!/bin/sh
 # Install what rung needs to build and test on Debian 12 (apt-get).
+# qemu-system-x86 and linux-image-amd64 (the guest kernel, with its modules)
+# are for the VM levels (--isolation=microvm|vm) and their tests.
 set -eu
 PKGS="build-essential autoconf automake pkg-config file
 libseccomp-dev liburing-dev libcap-ng-dev libcapstone-dev libjson-c-dev check
-clang-format busybox-static"
+clang-format busybox-static
+qemu-system-x86 linux-image-amd64 xz-utils"
 
 SUDO=
 [ "$(id -u)" = 0 ] || SUDO=sudo

@@ -736,6 +736,11 @@ static char *process_payload(const struct oci_process *p, bool caps, size_t *len
 	}
 	if (p->no_new_privileges)
 		rec(&b, "nonewprivs", "1");
+	if (p->terminal) {
+		rec(&b, "tty", "1");
+		snprintf(num, sizeof(num), "%u %u", p->console_width, p->console_height);
+		rec(&b, "winsize", num);
+	}
 	*len = b.len;
 	return b.buf;
 }

@@ -10,7 +10,8 @@ E2E_TESTS = \
 	tests/e2e/rootfs_write.sh \
 	tests/e2e/escape.sh \
 	tests/e2e/programs.sh \
-	tests/e2e/fs_host.sh
+	tests/e2e/fs_host.sh \
+	tests/e2e/microvm.sh
 
 # Guest programs of the e2e tests, built static like the guest tests (and
 # swapper, which escape.sh runs on the host).

@@ -60,6 +60,7 @@ struct spawn_req {
 	int report;   /* error messages go here; CLOEXEC, so exec closes it */
 	int go;	      /* -1, or a pipe to wait on before exec (a parked init) */
 	bool init;    /* the container's init: set up its mounts and root */
+	bool tty;     /* stdio is a pty\'s slave: it becomes the controlling terminal */
 	int join_mnt; /* an exec: init's mount namespace and root */
 	int join_root;
 };

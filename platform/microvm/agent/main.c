@@ -14,6 +14,7 @@
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <sched.h>
@@ -275,6 +276,33 @@ static void fail(uint32_t id, const char *msg)
 	send_msg(VMP_ERROR, id, EINVAL, 0, msg);
 }
 
+/* One message of the child's report socket (its bytes in buf), and the
+ * descriptor it carries (a terminal's master) in *fd, or -1. */
+static ssize_t recv_report(int sock, char *buf, size_t len, int *fd)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} c;
+	struct iovec iov = {buf, len};
+	struct msghdr msg = {.msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = c.buf,
+			     .msg_controllen = sizeof(c.buf)};
+	struct cmsghdr *h;
+	ssize_t n;
+
+	*fd = -1;
+	while ((n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+		;
+	if (n < 0)
+		return n;
+	h = CMSG_FIRSTHDR(&msg);
+	if (h && h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS)
+		memcpy(fd, CMSG_DATA(h), sizeof(int));
+	return n;
+}
+
 static void spawn(uint32_t id, char *payload, size_t len, bool park)
 {
 	struct spawn_req req = {.report = -1, .go = -1, .join_mnt = -1, .join_root = -1};
@@ -283,6 +311,7 @@ static void spawn(uint32_t id, char *payload, size_t len, bool park)
 	char name[64], msg[1024];
 	struct proc *p = NULL;
 	ssize_t n = 0;
+	int tfd = -1;
 	pid_t pid;
 
 	if (proc_find(id) || id == 0) {
@@ -321,8 +350,16 @@ static void spawn(uint32_t id, char *payload, size_t len, bool park)
 		return;
 	}
 	p->used = true;
-	if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0 ||
-	    pipe2(rep, O_CLOEXEC) < 0 || (park && pipe2(go, O_CLOEXEC) < 0)) {
+	/* A terminal is opened by the child in the container's /dev/pts (so that
+	 * ttyname works there); it sends us the master. */
+	req.tty = records_get(&req.rec, "tty") != NULL;
+	if (!req.tty &&
+	    (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0)) {
+		snprintf(msg, sizeof(msg), "pipe: %s", strerror(errno));
+		goto fail;
+	}
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, rep) < 0 ||
+	    (park && pipe2(go, O_CLOEXEC) < 0)) {
 		snprintf(msg, sizeof(msg), "pipe: %s", strerror(errno));
 		goto fail;
 	}
@@ -354,9 +391,11 @@ static void spawn(uint32_t id, char *payload, size_t len, bool park)
 	}
 	if (pid == 0)
 		agent_spawn_child(&req);
-	close(in[0]);
-	close(out[1]);
-	close(err[1]);
+	if (!req.tty) {
+		close(in[0]);
+		close(out[1]);
+		close(err[1]);
+	}
 	close(rep[1]);
 	if (go[0] >= 0)
 		close(go[0]);
@@ -365,9 +404,16 @@ static void spawn(uint32_t id, char *payload, size_t len, bool park)
 		close(req.join_mnt);
 	if (req.join_root >= 0)
 		close(req.join_root);
-	/* The child says "P" once parked, or an error; exec closes the pipe. */
-	while ((n = read(rep[0], msg, sizeof(msg) - 1)) < 0 && errno == EINTR)
-		;
+	/* The child sends its terminal's master ("T") first if it has one,
+	 * then "P" once parked, or an error; exec closes the socket. */
+	n = recv_report(rep[0], msg, sizeof(msg) - 1, &tfd);
+	if (req.tty && n == 1 && msg[0] == 'T' && tfd >= 0) {
+		in[1] = tfd;
+		out[0] = fcntl(tfd, F_DUPFD_CLOEXEC, 0);
+		n = recv_report(rep[0], msg, sizeof(msg) - 1, &tfd);
+	}
+	if (tfd >= 0)
+		close(tfd);
 	close(rep[0]);
 	rep[0] = -1;
 	if (n > 0 && !(n == 1 && msg[0] == 'P')) {
@@ -391,6 +437,8 @@ static void spawn(uint32_t id, char *payload, size_t len, bool park)
 		init_pid = pid;
 	records_release(&req.rec);
 	send_msg(VMP_STARTED, id, pid, 0, NULL);
+	if (p->out_pipe[2] < 0)
+		send_msg(VMP_EOF, id, 2, 0, NULL); /* a terminal has no stderr of its own */
 	return;
 fail:
 	for (int i = 0; i < 2; i++) {

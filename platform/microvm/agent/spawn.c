@@ -11,8 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -86,6 +88,49 @@ static void drop_caps(struct spawn_req *req, uint64_t keep)
 	}
 	if (syscall(SYS_capset, &h, d) < 0)
 		die(req, "capset: %s", strerror(errno));
+}
+
+/* A pty of the container's /dev/pts: the slave becomes our stdio, the
+ * master goes to the agent (SCM_RIGHTS on the report socket). */
+static void open_terminal(struct spawn_req *req, const char *winsize)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} c;
+	struct iovec iov = {(void *)"T", 1};
+	struct msghdr msg = {.msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = c.buf,
+			     .msg_controllen = sizeof(c.buf)};
+	struct cmsghdr *h;
+	char name[64];
+	int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC), slave;
+
+	if (master < 0 || grantpt(master) < 0 || unlockpt(master) < 0 ||
+	    ptsname_r(master, name, sizeof(name)) != 0)
+		die(req, "open a terminal (/dev/ptmx): %s", strerror(errno));
+	slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (slave < 0)
+		die(req, "open `%s`: %s", name, strerror(errno));
+	if (winsize) {
+		unsigned cols = 0, rows = 0;
+		if (sscanf(winsize, "%u %u", &cols, &rows) == 2 && cols && rows) {
+			struct winsize ws = {.ws_row = (unsigned short)rows,
+					     .ws_col = (unsigned short)cols};
+			ioctl(master, TIOCSWINSZ, &ws);
+		}
+	}
+	memset(&c, 0, sizeof(c));
+	h = CMSG_FIRSTHDR(&msg);
+	h->cmsg_level = SOL_SOCKET;
+	h->cmsg_type = SCM_RIGHTS;
+	h->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(h), &master, sizeof(int));
+	if (sendmsg(req->report, &msg, 0) != 1)
+		die(req, "send the terminal: %s", strerror(errno));
+	close(master);
+	req->stdio[0] = req->stdio[1] = req->stdio[2] = slave;
 }
 
 void agent_spawn_child(struct spawn_req *req)
@@ -173,9 +218,13 @@ void agent_spawn_child(struct spawn_req *req)
 		die(req, "exec: \"%s\": executable file not found in $PATH", prog);
 	if (setsid() < 0)
 		die(req, "setsid: %s", strerror(errno));
+	if (req->tty)
+		open_terminal(req, records_get(r, "winsize"));
 	for (int fd = 0; fd < 3; fd++)
 		if (dup2(req->stdio[fd], fd) < 0)
 			die(req, "stdio: %s", strerror(errno));
+	if (req->tty && ioctl(0, TIOCSCTTY, 0) < 0)
+		die(req, "set the controlling terminal: %s", strerror(errno));
 	if ((v = records_get(r, "umask")))
 		umask((mode_t)strtoul(v, NULL, 8));
 	if ((v = records_get(r, "capbnd")))
