@@ -40,6 +40,7 @@ struct hproc {
 	uint64_t got[3];
 	int64_t want[3]; /* bytes the agent says it sent; -1 until its EOF */
 	bool exited, hotplug;
+	bool starting; /* its SPAWN is not answered yet: it cannot end before */
 	int code;
 	vm_exit_fn fn;
 	void *arg;
@@ -70,6 +71,8 @@ struct vm {
 	uint32_t next_id;
 	struct watch watches[MAX_WATCHES];
 	size_t nwatches;
+	char **stale; /* chardevs of unplugged ports, to remove */
+	size_t nstale;
 	char *rundir;
 	struct qemu_share *shares;
 	size_t nshares;
@@ -236,6 +239,30 @@ static void read_ctl(struct vm *vm)
 
 /* --- processes --------------------------------------------------------------------- */
 
+/* Remove the chardevs of unplugged ports whose devices are gone by now (a
+ * chardev is busy until its device is deleted, which the guest acknowledges
+ * later): QEMU's ends of their sockets close with them. */
+static void qmp_reap_chardevs(struct vm *vm)
+{
+	struct rung_error err = {0};
+
+	for (size_t i = 0; i < vm->nstale && !vm->gone;) {
+		char *cmd =
+			xasprintf("{\"execute\":\"chardev-remove\",\"arguments\":{\"id\":\"%s\"}}",
+				  vm->stale[i]);
+		int ret = qmp_call(&vm->qmp, cmd, -1, 5000, &err);
+		free(cmd);
+		if (ret < 0) {
+			log_debug("microvm: %s", err.msg);
+			i++;
+			continue;
+		}
+		free(vm->stale[i]);
+		vm->stale[i] = vm->stale[--vm->nstale];
+	}
+	rung_error_release(&err);
+}
+
 static void qmp_unplug(struct vm *vm, uint32_t id)
 {
 	static const char *const s[] = {"in", "out", "err"};
@@ -244,14 +271,14 @@ static void qmp_unplug(struct vm *vm, uint32_t id)
 	for (int i = 0; i < 3 && !vm->gone; i++) {
 		char *cmd = xasprintf(
 			"{\"execute\":\"device_del\",\"arguments\":{\"id\":\"d%u%s\"}}", id, s[i]);
-		qmp_call(&vm->qmp, cmd, -1, 5000, &err);
+		if (qmp_call(&vm->qmp, cmd, -1, 5000, &err) < 0)
+			log_debug("microvm: %s", err.msg);
 		free(cmd);
-		cmd = xasprintf("{\"execute\":\"chardev-remove\",\"arguments\":{\"id\":\"c%u%s\"}}",
-				id, s[i]);
-		qmp_call(&vm->qmp, cmd, -1, 5000, &err);
-		free(cmd);
+		vm->stale = xrealloc(vm->stale, (vm->nstale + 1) * sizeof(char *));
+		vm->stale[vm->nstale++] = xasprintf("c%u%s", id, s[i]);
 	}
 	rung_error_release(&err);
+	qmp_reap_chardevs(vm);
 }
 
 /* End process p with code: close everything of it, tell its owner. */
@@ -279,6 +306,8 @@ static void proc_end(struct vm *vm, struct hproc *p, int code)
 
 static void proc_maybe_done(struct vm *vm, struct hproc *p)
 {
+	if (p->starting)
+		return;
 	for (int s = 1; s < 3; s++)
 		if (p->port[s] >= 0 && (p->want[s] < 0 || p->got[s] < (uint64_t)p->want[s]))
 			return;
@@ -408,6 +437,12 @@ void vm_step(struct vm *vm, int timeout_ms)
 	nfds_t n = 0;
 
 	if (vm->gone)
+		return;
+	/* A process that ended while its start was being answered ends now. */
+	for (int i = 0; i < MAX_PROCS; i++)
+		if (vm->procs[i].used)
+			proc_maybe_done(vm, &vm->procs[i]);
+	if (vm->init_done)
 		return;
 	pfd[n++] = (struct pollfd){vm->pidfd, POLLIN, 0};
 	pfd[n++] = (struct pollfd){vm->ctl, POLLIN, 0};
@@ -750,6 +785,7 @@ static int hotplug_ports(struct vm *vm, uint32_t id, int ours[3], struct rung_er
 {
 	static const char *const s[] = {"in", "out", "err"};
 
+	qmp_reap_chardevs(vm);
 	for (int i = 0; i < 3; i++) {
 		cleanup_close int theirs = -1;
 		cleanup_free char *getfd = NULL;
@@ -820,18 +856,23 @@ int vm_spawn(struct vm *vm, const struct oci_process *p, bool caps, int io[3], b
 		hp->want[i] = -1;
 		fcntl(hp->port[i], F_SETFL, O_NONBLOCK);
 	}
-	hp->fn = NULL; /* not before it started */
+	hp->fn = fn;
 	hp->arg = arg;
+	hp->starting = true;
 	if (hp->io[0] < 0)
 		shutdown(hp->port[0], SHUT_WR); /* no stdin: EOF at once */
 	payload = process_payload(p, caps, &len);
 	if (send_msg(vm, VMP_SPAWN, id, park ? 1 : 0, 0, payload, len) < 0 ||
 	    wait_reply(vm, false, 60000, "start the process", err) < 0) {
+		hp->fn = NULL; /* it never started: the caller hears of it from err */
+		hp->starting = false;
 		if (hp->used)
 			proc_end(vm, hp, 255);
 		return -1;
 	}
-	hp->fn = fn;
+	/* It may be over already: the next vm_step ends it, once our caller
+	 * has its pid. */
+	hp->starting = false;
 	*idp = id;
 	*pidp = (int)vm->reply.a;
 	return 0;
@@ -898,6 +939,9 @@ void vm_destroy(struct vm *vm)
 		free(vm->shares[i].path);
 	}
 	free(vm->shares);
+	for (size_t i = 0; i < vm->nstale; i++)
+		free(vm->stale[i]);
+	free(vm->stale);
 	if (vm->rundir)
 		rmdir(vm->rundir);
 	free(vm->rundir);
