@@ -6,6 +6,8 @@
 #include "runsc-compat/cli.h"
 #include "runsc-compat/sandbox.h"
 #include "runsc-compat/isolation.h"
+#include "runsc-compat/compat.h"
+#include "runsc-compat/oci.h"
 #include "runsc-compat/vm_run.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/spawn.h"
@@ -198,13 +200,17 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 		return rung_error_make(err, 0, "do: no program given");
 	}
 	{
-		enum isolation iso = isolation_choose(g, NULL);
+		struct isolation_workload w = {.rootfs = cfg.rootfs, .argv = argv + optind};
+		bool record;
+		enum isolation iso = isolation_choose(g, &w, &record);
 		struct vm_do_opts vo = {.rootfs = cfg.rootfs,
 					.overlay = cfg.overlay,
 					.q35 = iso == ISOLATION_VM,
 					.memory = cfg.memory_limit};
 		if (isolation_is_vm(iso))
 			return vm_do(g, &vo, argv + optind, err);
+		if (record)
+			cfg.compat_fd = compat_open(oci_root(g), cfg.rootfs, argv + optind);
 	}
 	cfg.platform = platform_lookup(g->platform);
 	if (!cfg.platform)

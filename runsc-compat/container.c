@@ -445,6 +445,7 @@ int container_main(const struct container_args *a)
 				     .hostname = spec->hostname,
 				     .mounts = spec->mounts,
 				     .nmounts = spec->n_mounts,
+				     .compat_fd = a->compat_fd,
 				     .confine = true};
 	struct container c = {
 		.spec = spec, .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};

@@ -21,6 +21,7 @@ struct container_args {
 	int go_fd;	/* a byte arrives once the caller placed us in the cgroup */
 	int console_fd; /* a connected console socket (process.terminal), or -1 */
 	bool donate;	/* --file-access direct */
+	int compat_fd;	/* the `auto` record of this run, or -1 (compat.h) */
 };
 
 /* The body of the sandbox process; returns its exit status. */

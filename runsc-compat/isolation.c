@@ -2,9 +2,12 @@
 #include "config.h"
 #include "runsc-compat/isolation.h"
 #include "runsc-compat/cli.h"
+#include "runsc-compat/compat.h"
+#include "runsc-compat/oci.h"
 #include "lib/log.h"
 
 #include <json-c/json.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const names[] = {
@@ -29,12 +32,15 @@ const char *isolation_name(enum isolation i)
 	return names[i];
 }
 
-enum isolation isolation_choose(const struct global_args *g, const char *annotations)
+enum isolation isolation_choose(const struct global_args *g, const struct isolation_workload *w,
+				bool *record)
 {
 	enum isolation flag = ISOLATION_SENTRY, ann;
-	struct json_object *o = annotations ? json_tokener_parse(annotations) : NULL, *v;
+	struct json_object *o = w->annotations ? json_tokener_parse(w->annotations) : NULL, *v;
 	bool has_ann = false;
+	char *why;
 
+	*record = false;
 	isolation_parse(g->isolation, &flag);
 	if (o && json_object_object_get_ex(o, ISOLATION_ANNOTATION, &v) &&
 	    json_object_is_type(v, json_type_string)) {
@@ -58,7 +64,16 @@ enum isolation isolation_choose(const struct global_args *g, const char *annotat
 		return ann;
 	}
 	if (flag == ISOLATION_AUTO) {
+		if (compat_needs_kernel(oci_root(g), w->rootfs, w->argv, &why)) {
+			log_info("isolation: auto chose microvm (a sentry run of this workload met "
+				 "unsupported system calls: %s)",
+				 why);
+			free(why);
+			return ISOLATION_MICROVM;
+		}
+		free(why);
 		log_info("isolation: auto chose sentry (nothing says the workload needs a kernel)");
+		*record = true;
 		return ISOLATION_SENTRY;
 	}
 	return flag;

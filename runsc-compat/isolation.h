@@ -22,13 +22,23 @@ enum isolation {
 int isolation_parse(const char *s, enum isolation *out);
 const char *isolation_name(enum isolation i);
 
+/* The workload a level is chosen for. */
+struct isolation_workload {
+	const char *annotations; /* the spec's, as JSON, or NULL */
+	const char *rootfs;	 /* with argv: what the `auto` records are kept by */
+	char *const *argv;
+};
+
 /*
- * The level a container runs at: the annotation when it names one (it
- * describes the workload), else --isolation; `auto` becomes the sentry
- * unless the annotation asks for a VM. The decision and its reason are
- * logged. annotations: the spec's annotations as JSON.
+ * The level a workload runs at: the annotation when it names one (it
+ * describes the workload; a VM flag is never lowered by it), else
+ * --isolation. `auto` chooses the microVM level when the annotation says
+ * so or when the workload's record (compat.h) lists system calls the
+ * sentry does not support, the sentry otherwise; then *record is set: the
+ * sentry run should keep a record. The decision and its reason are logged.
  */
-enum isolation isolation_choose(const struct global_args *g, const char *annotations);
+enum isolation isolation_choose(const struct global_args *g, const struct isolation_workload *w,
+				bool *record);
 
 /* Is this a VM level (microvm or vm)? */
 static inline bool isolation_is_vm(enum isolation i)

@@ -37,6 +37,7 @@ static const struct command commands[] = {
 	{"checkpoint", cmd_refused, NULL},
 	{"restore", cmd_refused, NULL},
 	{"events", cmd_refused, NULL},
+	{"compat", cmd_compat, "what --isolation=auto learned from sentry runs"},
 	{"setup-vm", cmd_setup_vm, "build the VM levels' guest kernel and initramfs"},
 	{"help", cmd_help, "help on a topic: rung help syscalls | platforms"},
 	{"gofer", cmd_gofer, NULL}, /* internal: started by rung itself */

@@ -7,6 +7,7 @@
 #include "runsc-compat/control.h"
 #include "runsc-compat/hooks.h"
 #include "runsc-compat/isolation.h"
+#include "runsc-compat/compat.h"
 #include "runsc-compat/vm_run.h"
 #include "runsc-compat/spec.h"
 #include "runsc-compat/state.h"
@@ -176,7 +177,10 @@ int oci_create(struct global_args *g, const char *id, const struct create_opts *
 	cleanup_free char *bundle = realpath(o->bundle ? o->bundle : ".", NULL);
 	cleanup_free char *msg = NULL;
 	cleanup_free char *cg = NULL;
-	int ready[2] = {-1, -1}, go[2] = {-1, -1}, lock = -1, console = -1, ret;
+	int ready[2] = {-1, -1}, go[2] = {-1, -1}, lock = -1, console = -1, compat = -1, ret;
+	struct isolation_workload w = {0};
+	enum isolation iso;
+	bool record;
 	pid_t pid = -1;
 
 	if (!bundle)
@@ -214,6 +218,12 @@ int oci_create(struct global_args *g, const char *id, const struct create_opts *
 		ret = rung_error_make(err, errno, "pipe");
 		goto fail;
 	}
+	w.annotations = spec->annotations;
+	w.rootfs = spec->root_path;
+	w.argv = spec->process.args;
+	iso = isolation_choose(g, &w, &record);
+	if (record)
+		compat = compat_open(root, spec->root_path, spec->process.args);
 	pid = fork();
 	if (pid < 0) {
 		ret = rung_error_make(err, errno, "fork the sandbox");
@@ -227,9 +237,9 @@ int oci_create(struct global_args *g, const char *id, const struct create_opts *
 					   .ready_fd = ready[1],
 					   .go_fd = go[0],
 					   .console_fd = console,
+					   .compat_fd = compat,
 					   .donate = g->file_access_direct};
-		int keep[] = {ready[1], go[0], console, rung_log_fd()};
-		enum isolation iso = isolation_choose(g, spec->annotations);
+		int keep[] = {ready[1], go[0], console, rung_log_fd(), compat};
 		close_others(keep, ARRAY_SIZE(keep));
 		exit(isolation_is_vm(iso) ? vm_container_main(&a, iso == ISOLATION_VM)
 					  : container_main(&a));
@@ -237,6 +247,9 @@ int oci_create(struct global_args *g, const char *id, const struct create_opts *
 	close(ready[1]);
 	close(go[0]);
 	ready[1] = go[0] = -1;
+	if (compat >= 0)
+		close(compat);
+	compat = -1;
 	if (console >= 0)
 		close(console);
 	console = -1;
@@ -300,6 +313,8 @@ out:
 	}
 	if (console >= 0)
 		close(console);
+	if (compat >= 0)
+		close(compat);
 	if (lock >= 0)
 		close(lock);
 	state_release(&st);

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "runsc-compat/sandbox.h"
 #include "runsc-compat/spec.h"
+#include "runsc-compat/compat.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/confine.h"
 #include "sentry/fs/devices.h"
@@ -155,6 +156,7 @@ int sandbox_setup(const struct sandbox_config *cfg, struct sandbox **out, struct
 	int ret;
 
 	sb->gofer = -1;
+	sb->compat_fd = cfg->compat_fd > 2 ? cfg->compat_fd : -1;
 	if (!kcfg.memory_limit)
 		kcfg.memory_limit =
 			sysinfo(&si) == 0 ? (uint64_t)si.totalram * si.mem_unit : 1ull << 32;
@@ -205,6 +207,8 @@ void sandbox_destroy(struct sandbox *sb)
 		return;
 	kernel_destroy(sb->k);
 	stop_gofer(sb->gofer);
+	if (sb->compat_fd >= 0)
+		close(sb->compat_fd);
 	free(sb);
 }
 
@@ -212,6 +216,9 @@ int sandbox_wait(struct sandbox *sb)
 {
 	int status = kernel_wait(sb->k);
 
+	compat_finish(sb->compat_fd, sb->k->unsupported_seen,
+		      64 * ARRAY_SIZE(sb->k->unsupported_seen));
+	sb->compat_fd = -1;
 	sandbox_destroy(sb);
 	return status;
 }

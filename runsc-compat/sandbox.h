@@ -29,13 +29,15 @@ struct sandbox_config {
 	const char *hostname;  /* NULL: "rung" */
 	const struct oci_mount *mounts; /* extra mounts (tmpfs, proc, ...) from a spec */
 	size_t nmounts;
-	int tty;      /* a host terminal for the guest's /dev/tty, or -1 */
-	bool confine; /* drop the host filesystem, capabilities; seccomp */
+	int tty;       /* a host terminal for the guest's /dev/tty, or -1 */
+	bool confine;  /* drop the host filesystem, capabilities; seccomp */
+	int compat_fd; /* > 2: the `auto` record to finish at the end (compat.h) */
 };
 
 struct sandbox {
 	struct kernel *k;
 	pid_t gofer;
+	int compat_fd; /* the `auto` record, or -1 */
 };
 
 /* Build the sandbox: gofer, kernel, filesystems, then confinement. */

@@ -9,6 +9,7 @@ librung_a_SOURCES += \
 	platform/microvm/qemu.c platform/microvm/qemu.h \
 	platform/microvm/qmp.c platform/microvm/qmp.h \
 	platform/microvm/vm.c platform/microvm/vm.h \
+	runsc-compat/compat.c runsc-compat/compat.h \
 	runsc-compat/isolation.c runsc-compat/isolation.h \
 	runsc-compat/vm_container.c \
 	runsc-compat/vm_do.c \

@@ -19,7 +19,8 @@ E2E_PROGS = \
 	hostpoll \
 	isolation \
 	fsops \
-	swapper
+	swapper \
+	sysv_msg
 
 E2E_BINS = $(E2E_PROGS:%=tests/e2e/bin/%)
 

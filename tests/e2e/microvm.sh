@@ -9,7 +9,7 @@ set -u
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/lib.sh"
 T=$E2E_TMP
-N=24
+N=27
 plan $N
 export RUNG_ALLOW_EMULATION=1
 E2E_TIMEOUT=180
@@ -61,6 +61,21 @@ diag "rung do (boot, write, kill -9): $(since "$t0") s"
 check_eq "do: a process killed by SIGKILL ends rung with 137" 137 "$st"
 check_eq "do: the guest's hostname is rung" rung "$out"
 check_eq "do: a file written in the guest is in the rootfs on the host" from-the-guest "$(cat "$R/tmp/written" 2>/dev/null)"
+
+# --- --isolation=auto --------------------------------------------------------------------
+# A System V message queue needs a real kernel: under auto the first run is
+# the sentry's, which records the unsupported calls; the next run of the
+# same workload moves to the microVM level by itself.
+cp "$E2E_BIN/sysv_msg" "$R/bin/sysv_msg"
+A="--root $T/auto"
+out=$(rung $A --isolation=auto do --rootfs "$R" -- /bin/sysv_msg 2>"$T/auto1.err")
+check_that "auto: the first run is the sentry's, where msgget is unsupported" '[ "$out" = "msg: Function not implemented" ]'
+rung $A compat >"$T/compat"
+check_that "rung compat shows the record: msgget made it a microvm workload" 'contains "$T/compat" "microvm .*/bin/sysv_msg: .*msgget"'
+t0=$(now)
+out=$(rung $A --isolation=auto --debug do --rootfs "$R" -- /bin/sysv_msg 2>"$T/auto2.err")
+diag "rung do under auto, moved to the microVM level: $(since "$t0") s"
+check_that "auto: the next run moves to the microVM level and works" '[ "$out" = "msg ok" ] && contains "$T/auto2.err" "auto chose microvm"'
 
 # --- the OCI commands --------------------------------------------------------------------
 # bundle DIR ARGS: a bundle on $R whose annotation asks for the microVM
