@@ -43,6 +43,9 @@ struct exec_conn {
 	bool exited;
 };
 
+#define VM_QEMU_OVERHEAD (96ull << 20)
+#define VM_MIN_MEMORY	 (128ull << 20)
+
 static const int relayed[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH};
 
 static bool default_ignored(int sig)
@@ -259,12 +262,16 @@ int vm_container_main(const struct container_args *a, bool q35)
 		for (int i = 0; i < 3; i++)
 			io[i] = fcntl(i, F_DUPFD_CLOEXEC, 3);
 	}
-	/* The VM is as large as the container's memory limit (and a kernel's worth). */
+	/* QEMU is in the container's cgroup: the guest's memory is the limit
+	 * less QEMU's own (so that a guest using all of its memory does not get
+	 * the whole VM killed), and at least what the guest kernel needs. */
 	if (r->memory_limit > 0)
-		vo.mem_bytes = (uint64_t)r->memory_limit + (128ull << 20);
+		vo.mem_bytes = MAX((uint64_t)r->memory_limit, VM_QEMU_OVERHEAD + VM_MIN_MEMORY) -
+			       VM_QEMU_OVERHEAD;
 	if (r->cpu_quota > 0 && r->cpu_period > 0)
-		vo.cpus = (unsigned)((r->cpu_quota + (int64_t)r->cpu_period - 1) /
-				     (int64_t)r->cpu_period);
+		vo.cpus = (unsigned)MIN((r->cpu_quota + (int64_t)r->cpu_period - 1) /
+						(int64_t)r->cpu_period,
+					sysconf(_SC_NPROCESSORS_ONLN));
 	null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	for (int i = 0; i < 3 && null >= 0; i++)
 		dup2(null, i);
