@@ -392,7 +392,17 @@ static void free_hooks(struct oci_hook *h, size_t n)
 	free(h);
 }
 
-static int parse_mounts(struct json_object *arr, struct oci_spec *s, struct rung_error *err)
+/* A bind mount: type "bind", or options with bind or rbind. */
+static bool mount_is_bind(const struct oci_mount *m)
+{
+	for (char **o = m->options; o && *o; o++)
+		if (strcmp(*o, "bind") == 0 || strcmp(*o, "rbind") == 0)
+			return true;
+	return !m->type || strcmp(m->type, "bind") == 0;
+}
+
+static int parse_mounts(struct json_object *arr, const char *bundle, struct oci_spec *s,
+			struct rung_error *err)
 {
 	int ret;
 
@@ -415,6 +425,12 @@ static int parse_mounts(struct json_object *arr, struct oci_spec *s, struct rung
 			return rung_error_make(err, EINVAL,
 					       "config: `mounts[%zu].destination` must be absolute",
 					       i);
+		/* A relative bind source is relative to the bundle (as runc has it). */
+		if (om->source && om->source[0] && om->source[0] != '/' && mount_is_bind(om)) {
+			char *abs = xasprintf("%s/%s", bundle, om->source);
+			free(om->source);
+			om->source = abs;
+		}
 	}
 	return 0;
 }
@@ -572,7 +588,7 @@ static int parse_spec(struct json_object *o, const char *bundle, struct oci_spec
 	if (s->root_path != path)
 		free(path);
 	if ((ret = get_string(o, "hostname", "hostname", &s->hostname, err)) < 0 ||
-	    (ret = parse_mounts(get(o, "mounts"), s, err)) < 0 ||
+	    (ret = parse_mounts(get(o, "mounts"), bundle, s, err)) < 0 ||
 	    (ret = parse_linux(get(o, "linux"), s, err)) < 0)
 		return ret;
 	if (hooks &&

@@ -47,6 +47,10 @@ int vm_do(struct global_args *g, const struct vm_do_opts *o, char **argv, struct
 				.mem_bytes = o->memory,
 				.rootfs = o->rootfs,
 				.overlay = o->overlay,
+				.readonly = o->readonly,
+				.mounts = o->mounts,
+				.nmounts = o->nmounts,
+				.defaults = true,
 				.hostname = "rung"};
 	struct oci_process p = {0};
 	cleanup_free char *cwd = getcwd(NULL, 0);

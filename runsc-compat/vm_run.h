@@ -3,15 +3,20 @@
 #define RUNG_VM_RUN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct global_args;
 struct rung_error;
 struct container_args;
+struct oci_mount;
 
 struct vm_do_opts {
 	const char *rootfs;
-	bool overlay;	    /* writes stay in guest memory */
+	bool overlay;			/* writes stay in guest memory */
+	bool readonly;			/* --read-only: the guest's / refuses writes */
+	const struct oci_mount *mounts; /* -v and --tmpfs */
+	size_t nmounts;
 	bool q35;	    /* --isolation=vm */
 	uint64_t memory;    /* --memory-limit: the VM's size */
 	const char *kernel; /* --kernel */

@@ -573,6 +573,8 @@ static char *config_payload(struct vm *vm, const struct vm_options *o, size_t *l
 		rec(&b, "overlay", "1");
 	if (o->pidns)
 		rec(&b, "pidns", "1");
+	if (o->defaults)
+		rec(&b, "defaults", "1");
 	if (o->hostname)
 		rec(&b, "hostname", o->hostname);
 	for (size_t i = 0, share = 1; i < o->nmounts; i++) {

@@ -30,7 +30,8 @@ struct vm_options {
 	const char *rootfs;
 	bool readonly, overlay; /* overlay: writes go to guest memory */
 	const char *hostname;
-	bool pidns; /* the container's processes in a PID namespace (its init is 1) */
+	bool pidns;    /* the container's processes in a PID namespace (its init is 1) */
+	bool defaults; /* rung do: the guest's own /proc, /sys, /dev first, then mounts */
 	const struct oci_mount *mounts;
 	size_t nmounts;
 	const char *rundir; /* a directory for this VM alone (made and removed here) */

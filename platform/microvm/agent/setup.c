@@ -312,15 +312,9 @@ int agent_enter_root(char *msg, size_t msglen)
 		snprintf(msg, msglen, "make / private: %s", strerror(errno));
 		return -1;
 	}
-	for (size_t i = 0; i < config.nmounts; i++) {
-		has_dev |= strcmp(config.mounts[i].dest, "/dev") == 0;
-		has_proc |= strcmp(config.mounts[i].dest, "/proc") == 0;
-		if (do_mount(&config.mounts[i], msg, msglen) < 0)
-			return -1;
-	}
-	/* No spec (rung do): a fresh /proc, /sys, /tmp and /dev of our own, so that
-	 * nothing of the host's reaches the guest through the share. */
-	if (config.nmounts == 0) {
+	/* rung do: a fresh /proc, /sys and /dev of our own first (nothing of the
+	 * host's reaches the guest through the share), then its -v and --tmpfs. */
+	if (records_get(&config.rec, "defaults")) {
 		static const struct agent_mount defaults[] = {
 			{.dest = "/proc", .type = "proc"},
 			{.dest = "/sys", .type = "sysfs", .opts = {"ro"}, .nopts = 1},
@@ -335,6 +329,12 @@ int agent_enter_root(char *msg, size_t msglen)
 			if (do_mount(&defaults[i], msg, msglen) < 0 && i < 3)
 				return -1;
 		has_dev = true;
+	}
+	for (size_t i = 0; i < config.nmounts; i++) {
+		has_dev |= strcmp(config.mounts[i].dest, "/dev") == 0;
+		has_proc |= strcmp(config.mounts[i].dest, "/proc") == 0;
+		if (do_mount(&config.mounts[i], msg, msglen) < 0)
+			return -1;
 	}
 	if (has_dev)
 		default_devices();
