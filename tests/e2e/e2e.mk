@@ -19,7 +19,8 @@ E2E_TESTS = \
 	tests/e2e/docker.sh \
 	tests/e2e/oci_seccomp.sh \
 	tests/e2e/oci_cli.sh \
-	tests/e2e/microvm.sh
+	tests/e2e/microvm.sh \
+	tests/e2e/docker_microvm.sh
 
 # Guest programs of the e2e tests, built static like the guest tests (and
 # swapper, which escape.sh runs on the host, and oci_cli.sh's host
