@@ -339,6 +339,10 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 					.nmounts = cfg.nmounts,
 					.q35 = iso == ISOLATION_VM,
 					.memory = cfg.memory_limit};
+		if (iso == ISOLATION_CONFIDENTIAL) {
+			do_mounts_free(&dm);
+			return isolation_refuse_confidential(err);
+		}
 		if (isolation_is_vm(iso)) {
 			ret = vm_do(g, &vo, argv + optind, err);
 			do_mounts_free(&dm);

@@ -4,6 +4,8 @@
 #include "runsc-compat/cli.h"
 #include "runsc-compat/compat.h"
 #include "runsc-compat/oci.h"
+#include "platform/microvm/confidential.h"
+#include "lib/error.h"
 #include "lib/log.h"
 
 #include <json-c/json.h>
@@ -15,7 +17,25 @@ static const char *const names[] = {
 	[ISOLATION_MICROVM] = "microvm",
 	[ISOLATION_VM] = "vm",
 	[ISOLATION_AUTO] = "auto",
+	[ISOLATION_CONFIDENTIAL] = "confidential",
 };
+
+/* The ladder's level number of a concrete level (auto has none). */
+static int level(enum isolation i)
+{
+	switch (i) {
+	case ISOLATION_SENTRY:
+		return 2;
+	case ISOLATION_MICROVM:
+		return 3;
+	case ISOLATION_VM:
+		return 4;
+	case ISOLATION_CONFIDENTIAL:
+		return 5;
+	default:
+		return 0;
+	}
+}
 
 int isolation_parse(const char *s, enum isolation *out)
 {
@@ -53,10 +73,10 @@ enum isolation isolation_choose(const struct global_args *g, const struct isolat
 	if (o)
 		json_object_put(o);
 	if (has_ann && ann != ISOLATION_AUTO) {
-		/* Never below what the flag asked for: a VM flag is not lowered. */
-		if (isolation_is_vm(flag) && ann == ISOLATION_SENTRY) {
-			log_info("isolation: %s (--isolation; the annotation's sentry is lower)",
-				 isolation_name(flag));
+		/* Never below what the flag asked for: the higher of the two. */
+		if (flag != ISOLATION_AUTO && level(flag) > level(ann)) {
+			log_info("isolation: %s (--isolation; the annotation's %s is lower)",
+				 isolation_name(flag), isolation_name(ann));
 			return flag;
 		}
 		log_info("isolation: %s (annotation %s)", isolation_name(ann),
@@ -77,4 +97,21 @@ enum isolation isolation_choose(const struct global_args *g, const struct isolat
 		return ISOLATION_SENTRY;
 	}
 	return flag;
+}
+
+int isolation_refuse_confidential(struct rung_error *err)
+{
+	struct cc_host h;
+	const char *tech;
+	int ret;
+
+	cc_probe(&h);
+	ret = cc_check(&h, &tech, err);
+	cc_host_release(&h);
+	if (ret < 0)
+		return ret;
+	return rung_error_make(err, 0,
+			       "level 5 (%s) is available on this host, but rung does not start "
+			       "confidential VMs yet",
+			       tech);
 }

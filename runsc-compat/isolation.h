@@ -8,12 +8,14 @@
 #include <stdbool.h>
 
 struct global_args;
+struct rung_error;
 
 enum isolation {
-	ISOLATION_SENTRY,  /* level 2, the default */
-	ISOLATION_MICROVM, /* level 3: QEMU microvm */
-	ISOLATION_VM,	   /* level 4: QEMU q35 */
-	ISOLATION_AUTO,	   /* the sentry unless the workload is known to need a kernel */
+	ISOLATION_SENTRY,	/* level 2, the default */
+	ISOLATION_MICROVM,	/* level 3: QEMU microvm */
+	ISOLATION_VM,		/* level 4: QEMU q35 */
+	ISOLATION_AUTO,		/* the sentry unless the workload is known to need a kernel */
+	ISOLATION_CONFIDENTIAL, /* level 5: refused, naming what the host lacks */
 };
 
 #define ISOLATION_ANNOTATION "dev.rung.isolation"
@@ -30,15 +32,19 @@ struct isolation_workload {
 };
 
 /*
- * The level a workload runs at: the annotation when it names one (it
- * describes the workload; a VM flag is never lowered by it), else
- * --isolation. `auto` chooses the microVM level when the annotation says
+ * The level a workload runs at: the higher of --isolation and the
+ * annotation (which describes the workload) when both name one; neither
+ * lowers the other. `auto` chooses the microVM level when the annotation says
  * so or when the workload's record (compat.h) lists system calls the
  * sentry does not support, the sentry otherwise; then *record is set: the
  * sentry run should keep a record. The decision and its reason are logged.
  */
 enum isolation isolation_choose(const struct global_args *g, const struct isolation_workload *w,
 				bool *record);
+
+/* Level 5's refusal (always < 0, with err): what this host lacks, or that
+ * rung cannot start such a VM yet where nothing is missing. */
+int isolation_refuse_confidential(struct rung_error *err);
 
 /* Is this a VM level (microvm or vm)? */
 static inline bool isolation_is_vm(enum isolation i)

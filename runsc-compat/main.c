@@ -43,6 +43,7 @@ static const struct command commands[] = {
 	{"uninstall", cmd_install, "remove it: uninstall [--runtime NAME] [--config FILE]"},
 	{"checkpoint", cmd_refused, NULL},
 	{"restore", cmd_refused, NULL},
+	{"check", cmd_check, "which isolation levels this host can run (--format table|json)"},
 	{"compat", cmd_compat, "what --isolation=auto learned from sentry runs"},
 	{"setup-vm", cmd_setup_vm, "build the VM levels' guest kernel and initramfs"},
 	{"help", cmd_help, "help on a topic: rung help syscalls | platforms"},
@@ -74,7 +75,7 @@ static void usage(FILE *out)
 		     "  --strace              log every guest system call\n"
 		     "  --systemd-cgroup      cgroupsPath is slice:prefix:name\n"
 		     "  --file-access MODE    direct (default) or gofer\n"
-		     "  --isolation LEVEL     sentry (default), microvm, vm or auto\n"
+		     "  --isolation LEVEL     sentry (default), microvm, vm, confidential or auto\n"
 		     "  --allow-emulation     the VM levels may use TCG where KVM is missing\n"
 		     "  --kernel PATH         the VM levels' guest kernel\n"
 		     "  --version             print the version\n");

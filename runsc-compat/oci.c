@@ -244,6 +244,10 @@ int oci_create(struct global_args *g, const char *id, const struct create_opts *
 	w.rootfs = spec->root_path;
 	w.argv = spec->process.args;
 	iso = isolation_choose(g, &w, &record);
+	if (iso == ISOLATION_CONFIDENTIAL) {
+		ret = isolation_refuse_confidential(err);
+		goto fail;
+	}
 	if (record)
 		compat = compat_open(root, spec->root_path, spec->process.args);
 	pid = fork();

@@ -275,6 +275,19 @@ static char *find_boot_kernel(char **release)
 	return xasprintf("/boot/vmlinuz-%s", best);
 }
 
+char *vm_kernel_source(const char *kernel, char **release)
+{
+	if (!kernel || !*kernel)
+		kernel = getenv("RUNG_VM_KERNEL");
+	if (!kernel || !*kernel)
+		kernel = *RUNG_VM_KERNEL_DEFAULT ? RUNG_VM_KERNEL_DEFAULT : NULL;
+	if (kernel) {
+		*release = xstrdup("custom");
+		return xstrdup(kernel);
+	}
+	return find_boot_kernel(release);
+}
+
 /* --- the initramfs ------------------------------------------------------------------- */
 
 struct moddep {
@@ -492,21 +505,12 @@ int vm_assets_get(const char *kernel, bool progress, struct vm_assets *out, stru
 	char *vmlinux, *initrd;
 
 	memset(out, 0, sizeof(*out));
-	if (!kernel || !*kernel)
-		kernel = getenv("RUNG_VM_KERNEL");
-	if (!kernel || !*kernel)
-		kernel = *RUNG_VM_KERNEL_DEFAULT ? RUNG_VM_KERNEL_DEFAULT : NULL;
-	if (kernel) {
-		src = xstrdup(kernel);
-		release = xstrdup("custom");
-	} else {
-		src = find_boot_kernel(&release);
-		if (!src)
-			return rung_error_make(
-				err, 0,
-				"no guest kernel: install linux-image-amd64 (a /boot/vmlinuz-* "
-				"with its /lib/modules), or give --kernel");
-	}
+	src = vm_kernel_source(kernel, &release);
+	if (!src)
+		return rung_error_make(
+			err, 0,
+			"no guest kernel: install linux-image-amd64 (a /boot/vmlinuz-* "
+			"with its /lib/modules), or give --kernel");
 	if (stat(src, &st) < 0)
 		return rung_error_make(err, errno, "guest kernel `%s`", src);
 	/* One directory per kernel file version: a reinstalled kernel is rebuilt. */

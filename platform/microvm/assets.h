@@ -29,6 +29,9 @@ char *vm_cache_dir(void);
 int vm_assets_get(const char *kernel, bool progress, struct vm_assets *out, struct rung_error *err);
 void vm_assets_release(struct vm_assets *a);
 
+/* The guest kernel file vm_assets_get would use (malloc'd, *release too), or NULL. */
+char *vm_kernel_source(const char *kernel, char **release);
+
 /* The agent binary built into rung (agent_blob.S). */
 extern const unsigned char rung_agent_start[], rung_agent_end[];
 

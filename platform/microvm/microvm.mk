@@ -3,6 +3,7 @@
 librung_a_SOURCES += \
 	platform/microvm/agent_blob.S \
 	platform/microvm/assets.c platform/microvm/assets.h \
+	platform/microvm/confidential.c platform/microvm/confidential.h \
 	platform/microvm/cpio.c platform/microvm/cpio.h \
 	platform/microvm/detect.c platform/microvm/detect.h \
 	platform/microvm/proto.h \
@@ -32,3 +33,10 @@ platform/microvm/agent_blob.$(OBJEXT): platform/microvm/rung-agent
 
 CLEANFILES = platform/microvm/rung-agent
 EXTRA_DIST += $(RUNG_AGENT_SRCS)
+
+# Level 5 detection on fake hosts (Check).
+check_PROGRAMS += tests/unit/test_confidential
+TESTS += tests/unit/test_confidential
+tests_unit_test_confidential_SOURCES = tests/unit/test_confidential.c tests/unit/unit.h
+tests_unit_test_confidential_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_confidential_LDADD = $(RUNG_LIBS) $(CHECK_LIBS)

@@ -9,7 +9,7 @@ set -u
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/lib.sh"
 T=$E2E_TMP
-N=27
+N=29
 plan $N
 export RUNG_ALLOW_EMULATION=1
 E2E_TIMEOUT=180
@@ -189,6 +189,17 @@ check_eq "delete of the stopped container" 0 $?
 rung $S delete --force c2
 check_eq "delete --force of a created VM whose guest never exits" 0 $?
 check_that "no state is left" '[ -z "$(ls "$T/state")" ]'
+
+# Level 5 is refused at create, naming what the host lacks; rung check
+# lists every level.
+bundle "$T/c3" '["true"]'
+rung $S --isolation=confidential create --bundle "$T/c3" c3 2>"$T/c3.err"
+st=$?
+check_that "--isolation=confidential: refused at create with what is missing, no state left" \
+	'[ $st != 0 ] && contains "$T/c3.err" "level 5 unsupported on this host: ." && [ -z "$(ls "$T/state")" ]'
+rung check >"$T/check"
+check_that "rung check: levels 2 to 5, each with a status" \
+	'[ "$(grep -Ec "^[2-5] +(sentry|microvm|vm|confidential) +(usable|emulated|unusable) " "$T/check")" = 4 ]'
 
 # No QEMU of ours may be left: each one's command line names its run directory.
 i=0
