@@ -717,7 +717,9 @@ int vm_boot(const struct vm_options *o, struct vm **out, struct rung_error *err)
 	fcntl(vm->console, F_SETFL, O_NONBLOCK);
 	boot_ms = vm->kvm ? 20000 : 180000;
 	if (qmp_open(&vm->qmp, vm->qmp.fd, boot_ms, err) < 0) {
-		rung_error_wrap(err, "QEMU did not start:\n%s", console_tail(vm));
+		char *why = xstrdup(err->msg ? err->msg : "");
+		rung_error_make(err, 0, "QEMU did not start (%s):\n%s", why, console_tail(vm));
+		free(why);
 		goto fail;
 	}
 	if (wait_reply(vm, true, boot_ms, "boot", err) < 0)
