@@ -67,6 +67,8 @@ void container_process(const struct oci_process *op, struct kernel_process *kp)
 	kp->rlimits = (const struct kernel_rlimit *)op->rlimits;
 	kp->nrlimits = op->n_rlimits;
 	kp->no_new_privs = op->no_new_privileges;
+	kp->has_umask = op->umask >= 0;
+	kp->umask = op->umask;
 	kp->stdio[0] = kp->stdio[1] = kp->stdio[2] = -1;
 }
 

@@ -234,6 +234,7 @@ static int parse_process(struct json_object *o, struct oci_process *p, struct ru
 	int ret;
 
 	memset(p, 0, sizeof(*p));
+	p->umask = -1;
 	if (!json_object_is_type(o, json_type_object))
 		return type_error(err, "process", "an object");
 	if ((ret = get_bool(o, "terminal", "process.terminal", &p->terminal, err)) < 0 ||
@@ -269,6 +270,10 @@ static int parse_process(struct json_object *o, struct oci_process *p, struct ru
 				   err)) < 0)
 			return ret;
 		p->gid = present ? (uint32_t)v : 0;
+		if ((ret = get_int(user, "umask", "process.user.umask", 0, 0777, &v, &present,
+				   err)) < 0)
+			return ret;
+		p->umask = present ? (int)v : -1;
 		if (get(user, "username"))
 			return rung_error_make(err, EINVAL,
 					       "config: `process.user.username` is for Windows");

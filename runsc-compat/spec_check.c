@@ -26,7 +26,6 @@ static const struct {
 	{"process.scheduler", "no scheduling policies for guest processes"},
 	{"process.ioPriority", "no I/O priorities for guest processes"},
 	{"process.execCPUAffinity", "no CPU affinity for guest processes"},
-	{"process.user.umask", "the guest process starts with umask 022"},
 	{"linux.devices", "the guest's /dev is the sandbox's own; no host device nodes"},
 	{"linux.intelRdt", "no Intel RDT"},
 	{"linux.timeOffsets", "no time namespace offsets"},
@@ -51,14 +50,14 @@ static struct json_object *at(struct json_object *o, const char *path)
 	return o;
 }
 
-/* Set to something: not 0, false, "", [] or {}. (umask 0 is a value.) */
+/* Set to something: not 0, false, "", [] or {}. */
 static bool set(struct json_object *v, const char *path)
 {
 	if (!v)
 		return false;
 	switch (json_object_get_type(v)) {
 	case json_type_int:
-		return json_object_get_int64(v) != 0 || strcmp(path, "process.user.umask") == 0;
+		return json_object_get_int64(v) != 0;
 	case json_type_boolean:
 		return json_object_get_boolean(v);
 	case json_type_string:

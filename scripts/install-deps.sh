@@ -11,7 +11,7 @@ set -eu
 PKGS="build-essential autoconf automake pkg-config file
 libseccomp-dev liburing-dev libcap-ng-dev libcapstone-dev libjson-c-dev check
 clang-format busybox-static jq
-docker.io containerd runc crun iproute2
+docker.io containerd runc crun iproute2 podman
 qemu-system-x86 linux-image-amd64 xz-utils
 gcc make git python3 perl tar gzip bsdutils"
 

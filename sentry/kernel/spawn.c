@@ -156,6 +156,8 @@ static int build_task(struct kernel *k, const struct kernel_process *p, struct t
 	t->sighand = xzalloc(sizeof(*t->sighand));
 	t->sighand->refs = 1;
 	t->fs = fs_struct_new(&k->root, &k->root);
+	if (p->has_umask)
+		t->fs->umask = (uint32_t)p->umask & 0777;
 	t->files = fdtable_new();
 	t->init_path = xstrdup(p->path ? p->path : p->argv[0]);
 	t->init_argv = strv_dup(p->argv);

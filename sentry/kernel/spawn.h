@@ -34,6 +34,8 @@ struct kernel_process {
 	const struct kernel_rlimit *rlimits;
 	size_t nrlimits;
 	bool no_new_privs;
+	int umask; /* the file mode creation mask, when has_umask (else 022) */
+	bool has_umask;
 	/* A seccomp filter stack the process starts with (the OCI profile), or NULL. */
 	struct seccomp_filter *seccomp;
 	/* Host fds that become the guest's fds 0, 1, 2 (duplicated; -1: left closed). */

@@ -29,6 +29,7 @@ file -L /bin/busybox 2>/dev/null | grep -q 'statically linked' ||
 	skip_all "no static busybox (apt-get install busybox-static)"
 "$RUNG" setup-vm >"$E2E_TMP/setup" 2>&1 || skip_all "no guest kernel: $(tail -n 1 "$E2E_TMP/setup")"
 release=$(sed -n 's/^kernel: .*(\(.*\))$/\1/p' "$E2E_TMP/setup")
+host_mounts_hold -x # dockerd mounts overlays on the host (see lib.sh)
 
 RUNG_ABS=$(cd "$(dirname "$RUNG")" && pwd)/$(basename "$RUNG")
 DK=$E2E_TMP/d

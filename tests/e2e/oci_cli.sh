@@ -325,7 +325,7 @@ unsupported() {
 unsupported rdt linux.intelRdt '.linux.intelRdt = {"closID": "x"}'
 unsupported devices linux.devices '.linux.devices = [{"path": "/dev/fuse", "type": "c", "major": 10, "minor": 229}]'
 unsupported hugepages linux.resources.hugepageLimits '.linux.resources.hugepageLimits = [{"pageSize": "2MB", "limit": 1}]'
-unsupported umask process.user.umask '.process.user.umask = 18'
+unsupported umask process.user.umask '.process.user.umask = 4096' # out of range
 unsupported sched process.scheduler '.process.scheduler = {"policy": "SCHED_FIFO"}'
 unsupported idmap "mounts[0].uidMappings" '.mounts[0].uidMappings = [{"containerID": 0, "hostID": 1000, "size": 1}]'
 unsupported personality linux.personality '.linux.personality = {"domain": "LINUX32"}'
@@ -711,6 +711,13 @@ reaped rl "$(cat "$B/init.pid")" >/dev/null
 check_that "process.rlimits: the init's RLIMIT_NOFILE and RLIMIT_NPROC" \
 	'has "$T/rl.out" "^nofile 123 456$" && has "$T/rl.out" "^nproc 77 88$"'
 oci "$B" delete rl
+
+B=$(bundle um '["/bin/ocitest","umask"]' '.process.user.umask = 63')
+create um "$B"
+oci "$B" start um
+reaped um "$(cat "$B/init.pid")" >/dev/null
+check_eq "process.user.umask (podman sets it) is the init's umask" "umask 0077" "$(cat "$T/um.out")"
+oci "$B" delete um
 
 B=$(bundle oom '["/bin/ocitest","sleep"]' '.process.oomScoreAdj = 432')
 create oom "$B"

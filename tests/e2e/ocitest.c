@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -146,6 +147,10 @@ int main(int argc, char **argv)
 		       (unsigned long long)a.rlim_max);
 		printf("nproc %llu %llu\n", (unsigned long long)b.rlim_cur,
 		       (unsigned long long)b.rlim_max);
+		return 0;
+	} else if (strcmp(cmd, "umask") == 0) {
+		mode_t m = umask(0);
+		printf("umask %04o\n", (unsigned)m);
 		return 0;
 	} else if (strcmp(cmd, "closeio") == 0) {
 		close(0);
