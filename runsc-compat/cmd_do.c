@@ -5,6 +5,10 @@
 #include "config.h"
 #include "runsc-compat/cli.h"
 #include "runsc-compat/sandbox.h"
+#include "runsc-compat/isolation.h"
+#include "runsc-compat/compat.h"
+#include "runsc-compat/oci.h"
+#include "runsc-compat/vm_run.h"
 #include "runsc-compat/spec.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/spawn.h"
@@ -54,7 +58,10 @@ static void do_usage(FILE *out)
 		"  --tmpfs PATH[:OPTS]  a tmpfs on PATH (OPTS: size=, mode=, uid=, gid=, ro,\n"
 		"                       exec...; nosuid,nodev,noexec by default)\n"
 		"  --read-only          the guest's / refuses writes (EROFS)\n"
-		"  --unconfined         do not confine the sandbox process (debugging only)\n");
+		"  --unconfined         do not confine the sandbox process (debugging only)\n"
+		"  --isolation LEVEL    sentry (default), microvm, vm (a QEMU VM) or auto\n"
+		"  --allow-emulation    the VM levels may use TCG where KVM is missing\n"
+		"  --kernel PATH        the VM levels' guest kernel\n");
 }
 
 /* PROGRAM as the shell would find it: a path, or a name on $PATH. */
@@ -89,6 +96,9 @@ enum {
 	OPT_OVERLAY,
 	OPT_HOST_EXEC,
 	OPT_UNCONFINED,
+	OPT_ISOLATION,
+	OPT_ALLOW_EMULATION,
+	OPT_KERNEL,
 	OPT_TMPFS,
 	OPT_READ_ONLY,
 	OPT_HELP
@@ -104,6 +114,9 @@ static const struct option do_options[] = {
 	{"overlay", required_argument, NULL, OPT_OVERLAY},
 	{"host-exec", no_argument, NULL, OPT_HOST_EXEC},
 	{"unconfined", no_argument, NULL, OPT_UNCONFINED},
+	{"isolation", required_argument, NULL, OPT_ISOLATION},
+	{"allow-emulation", no_argument, NULL, OPT_ALLOW_EMULATION},
+	{"kernel", required_argument, NULL, OPT_KERNEL},
 	{"volume", required_argument, NULL, 'v'},
 	{"tmpfs", required_argument, NULL, OPT_TMPFS},
 	{"read-only", no_argument, NULL, OPT_READ_ONLY},
@@ -275,6 +288,17 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 		case OPT_UNCONFINED:
 			cfg.confine = false;
 			break;
+		case OPT_ISOLATION:
+			if (isolation_parse(optarg, &(enum isolation){0}) < 0)
+				return rung_error_make(err, 0, "unknown --isolation `%s`", optarg);
+			g->isolation = optarg;
+			break;
+		case OPT_ALLOW_EMULATION:
+			g->allow_emulation = true;
+			break;
+		case OPT_KERNEL:
+			g->vm_kernel = optarg;
+			break;
 		case 'v':
 			if ((ret = add_volume(&dm, optarg, err)) < 0)
 				return ret;
@@ -304,6 +328,29 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 	/* A read-only root: the mountpoints the sandbox makes go to memory. */
 	if (cfg.root_readonly)
 		cfg.overlay = true;
+	{
+		struct isolation_workload w = {.rootfs = cfg.rootfs, .argv = argv + optind};
+		bool record;
+		enum isolation iso = isolation_choose(g, &w, &record);
+		struct vm_do_opts vo = {.rootfs = cfg.rootfs,
+					.overlay = cfg.overlay && !cfg.root_readonly,
+					.readonly = cfg.root_readonly,
+					.mounts = cfg.mounts,
+					.nmounts = cfg.nmounts,
+					.q35 = iso == ISOLATION_VM,
+					.memory = cfg.memory_limit};
+		if (iso == ISOLATION_CONFIDENTIAL) {
+			do_mounts_free(&dm);
+			return isolation_refuse_confidential(err);
+		}
+		if (isolation_is_vm(iso)) {
+			ret = vm_do(g, &vo, argv + optind, err);
+			do_mounts_free(&dm);
+			return ret;
+		}
+		if (record)
+			cfg.compat_fd = compat_open(oci_root(g), cfg.rootfs, argv + optind);
+	}
 	cfg.platform = platform_lookup(g->platform);
 	if (!cfg.platform)
 		return rung_error_make(err, 0, "unknown platform `%s`", g->platform);

@@ -533,6 +533,7 @@ int container_main(const struct container_args *a)
 				     .sysctl_keys = spec->sysctl_keys,
 				     .sysctl_values = spec->sysctl_values,
 				     .n_sysctl = spec->n_sysctl,
+				     .compat_fd = a->compat_fd,
 				     .confine = true};
 	/* pids.limit counts guest tasks here; the host cgroup gets room for
 	 * the sandbox's own processes (cgroup.c). */

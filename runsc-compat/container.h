@@ -23,6 +23,7 @@ struct container_args {
 	int console_fd;	    /* a connected console socket (process.terminal), or -1 */
 	int preserve_fds;   /* our fds 3 .. 3+n-1 become the init's (--preserve-fds) */
 	bool donate;	    /* --file-access direct */
+	int compat_fd;	    /* the `auto` record of this run, or -1 (compat.h) */
 };
 
 /* The body of the sandbox process; returns its exit status. */

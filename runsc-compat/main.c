@@ -5,6 +5,7 @@
  */
 #include "config.h"
 #include "runsc-compat/cli.h"
+#include "runsc-compat/isolation.h"
 #include "lib/error.h"
 #include "lib/log.h"
 #include "lib/util.h"
@@ -42,6 +43,9 @@ static const struct command commands[] = {
 	{"uninstall", cmd_install, "remove it: uninstall [--runtime NAME] [--config FILE]"},
 	{"checkpoint", cmd_refused, NULL},
 	{"restore", cmd_refused, NULL},
+	{"check", cmd_check, "which isolation levels this host can run (--format table|json)"},
+	{"compat", cmd_compat, "what --isolation=auto learned from sentry runs"},
+	{"setup-vm", cmd_setup_vm, "build the VM levels' guest kernel and initramfs"},
 	{"help", cmd_help, "help on a topic: rung help syscalls | platforms"},
 	{"gofer", cmd_gofer, NULL}, /* internal: started by rung itself */
 	{NULL, NULL, NULL},
@@ -71,6 +75,9 @@ static void usage(FILE *out)
 		     "  --strace              log every guest system call\n"
 		     "  --systemd-cgroup      cgroupsPath is slice:prefix:name\n"
 		     "  --file-access MODE    direct (default) or gofer\n"
+		     "  --isolation LEVEL     sentry (default), microvm, vm, confidential or auto\n"
+		     "  --allow-emulation     the VM levels may use TCG where KVM is missing\n"
+		     "  --kernel PATH         the VM levels' guest kernel\n"
 		     "  --version             print the version\n");
 }
 
@@ -89,6 +96,8 @@ enum {
 	OPT_FILE_ACCESS,
 	OPT_NETWORK,
 	OPT_ISOLATION,
+	OPT_ALLOW_EMULATION,
+	OPT_KERNEL,
 };
 
 static const struct option global_options[] = {
@@ -106,6 +115,8 @@ static const struct option global_options[] = {
 	{"file-access", required_argument, NULL, OPT_FILE_ACCESS},
 	{"network", required_argument, NULL, OPT_NETWORK},
 	{"isolation", required_argument, NULL, OPT_ISOLATION},
+	{"allow-emulation", no_argument, NULL, OPT_ALLOW_EMULATION},
+	{"kernel", required_argument, NULL, OPT_KERNEL},
 	{NULL, 0, NULL, 0},
 };
 
@@ -143,6 +154,9 @@ int main(int argc, char **argv)
 	int opt, ret;
 
 	guard_stdio();
+	/* The tests' (and CI's) way to allow TCG without changing every command line. */
+	g.allow_emulation =
+		getenv("RUNG_ALLOW_EMULATION") && *getenv("RUNG_ALLOW_EMULATION") == '1';
 	/* Load the time zone now: glibc reads /etc/localtime lazily, and a
 	 * confined sandbox has no host files to read. */
 	tzset();
@@ -192,13 +206,21 @@ int main(int argc, char **argv)
 		case OPT_NETWORK:
 			g.network = optarg;
 			break;
-		case OPT_ISOLATION:
-			if (strcmp(optarg, "sentry") != 0) {
+		case OPT_ISOLATION: {
+			enum isolation iso;
+			if (isolation_parse(optarg, &iso) < 0) {
 				fprintf(stderr, "rung: --isolation `%s` is not available yet\n",
 					optarg);
 				return 2;
 			}
 			g.isolation = optarg;
+			break;
+		}
+		case OPT_ALLOW_EMULATION:
+			g.allow_emulation = true;
+			break;
+		case OPT_KERNEL:
+			g.vm_kernel = optarg;
 			break;
 		case OPT_HELP:
 			usage(stdout);

@@ -6,6 +6,9 @@
 #include "runsc-compat/container.h"
 #include "runsc-compat/control.h"
 #include "runsc-compat/hooks.h"
+#include "runsc-compat/isolation.h"
+#include "runsc-compat/compat.h"
+#include "runsc-compat/vm_run.h"
 #include "runsc-compat/spec.h"
 #include "runsc-compat/spec_check.h"
 #include "runsc-compat/state.h"
@@ -182,7 +185,10 @@ int oci_create(struct global_args *g, const char *id, const struct create_opts *
 	cleanup_free char *bundle = realpath(o->bundle ? o->bundle : ".", NULL);
 	cleanup_free char *msg = NULL;
 	cleanup_free char *cg = NULL;
-	int ready[2] = {-1, -1}, go[2] = {-1, -1}, lock = -1, console = -1, ret;
+	int ready[2] = {-1, -1}, go[2] = {-1, -1}, lock = -1, console = -1, compat = -1, ret;
+	struct isolation_workload w = {0};
+	enum isolation iso;
+	bool record;
 	pid_t pid = -1;
 
 	if (!bundle)
@@ -234,6 +240,16 @@ int oci_create(struct global_args *g, const char *id, const struct create_opts *
 		ret = rung_error_make(err, errno, "pipe");
 		goto fail;
 	}
+	w.annotations = spec->annotations;
+	w.rootfs = spec->root_path;
+	w.argv = spec->process.args;
+	iso = isolation_choose(g, &w, &record);
+	if (iso == ISOLATION_CONFIDENTIAL) {
+		ret = isolation_refuse_confidential(err);
+		goto fail;
+	}
+	if (record)
+		compat = compat_open(root, spec->root_path, spec->process.args);
 	pid = fork();
 	if (pid < 0) {
 		ret = rung_error_make(err, errno, "fork the sandbox");
@@ -249,14 +265,19 @@ int oci_create(struct global_args *g, const char *id, const struct create_opts *
 					   .go_fd = go[0],
 					   .console_fd = console,
 					   .preserve_fds = o->preserve_fds,
+					   .compat_fd = compat,
 					   .donate = g->file_access_direct};
-		int keep[] = {ready[1], go[0], console, rung_log_fd()};
+		int keep[] = {ready[1], go[0], console, rung_log_fd(), compat};
 		close_others(3 + o->preserve_fds, keep, ARRAY_SIZE(keep));
-		exit(container_main(&a));
+		exit(isolation_is_vm(iso) ? vm_container_main(&a, iso == ISOLATION_VM)
+					  : container_main(&a));
 	}
 	close(ready[1]);
 	close(go[0]);
 	ready[1] = go[0] = -1;
+	if (compat >= 0)
+		close(compat);
+	compat = -1;
 	if (console >= 0)
 		close(console);
 	console = -1;
@@ -320,6 +341,8 @@ out:
 	}
 	if (console >= 0)
 		close(console);
+	if (compat >= 0)
+		close(compat);
 	if (lock >= 0)
 		close(lock);
 	state_release(&st);

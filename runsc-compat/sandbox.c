@@ -3,6 +3,7 @@
 #include "runsc-compat/sandbox.h"
 #include "runsc-compat/mounts.h"
 #include "runsc-compat/spec.h"
+#include "runsc-compat/compat.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/confine.h"
 #include "sentry/fs/hosttty.h"
@@ -182,6 +183,7 @@ int sandbox_setup(const struct sandbox_config *cfg, struct sandbox **out, struct
 	int ret;
 
 	sb->gofer = -1;
+	sb->compat_fd = cfg->compat_fd > 2 ? cfg->compat_fd : -1;
 	/* Under a job-control shell, the init is part of rung's job. */
 	if (job_control)
 		kcfg.init_job_stop = hosttty_init_job;
@@ -257,6 +259,8 @@ void sandbox_destroy(struct sandbox *sb)
 		return;
 	kernel_destroy(sb->k);
 	stop_gofer(sb->gofer);
+	if (sb->compat_fd >= 0)
+		close(sb->compat_fd);
 	free(sb);
 }
 
@@ -264,6 +268,9 @@ int sandbox_wait(struct sandbox *sb)
 {
 	int status = kernel_wait(sb->k);
 
+	compat_finish(sb->compat_fd, sb->k->unsupported_seen,
+		      64 * ARRAY_SIZE(sb->k->unsupported_seen));
+	sb->compat_fd = -1;
 	sandbox_destroy(sb);
 	return status;
 }

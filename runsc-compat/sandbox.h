@@ -34,13 +34,15 @@ struct sandbox_config {
 	char **readonly_paths; /* NULL-terminated (or NULL): made read-only */
 	char **sysctl_keys, **sysctl_values; /* n_sysctl of them */
 	size_t n_sysctl;
-	int tty;      /* the caller's terminal (its /dev/tty) for the guest, or -1 */
-	bool confine; /* drop the host filesystem, capabilities; seccomp */
+	int tty;       /* the caller's terminal (its /dev/tty) for the guest, or -1 */
+	bool confine;  /* drop the host filesystem, capabilities; seccomp */
+	int compat_fd; /* > 2: the `auto` record to finish at the end (compat.h) */
 };
 
 struct sandbox {
 	struct kernel *k;
 	pid_t gofer;
+	int compat_fd; /* the `auto` record, or -1 */
 };
 
 /* Build the sandbox: gofer, kernel, filesystems, then confinement. */

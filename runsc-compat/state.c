@@ -233,22 +233,31 @@ void state_release(struct container_state *st)
 	memset(st, 0, sizeof(*st));
 }
 
-void state_remove(const char *root, const char *id)
+/* Remove dir and what it holds (a few levels: the VM levels keep a run
+ * directory with share mount points in the state directory). */
+static void remove_tree(const char *dir, int depth)
 {
-	char *dir = state_path(root, id, NULL);
 	DIR *d = opendir(dir);
 	struct dirent *e;
 
 	if (d) {
 		while ((e = readdir(d)))
 			if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
-				char *p = state_path(root, id, e->d_name);
-				unlink(p);
+				char *p = xasprintf("%s/%s", dir, e->d_name);
+				if (unlink(p) < 0 && errno == EISDIR && depth < 3)
+					remove_tree(p, depth + 1);
 				free(p);
 			}
 		closedir(d);
 	}
 	rmdir(dir);
+}
+
+void state_remove(const char *root, const char *id)
+{
+	char *dir = state_path(root, id, NULL);
+
+	remove_tree(dir, 0);
 	free(dir);
 }
 

@@ -18,7 +18,9 @@ E2E_TESTS = \
 	tests/e2e/bundle_mounts.sh \
 	tests/e2e/docker.sh \
 	tests/e2e/oci_seccomp.sh \
-	tests/e2e/oci_cli.sh
+	tests/e2e/oci_cli.sh \
+	tests/e2e/microvm.sh \
+	tests/e2e/docker_microvm.sh
 
 # Guest programs of the e2e tests, built static like the guest tests (and
 # swapper, which escape.sh runs on the host, and oci_cli.sh's host
@@ -33,6 +35,7 @@ E2E_PROGS = \
 	reaper \
 	seccomp_probe \
 	swapper \
+	sysv_msg \
 	ttyfg
 
 E2E_BINS = $(E2E_PROGS:%=tests/e2e/bin/%)
