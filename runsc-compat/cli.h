@@ -18,7 +18,7 @@ struct global_args {
 	bool systemd_cgroup;
 	bool file_access_direct; /* --file-access=direct (default) or gofer */
 	const char *network;	 /* --network: sandbox (default), host, none */
-	const char *isolation;	 /* --isolation: sentry (default) */
+	const char *isolation;	 /* --isolation: sentry, container; NULL: not given */
 };
 
 /* Which of the caller's fds 0-2 were open when rung started (main.c). */

@@ -4,6 +4,8 @@
  */
 #include "config.h"
 #include "runsc-compat/cli.h"
+#include "runsc-compat/isolation.h"
+#include "runsc-compat/level1.h"
 #include "runsc-compat/sandbox.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/spawn.h"
@@ -47,6 +49,7 @@ static void do_usage(FILE *out)
 		"  --overlay MODE       memory (default: writes stay in the sandbox's memory)\n"
 		"                       or none (writes go to the rootfs)\n"
 		"  --host-exec          no rootfs: run a static PROGRAM from a host path\n"
+		"  --isolation LEVEL    sentry (default) or container (namespaces, no sentry)\n"
 		"  --unconfined         do not confine the sandbox process (debugging only)\n");
 }
 
@@ -82,6 +85,7 @@ enum {
 	OPT_OVERLAY,
 	OPT_HOST_EXEC,
 	OPT_UNCONFINED,
+	OPT_ISOLATION,
 	OPT_HELP
 };
 
@@ -95,6 +99,7 @@ static const struct option do_options[] = {
 	{"overlay", required_argument, NULL, OPT_OVERLAY},
 	{"host-exec", no_argument, NULL, OPT_HOST_EXEC},
 	{"unconfined", no_argument, NULL, OPT_UNCONFINED},
+	{"isolation", required_argument, NULL, OPT_ISOLATION},
 	{"help", no_argument, NULL, OPT_HELP},
 	{NULL, 0, NULL, 0},
 };
@@ -111,7 +116,9 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 	struct sandbox *sb;
 	cleanup_free char *prog = NULL;
 	cleanup_free char *cwd = NULL;
-	bool host_exec = false;
+	bool host_exec = false, sentry_only = false;
+	const char *isolation = g->isolation;
+	enum isolation_level level;
 	int opt, ret;
 
 	cfg.strace = g->strace;
@@ -123,7 +130,7 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 			g->platform = optarg;
 			break;
 		case OPT_STRACE:
-			cfg.strace = true;
+			cfg.strace = sentry_only = true;
 			break;
 		case OPT_DEBUG:
 			g->debug = true;
@@ -133,6 +140,7 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 			if (parse_size(optarg, &cfg.memory_limit) < 0 ||
 			    cfg.memory_limit < (1u << 20))
 				return rung_error_make(err, 0, "bad --memory-limit `%s`", optarg);
+			sentry_only = true;
 			break;
 		case OPT_ROOTFS:
 			cfg.rootfs = optarg;
@@ -146,6 +154,7 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 				return rung_error_make(
 					err, 0, "--file-access: `direct` or `gofer`, not `%s`",
 					optarg);
+			sentry_only = true;
 			break;
 		case OPT_OVERLAY:
 			if (strcmp(optarg, "memory") == 0)
@@ -157,10 +166,14 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 					err, 0, "--overlay: `memory` or `none`, not `%s`", optarg);
 			break;
 		case OPT_HOST_EXEC:
-			host_exec = true;
+			host_exec = sentry_only = true;
 			break;
 		case OPT_UNCONFINED:
 			cfg.confine = false;
+			sentry_only = true;
+			break;
+		case OPT_ISOLATION:
+			isolation = optarg;
 			break;
 		case OPT_HELP:
 			do_usage(stdout);
@@ -174,6 +187,19 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 	if (optind >= argc) {
 		do_usage(stderr);
 		return rung_error_make(err, 0, "do: no program given");
+	}
+	if (isolation_select(isolation, NULL, &level, err) < 0)
+		return -1;
+	if (level == ISOLATION_CONTAINER) {
+		struct level1_do_opts lo = {.rootfs = cfg.rootfs,
+					    .overlay = cfg.overlay,
+					    .host_network = strcmp(g->network, "host") == 0};
+		if (sentry_only)
+			return rung_error_make(err, 0,
+					       "do: --strace, --memory-limit, --file-access, "
+					       "--host-exec and --unconfined need the sentry, not "
+					       "--isolation=container");
+		return level1_do(&lo, argv + optind, err);
 	}
 	cfg.platform = platform_lookup(g->platform);
 	if (!cfg.platform)

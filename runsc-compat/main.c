@@ -5,6 +5,7 @@
  */
 #include "config.h"
 #include "runsc-compat/cli.h"
+#include "runsc-compat/isolation.h"
 #include "lib/error.h"
 #include "lib/log.h"
 #include "lib/util.h"
@@ -64,6 +65,7 @@ static void usage(FILE *out)
 		     "  --strace              log every guest system call\n"
 		     "  --systemd-cgroup      cgroupsPath is slice:prefix:name\n"
 		     "  --file-access MODE    direct (default) or gofer\n"
+		     "  --isolation LEVEL     sentry (default) or container\n"
 		     "  --version             print the version\n");
 }
 
@@ -129,8 +131,7 @@ int main(int argc, char **argv)
 	struct global_args g = {.log_format = LOG_FORMAT_TEXT,
 				.platform = "ptrace",
 				.file_access_direct = true,
-				.network = "sandbox",
-				.isolation = "sentry"};
+				.network = "sandbox"};
 	struct rung_error err = {0};
 	const struct command *cmd;
 	int opt, ret;
@@ -183,14 +184,16 @@ int main(int argc, char **argv)
 		case OPT_NETWORK:
 			g.network = optarg;
 			break;
-		case OPT_ISOLATION:
-			if (strcmp(optarg, "sentry") != 0) {
-				fprintf(stderr, "rung: --isolation `%s` is not available yet\n",
-					optarg);
+		case OPT_ISOLATION: {
+			enum isolation_level level;
+			if (isolation_parse(optarg, &level, &err) < 0) {
+				fprintf(stderr, "rung: --isolation: %s\n", err.msg);
+				rung_error_release(&err);
 				return 2;
 			}
 			g.isolation = optarg;
 			break;
+		}
 		case OPT_HELP:
 			usage(stdout);
 			return 0;

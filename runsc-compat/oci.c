@@ -6,6 +6,8 @@
 #include "runsc-compat/container.h"
 #include "runsc-compat/control.h"
 #include "runsc-compat/hooks.h"
+#include "runsc-compat/isolation.h"
+#include "runsc-compat/level1.h"
 #include "runsc-compat/spec.h"
 #include "runsc-compat/state.h"
 #include "lib/cleanup.h"
@@ -175,6 +177,7 @@ int oci_create(struct global_args *g, const char *id, const struct create_opts *
 	cleanup_free char *msg = NULL;
 	cleanup_free char *cg = NULL;
 	int ready[2] = {-1, -1}, go[2] = {-1, -1}, lock = -1, console = -1, ret;
+	enum isolation_level level;
 	pid_t pid = -1;
 
 	if (!bundle)
@@ -182,6 +185,9 @@ int oci_create(struct global_args *g, const char *id, const struct create_opts *
 	ret = spec_load(bundle, &spec, err);
 	if (ret < 0)
 		return ret;
+	ret = isolation_select(g->isolation, spec, &level, err);
+	if (ret < 0)
+		goto out;
 	if (spec->process.terminal && !o->console_socket) {
 		ret = rung_error_make(err, 0,
 				      "cannot allocate tty if runc will detach without "
@@ -212,7 +218,21 @@ int oci_create(struct global_args *g, const char *id, const struct create_opts *
 		ret = rung_error_make(err, errno, "pipe");
 		goto fail;
 	}
-	pid = fork();
+	if (level == ISOLATION_CONTAINER) {
+		/* The container's init itself, in its namespaces (level1.h). */
+		struct level1_create lc = {.spec = spec,
+					   .bundle = bundle,
+					   .root = root,
+					   .id = id,
+					   .ready_fd = ready[1],
+					   .go_fd = go[0],
+					   .console_fd = console};
+		ret = level1_spawn(&lc, &pid, err);
+		if (ret < 0)
+			goto fail;
+	} else {
+		pid = fork();
+	}
 	if (pid < 0) {
 		ret = rung_error_make(err, errno, "fork the sandbox");
 		goto fail;
@@ -259,6 +279,7 @@ int oci_create(struct global_args *g, const char *id, const struct create_opts *
 	st.owner = xstrdup("");
 	st.annotations = xstrdup(spec->annotations);
 	st.cgroup = xstrdup(cg);
+	st.isolation = level == ISOLATION_CONTAINER ? xstrdup(isolation_name(level)) : NULL;
 	ret = state_save(root, &st, err);
 	if (ret == 0) {
 		char *hs = hook_state(&st, "creating");
@@ -339,13 +360,17 @@ int oci_start(struct global_args *g, const char *id, struct rung_error *err)
 		ret = rung_error_make(err, 0, "cannot start an already running container");
 		goto out;
 	}
-	path = ctl_path(root, id);
-	ret = ctl_connect(path, &fd, err);
-	free(path);
-	if (ret < 0)
-		goto out;
-	ret = ctl_call(fd, CTL_START, 0, 0, NULL, 0, NULL, 0, NULL, err);
-	close(fd);
+	if (isolation_is_container(&st)) {
+		ret = level1_start(root, &st, err);
+	} else {
+		path = ctl_path(root, id);
+		ret = ctl_connect(path, &fd, err);
+		free(path);
+		if (ret == 0) {
+			ret = ctl_call(fd, CTL_START, 0, 0, NULL, 0, NULL, 0, NULL, err);
+			close(fd);
+		}
+	}
 	if (ret < 0)
 		goto out;
 	st.started = true;
@@ -410,6 +435,9 @@ int oci_delete(struct global_args *g, const char *id, bool force, struct rung_er
 		kill(st.pid, SIGKILL);
 		wait_gone(&st);
 	}
+	/* Level 1: what is left in the cgroup (a shared pid namespace's processes). */
+	if (isolation_is_container(&st))
+		level1_destroy(&st);
 	spec = reload_spec(&st);
 	if (spec) {
 		struct rung_error herr = {0};
@@ -437,6 +465,11 @@ int oci_host_pids(const struct container_state *st, pid_t **pids, size_t *n)
 	struct dirent *e;
 	size_t cap = 16;
 
+	if (isolation_is_container(st)) {
+		if (d)
+			closedir(d);
+		return level1_pids(st, pids, n);
+	}
 	*n = 0;
 	*pids = xmalloc(cap * sizeof(**pids));
 	if (state_pid_start(st->pid) != st->pid_start || !d) {

@@ -13,7 +13,8 @@ UNIT_TESTS = \
 	tests/unit/test_log \
 	tests/unit/test_error \
 	tests/unit/test_util \
-	tests/unit/test_unix
+	tests/unit/test_unix \
+	tests/unit/test_level1
 
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
@@ -76,3 +77,7 @@ tests_unit_test_sentry_filter_LDADD = $(UNIT_LDADD)
 tests_unit_test_unix_SOURCES = tests/unit/test_unix.c tests/unit/unit.h
 tests_unit_test_unix_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_unix_LDADD = $(UNIT_LDADD)
+
+tests_unit_test_level1_SOURCES = tests/unit/test_level1.c tests/unit/unit.h
+tests_unit_test_level1_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_level1_LDADD = $(UNIT_LDADD)
