@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <linux/capability.h>
 #include <sched.h>
 #include <signal.h>
@@ -94,6 +95,7 @@ int level1_init(void *arg)
 	int keep[] = {a->ready_fd, a->go_fd, a->console_fd, a->fifo_fd, rung_log_fd()};
 	cleanup_free char *prog = NULL;
 	void *filter = NULL;
+	struct pollfd ready = {.fd = a->ready_fd, .events = POLLOUT};
 	bool dev_rules = false;
 	char *msg, buf;
 	ssize_t n;
@@ -101,8 +103,7 @@ int level1_init(void *arg)
 	level1_close_fds(keep, ARRAY_SIZE(keep));
 	if (!a->do_mode)
 		level1_reset_signals();
-	/* Until set-up is over, we die with create (rung do: for good). A
-	 * create that died before this is noticed at go_fd (or the report). */
+	/* Until set-up is over, we die with create (rung do: for good). */
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 	if (a->go_fd >= 0) {
 		while ((n = read(a->go_fd, &buf, 1)) < 0 && errno == EINTR)
@@ -111,6 +112,9 @@ int level1_init(void *arg)
 			_exit(1); /* create gave up on us */
 		close(a->go_fd);
 	}
+	/* A create that died before PDEATHSIG was set left no reader. */
+	if (poll(&ready, 1, 0) == 1 && (ready.revents & POLLERR))
+		_exit(1);
 	if (level1_join_late(spec, &err) < 0 || (a->lo_up && level1_lo_up(&err) < 0) ||
 	    level1_oom_score(p, &err) < 0 || level1_rootfs_setup(a, &dev_rules, &err) < 0 ||
 	    level1_rootfs_finish(spec, &err) < 0 || level1_hostname(spec, &err) < 0)

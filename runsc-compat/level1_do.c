@@ -99,15 +99,14 @@ static int wait_child(pid_t child)
 	for (size_t i = 0; i < ARRAY_SIZE(ending); i++)
 		sigaddset(&set, ending[i]);
 	sigaddset(&set, SIGCHLD);
-	for (;;) {
+	/* The signals are blocked before this loop: a child gone before it is
+	 * seen by waitpid, one gone after leaves SIGCHLD pending. */
+	while (waitpid(child, &status, WNOHANG) != child) {
 		siginfo_t si;
 		int sig = sigwaitinfo(&set, &si);
-		if (sig < 0)
+		if (sig < 0 || sig == SIGCHLD)
 			continue;
-		if (sig == SIGCHLD) {
-			if (waitpid(child, &status, WNOHANG) == child)
-				break;
-		} else if (catches(child, sig)) {
+		if (catches(child, sig)) {
 			kill(child, sig);
 		} else {
 			ended_by = ended_by ? ended_by : sig;

@@ -93,17 +93,11 @@ static int wait_relaying(pid_t child, const sigset_t *set)
 {
 	int status;
 
-	for (;;) {
+	while (waitpid(child, &status, WNOHANG) != child) {
 		siginfo_t si;
 		int sig = sigwaitinfo(set, &si);
-		if (sig < 0)
-			continue;
-		if (sig != SIGCHLD) {
+		if (sig > 0 && sig != SIGCHLD)
 			kill(child, sig);
-			continue;
-		}
-		if (waitpid(child, &status, WNOHANG) == child)
-			break;
 	}
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
