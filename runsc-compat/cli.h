@@ -46,6 +46,8 @@ int cmd_pause(struct global_args *g, int argc, char **argv, struct rung_error *e
 int cmd_spec(struct global_args *g, int argc, char **argv, struct rung_error *err);
 int cmd_features(struct global_args *g, int argc, char **argv, struct rung_error *err);
 int cmd_update(struct global_args *g, int argc, char **argv, struct rung_error *err);
+int cmd_events(struct global_args *g, int argc, char **argv, struct rung_error *err);
+int cmd_install(struct global_args *g, int argc, char **argv, struct rung_error *err);
 int cmd_refused(struct global_args *g, int argc, char **argv, struct rung_error *err);
 int cmd_help(struct global_args *g, int argc, char **argv, struct rung_error *err);
 int cmd_gofer(struct global_args *g, int argc, char **argv, struct rung_error *err);

@@ -18,6 +18,7 @@
 #include "runsc-compat/state.h"
 #include "lib/error.h"
 #include "lib/log.h"
+#include "lib/unixsock.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -30,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -125,24 +127,6 @@ static char *process_from_args(const struct exec_opts *o, const struct container
 	return out;
 }
 
-static int connect_console(const char *path)
-{
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	int fd;
-
-	if (strlen(path) >= sizeof(sa.sun_path))
-		return -ENAMETOOLONG;
-	strcpy(sa.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		int e = -errno;
-		if (fd >= 0)
-			close(fd);
-		return e;
-	}
-	return fd;
-}
-
 /* The signals a proxy passes on to its guest process. */
 static const int proxied[] = {SIGHUP,  SIGINT,	SIGQUIT, SIGUSR1, SIGUSR2,
 			      SIGALRM, SIGTERM, SIGCONT, SIGTSTP, SIGWINCH};
@@ -170,6 +154,13 @@ static int proxy(const char *ctl, const char *json, bool tty, int console, int r
 			goto fail;
 		}
 		fds[0] = fds[1] = fds[2] = slave;
+		/* The proxy leads a session with the terminal as its controlling
+		 * one: a resize of the master (the shim's TIOCSWINSZ) is a SIGWINCH
+		 * here, which goes on to the process, and a hang-up a SIGHUP. (A
+		 * proxy that leads a process group already keeps its session.) */
+		setsid();
+		if (ioctl(slave, TIOCSCTTY, 0) < 0)
+			log_debug("exec: TIOCSCTTY: %s", strerror(errno));
 	}
 	spec_process_release(&op);
 	sigemptyset(&set);
@@ -301,7 +292,7 @@ int cmd_exec(struct global_args *g, int argc, char **argv, struct rung_error *er
 	}
 	s = state_status(&st);
 	if (s == STATUS_STOPPED) {
-		rung_error_make(err, 0, "cannot exec in a stopped container");
+		rung_error_make(err, 0, "cannot exec a container that has stopped");
 		goto out;
 	}
 	if (s == STATUS_PAUSED) {
@@ -331,7 +322,7 @@ int cmd_exec(struct global_args *g, int argc, char **argv, struct rung_error *er
 		goto out;
 	}
 	if (o.console_socket) {
-		console = connect_console(o.console_socket);
+		console = unix_connect(o.console_socket, SOCK_STREAM);
 		if (console < 0) {
 			rung_error_make(err, -console, "connect to the console socket `%s`",
 					o.console_socket);

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "runsc-compat/control.h"
 #include "lib/error.h"
+#include "lib/unixsock.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -16,49 +17,19 @@ char *ctl_path(const char *root, const char *id)
 	return xasprintf("%s/%s/control.sock", root, id);
 }
 
-static int fill_addr(const char *path, struct sockaddr_un *sa)
-{
-	memset(sa, 0, sizeof(*sa));
-	sa->sun_family = AF_UNIX;
-	if (strlen(path) >= sizeof(sa->sun_path))
-		return -ENAMETOOLONG;
-	strcpy(sa->sun_path, path);
-	return 0;
-}
-
 int ctl_listen(const char *path)
 {
-	struct sockaddr_un sa;
-	int fd, ret = fill_addr(path, &sa);
-
-	if (ret < 0)
-		return ret;
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	unlink(path);
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 16) < 0) {
-		ret = -errno;
-		close(fd);
-		return ret;
-	}
-	return fd;
+	return unix_listen(path, SOCK_SEQPACKET, 16);
 }
 
 int ctl_connect(const char *path, int *out, struct rung_error *err)
 {
-	struct sockaddr_un sa;
-	int fd, ret = fill_addr(path, &sa);
+	int fd = unix_connect(path, SOCK_SEQPACKET);
 
-	if (ret < 0)
-		return rung_error_make(err, -ret, "control socket path too long");
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd == -ENAMETOOLONG)
+		return rung_error_make(err, ENAMETOOLONG, "control socket path too long");
 	if (fd < 0)
-		return rung_error_make(err, errno, "socket");
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		close(fd);
 		return rung_error_make(err, 0, "container not running");
-	}
 	*out = fd;
 	return 0;
 }

@@ -27,8 +27,10 @@ struct level1_create {
 	const struct oci_spec *spec;
 	const char *bundle;    /* absolute; relative bind sources are under it */
 	const char *root, *id; /* the state directory */
+	const char *cgroup;    /* the container's cgroup (the init joins it) */
+	int preserve_fds;      /* the caller's fds 3... the workload keeps */
 	int ready_fd;	       /* the init writes "ok" or its error, then closes it */
-	int go_fd;	       /* a byte arrives once the caller put the init in its cgroup */
+	int go_fd;	       /* a byte arrives once the caller is ready for the init */
 	int console_fd;	       /* a connected console socket (process.terminal), or -1 */
 };
 
@@ -41,6 +43,11 @@ int level1_start(const char *root, const struct container_state *st, struct rung
 
 /* Signal the init of st, or with all every process in its cgroup. */
 int level1_kill(const struct container_state *st, int sig, bool all, struct rung_error *err);
+
+/* update --resources for st: pids.max as given (cgroup_update did the rest,
+ * sizing pids.max for a sentry). */
+int level1_update(const struct container_state *st, const char *resources_json,
+		  struct rung_error *err);
 
 /* SIGKILL whatever is left in st's cgroup and wait (briefly) until it is empty. */
 void level1_destroy(const struct container_state *st);
@@ -56,12 +63,16 @@ int level1_exec(const struct container_state *st, const char *process_json, int 
 		bool detach, const char *pid_file, struct rung_error *err);
 
 /* rung do --isolation=container: run argv in a throwaway level-1 container
- * whose root is rootfs (an in-memory overlay over it when overlay); its
- * exit status. */
+ * whose root is rootfs (an in-memory overlay over it when overlay,
+ * read-only when read_only), with mounts (-v, --tmpfs) after rung do's
+ * own; its exit status. */
+struct oci_mount;
 struct level1_do_opts {
 	const char *rootfs;
-	bool overlay;
+	bool overlay, read_only;
 	bool host_network;
+	const struct oci_mount *mounts;
+	size_t n_mounts;
 };
 int level1_do(const struct level1_do_opts *o, char **argv, struct rung_error *err);
 

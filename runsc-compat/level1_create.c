@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <json-c/json.h>
 #include <limits.h>
 #include <poll.h>
 #include <linux/capability.h>
@@ -34,10 +35,8 @@
 
 #define INIT_STACK_SIZE (8u << 20)
 
-void level1_close_fds(const int *keep, size_t n)
+void level1_close_fds(int lo, const int *keep, size_t n)
 {
-	int lo = 3;
-
 	for (;;) {
 		int next = INT_MAX;
 		for (size_t i = 0; i < n; i++)
@@ -100,7 +99,9 @@ int level1_init(void *arg)
 	char *msg, buf;
 	ssize_t n;
 
-	level1_close_fds(keep, ARRAY_SIZE(keep));
+	level1_close_fds(3 + a->preserve_fds, keep, ARRAY_SIZE(keep));
+	for (int fd = 3; fd < 3 + a->preserve_fds; fd++)
+		fcntl(fd, F_SETFD, 0); /* the workload's (--preserve-fds) */
 	if (!a->do_mode)
 		level1_reset_signals();
 	/* Until set-up is over, we die with create (rung do: for good). */
@@ -115,6 +116,9 @@ int level1_init(void *arg)
 	/* A create that died before PDEATHSIG was set left no reader. */
 	if (poll(&ready, 1, 0) == 1 && (ready.revents & POLLERR))
 		_exit(1);
+	/* Before anything else: so that all we do is accounted there. */
+	if (a->cgroup && cgroup_join(a->cgroup, 0, &err) < 0)
+		goto fail;
 	if (level1_join_late(spec, &err) < 0 || (a->lo_up && level1_lo_up(&err) < 0) ||
 	    level1_oom_score(p, &err) < 0 || level1_rootfs_setup(a, &dev_rules, &err) < 0 ||
 	    level1_rootfs_finish(spec, &err) < 0 || level1_hostname(spec, &err) < 0)
@@ -129,8 +133,9 @@ int level1_init(void *arg)
 		goto fail;
 	if (a->fifo_fd >= 0)
 		park_signals();
-	/* Every descriptor of ours goes at execve; 0-2 are the workload's. */
-	close_range(3, ~0u, CLOSE_RANGE_CLOEXEC);
+	/* Every descriptor of ours goes at execve; 0-2 (and --preserve-fds)
+	 * are the workload's. */
+	close_range(3 + (unsigned)a->preserve_fds, ~0u, CLOSE_RANGE_CLOEXEC);
 	/* A container outlives create (not rung do's: it dies with rung). */
 	if (!a->do_mode)
 		prctl(PR_SET_PDEATHSIG, 0, 0, 0, 0);
@@ -184,16 +189,54 @@ int level1_clone(struct level1_init_args *a, pid_t *pid, struct rung_error *err)
 	return ret;
 }
 
+/* pids.max exactly (cgroup.c sizes it for a sentry's own threads, which
+ * a level-1 container does not have): limit > 0, or -1 for none. */
+static int exact_pids_max(const char *cgroup, int64_t limit, struct rung_error *err)
+{
+	cleanup_free char *path = cgroup_file(cgroup, "pids", "pids.max");
+	char buf[32];
+	int fd, n, ret = 0;
+
+	n = limit > 0 ? snprintf(buf, sizeof(buf), "%lld", (long long)limit)
+		      : snprintf(buf, sizeof(buf), "max");
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, buf, (size_t)n) != n)
+		ret = rung_error_make(err, errno, "set pids.max of `%s`", cgroup);
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+int level1_update(const struct container_state *st, const char *resources_json,
+		  struct rung_error *err)
+{
+	struct json_object *o = json_tokener_parse(resources_json), *pids, *limit;
+	int64_t v = 0;
+
+	if (o && json_object_object_get_ex(o, "pids", &pids) &&
+	    json_object_object_get_ex(pids, "limit", &limit) &&
+	    json_object_is_type(limit, json_type_int))
+		v = json_object_get_int64(limit);
+	if (o)
+		json_object_put(o);
+	return v && st->cgroup ? exact_pids_max(st->cgroup, v, err) : 0;
+}
+
 int level1_spawn(const struct level1_create *c, pid_t *pid, struct rung_error *err)
 {
 	struct level1_init_args a = {.spec = c->spec,
 				     .bundle = c->bundle,
+				     .cgroup = c->cgroup,
+				     .preserve_fds = c->preserve_fds,
 				     .ready_fd = c->ready_fd,
 				     .go_fd = c->go_fd,
 				     .console_fd = c->console_fd};
 	cleanup_free char *fifo = state_path(c->root, c->id, "exec.fifo");
 	int ret;
 
+	if (c->cgroup && c->spec->resources.pids_limit > 0 &&
+	    (ret = exact_pids_max(c->cgroup, c->spec->resources.pids_limit, err)) < 0)
+		return ret;
 	if (mkfifo(fifo, 0600) < 0)
 		return rung_error_make(err, errno, "make `%s`", fifo);
 	a.fifo_fd = open(fifo, O_RDWR | O_CLOEXEC);

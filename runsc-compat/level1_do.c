@@ -4,7 +4,8 @@
  * root has it), Docker's default capabilities and masked paths, new mount,
  * pid, ipc, uts and (unless --network=host) network namespaces. The root is
  * --rootfs (default /); writes go to an in-memory overlay unless --overlay
- * none. There is no cgroup and no seccomp profile here.
+ * none; --read-only, -v and --tmpfs as for the sentry. There is no cgroup
+ * and no seccomp profile here.
  *
  * Host SIGINT, SIGTERM, SIGHUP and SIGQUIT go to the program when it
  * handles them; otherwise (as pid 1 of its namespace it would ignore them)
@@ -123,8 +124,7 @@ int level1_do(const struct level1_do_opts *o, char **argv, struct rung_error *er
 	struct oci_namespace ns[] = {
 		{"mount", NULL}, {"pid", NULL}, {"ipc", NULL}, {"uts", NULL}, {"network", NULL}};
 	struct oci_spec spec = {.hostname = "rung",
-				.mounts = mounts,
-				.n_mounts = ARRAY_SIZE(mounts),
+				.root_readonly = o->read_only,
 				.namespaces = ns,
 				.n_namespaces = ARRAY_SIZE(ns) - (o->host_network ? 1 : 0),
 				.masked_paths = masked,
@@ -142,6 +142,7 @@ int level1_do(const struct level1_do_opts *o, char **argv, struct rung_error *er
 	cleanup_free char *in_root = NULL;
 	cleanup_free gid_t *groups = NULL;
 	cleanup_free uint32_t *gids = NULL;
+	cleanup_free struct oci_mount *all = NULL;
 	struct oci_process *p = &spec.process;
 	int ready[2], ngroups = getgroups(0, NULL), ret;
 	char msg[4096];
@@ -153,10 +154,19 @@ int level1_do(const struct level1_do_opts *o, char **argv, struct rung_error *er
 	if (!root)
 		return rung_error_make(err, errno, "--rootfs `%s`", o->rootfs);
 	spec.root_path = root;
+	/* rung do's own mounts, then -v and --tmpfs (which may cover them). */
+	all = xzalloc((ARRAY_SIZE(mounts) + o->n_mounts) * sizeof(*all));
+	memcpy(all, mounts, sizeof(mounts));
+	if (o->n_mounts)
+		memcpy(all + ARRAY_SIZE(mounts), o->mounts, o->n_mounts * sizeof(*all));
+	spec.mounts = all;
+	spec.n_mounts = ARRAY_SIZE(mounts) + o->n_mounts;
 	in_root = cwd ? xasprintf("%s%s", strcmp(root, "/") == 0 ? "" : root, cwd) : NULL;
 	p->args = argv;
 	p->env = environ;
 	p->cwd = in_root && stat(in_root, &st) == 0 && S_ISDIR(st.st_mode) ? cwd : "/";
+	p->umask = (int)umask(022); /* the caller's */
+	umask((mode_t)p->umask);
 	p->uid = getuid();
 	p->gid = getgid();
 	groups = xzalloc((size_t)(ngroups > 0 ? ngroups : 1) * sizeof(gid_t));

@@ -49,7 +49,7 @@ static __attribute__((noreturn)) void exec_child(struct exec_child *c)
 	cleanup_free char *prog = NULL;
 	char buf, *msg;
 
-	level1_close_fds(keep, ARRAY_SIZE(keep));
+	level1_close_fds(3, keep, ARRAY_SIZE(keep));
 	level1_reset_signals();
 	if (read(c->go_fd, &buf, 1) != 1)
 		_exit(1);
@@ -156,7 +156,7 @@ int level1_exec(const struct container_state *st, const char *process_json, int 
 	close(go[0]);
 	close(rep[1]);
 	go[0] = rep[1] = -1;
-	if (st->cgroup && (ret = cgroup_enter(st->cgroup, child, NULL, err)) < 0)
+	if (st->cgroup && (ret = cgroup_join(st->cgroup, child, err)) < 0)
 		goto out_kill;
 	if (write(go[1], "g", 1) != 1) {
 		ret = rung_error_make(err, errno, "start the process");

@@ -196,6 +196,8 @@ int level1_finalize(const struct oci_process *p, void *filter, bool drop_mknod,
 		ret = rung_error_make(err, errno, "PR_SET_NO_NEW_PRIVS");
 	if (ret == 0 && filter && p->no_new_privileges)
 		ret = level1_seccomp_load(filter, err);
+	/* process.user.umask, else runc's 022. */
+	umask(p->umask >= 0 ? (mode_t)p->umask : 022);
 	if (ret == 0 && chdir(p->cwd) < 0)
 		ret = rung_error_make(err, errno, "chdir to cwd (\"%s\") set in config.json failed",
 				      p->cwd);

@@ -385,10 +385,44 @@ out:
 
 /* --- one mount of the spec ----------------------------------------------------------- */
 
-static int do_mount(int rootfd, const char *bundle, const struct oci_mount *m,
-		    struct rung_error *err)
+static bool is_bind(const struct oci_mount *m)
 {
-	cleanup_free char *source = NULL;
+	if (m->type && strcmp(m->type, "bind") == 0)
+		return true;
+	for (char **o = m->options; o && *o; o++)
+		if (strcmp(*o, "bind") == 0 || strcmp(*o, "rbind") == 0)
+			return true;
+	return false;
+}
+
+/* The bind mounts' sources, opened (O_PATH) before anything is mounted:
+ * rung do covers /tmp, and what a path names must not change under us. */
+static int open_sources(const struct oci_spec *spec, const char *bundle, int *fds,
+			struct rung_error *err)
+{
+	for (size_t i = 0; i < spec->n_mounts; i++) {
+		const struct oci_mount *m = &spec->mounts[i];
+		cleanup_free char *path = NULL;
+		fds[i] = -1;
+		if (!is_bind(m))
+			continue;
+		if (!m->source)
+			return rung_error_make(err, EINVAL,
+					       "config: `mounts` (%s): a bind mount needs a source",
+					       m->destination);
+		path = m->source[0] == '/' ? xstrdup(m->source)
+					   : xasprintf("%s/%s", bundle, m->source);
+		fds[i] = open(path, O_PATH | O_CLOEXEC);
+		if (fds[i] < 0)
+			return rung_error_make(err, errno, "bind mount source `%s`", path);
+	}
+	return 0;
+}
+
+/* Mount m; srcfd is its source when it is a bind mount. */
+static int do_mount(int rootfd, const struct oci_mount *m, int srcfd, struct rung_error *err)
+{
+	char source[FD_PATH_MAX];
 	struct mopts o;
 	char target[FD_PATH_MAX];
 	bool bind;
@@ -398,19 +432,11 @@ static int do_mount(int rootfd, const char *bundle, const struct oci_mount *m,
 
 	if (ret < 0)
 		return ret;
-	bind = (o.flags & MS_BIND) || (m->type && strcmp(m->type, "bind") == 0);
+	bind = srcfd >= 0;
 	if (bind) {
-		if (!m->source) {
-			ret = rung_error_make(err, EINVAL,
-					      "config: `mounts` (%s): a bind mount "
-					      "needs a source",
-					      m->destination);
-			goto out;
-		}
-		source = m->source[0] == '/' ? xstrdup(m->source)
-					     : xasprintf("%s/%s", bundle, m->source);
-		if (stat(source, &st) < 0) {
-			ret = rung_error_make(err, errno, "bind mount source `%s`", source);
+		snprintf(source, sizeof(source), "/proc/self/fd/%d", srcfd);
+		if (fstat(srcfd, &st) < 0) {
+			ret = rung_error_make(err, errno, "bind mount source `%s`", m->source);
 			goto out;
 		}
 		create = S_ISDIR(st.st_mode) ? S_IFDIR : S_IFREG;
@@ -434,7 +460,7 @@ static int do_mount(int rootfd, const char *bundle, const struct oci_mount *m,
 		ret = mount(m->source ? m->source : m->type, target, m->type,
 			    o.flags & ~(MS_BIND | MS_REC), o.data);
 	if (ret < 0)
-		ret = rung_error_make(err, errno, "mount %s on `%s`", bind ? source : m->type,
+		ret = rung_error_make(err, errno, "mount %s on `%s`", bind ? m->source : m->type,
 				      m->destination);
 	close(fd);
 	if (ret == 0)
@@ -500,11 +526,15 @@ int level1_rootfs_setup(const struct level1_init_args *a, bool *dev_rules, struc
 {
 	const struct oci_spec *spec = a->spec;
 	cleanup_free char *root = NULL;
+	cleanup_free int *srcfds = xzalloc((spec->n_mounts + 1) * sizeof(int));
 	cleanup_close int rootfd = -1;
 	int ret;
 
 	if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0)
 		return rung_error_make(err, errno, "make the mounts private to the container");
+	ret = open_sources(spec, a->bundle, srcfds, err);
+	if (ret < 0)
+		return ret;
 	if (a->do_mode) {
 		ret = make_do_root(spec->root_path, a->overlay, &root, err);
 		if (ret < 0)
@@ -518,7 +548,9 @@ int level1_rootfs_setup(const struct level1_init_args *a, bool *dev_rules, struc
 	if (rootfd < 0)
 		return rung_error_make(err, errno, "the root `%s`", root);
 	for (size_t i = 0; i < spec->n_mounts; i++) {
-		ret = do_mount(rootfd, a->bundle, &spec->mounts[i], err);
+		ret = do_mount(rootfd, &spec->mounts[i], srcfds[i], err);
+		if (srcfds[i] >= 0)
+			close(srcfds[i]);
 		if (ret < 0)
 			return ret;
 	}

@@ -22,10 +22,12 @@ struct level1_init_args {
 	const struct oci_spec *spec;
 	const char *bundle;
 	int ready_fd, go_fd, console_fd;
-	int fifo_fd;  /* park on it until start; -1: run at once (rung do) */
-	bool do_mode; /* rung do: keep signal dispositions, die with the caller */
-	bool overlay; /* rung do: an in-memory overlay over the root */
-	bool lo_up;   /* bring up the loopback of the new network namespace */
+	int fifo_fd;	    /* park on it until start; -1: run at once (rung do) */
+	const char *cgroup; /* join it first; NULL: none (rung do) */
+	int preserve_fds;   /* fds 3... that the workload keeps */
+	bool do_mode;	    /* rung do: keep signal dispositions, die with the caller */
+	bool overlay;	    /* rung do: an in-memory overlay over the root */
+	bool lo_up;	    /* bring up the loopback of the new network namespace */
 	bool close_stdio[3];
 };
 
@@ -34,8 +36,8 @@ int level1_init(void *args);
 /* Clone the init with a's spec's namespaces; its pid in *pid. */
 int level1_clone(struct level1_init_args *a, pid_t *pid, struct rung_error *err);
 
-/* Close every descriptor from 3 up except those in keep. */
-void level1_close_fds(const int *keep, size_t n);
+/* Close every descriptor from lo up except those in keep. */
+void level1_close_fds(int lo, const int *keep, size_t n);
 
 /* --- namespaces (level1_ns.c) -------------------------------------------------- */
 

@@ -18,6 +18,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#ifndef RUNG_COMMIT
+#define RUNG_COMMIT "unknown"
+#endif
+
 static const struct command commands[] = {
 	{"do", cmd_do, "run a program in a sandbox: rung do [options] -- PROGRAM [ARGS...]"},
 	{"create", cmd_create, "create a container: create [--bundle B] [--pid-file F] ID"},
@@ -34,9 +38,11 @@ static const struct command commands[] = {
 	{"update", cmd_update, "change a container's resources: update --resources FILE ID"},
 	{"spec", cmd_spec, "write a default config.json"},
 	{"features", cmd_features, "what this runtime supports, as JSON"},
+	{"events", cmd_events, "resource usage: events [--stats] [--interval 5s] ID"},
+	{"install", cmd_install, "add rung to Docker: install [--runtime NAME] [--config FILE]"},
+	{"uninstall", cmd_install, "remove it: uninstall [--runtime NAME] [--config FILE]"},
 	{"checkpoint", cmd_refused, NULL},
 	{"restore", cmd_refused, NULL},
-	{"events", cmd_refused, NULL},
 	{"help", cmd_help, "help on a topic: rung help syscalls | platforms"},
 	{"gofer", cmd_gofer, NULL}, /* internal: started by rung itself */
 	{NULL, NULL, NULL},
@@ -45,7 +51,8 @@ static const struct command commands[] = {
 /* Commands that exist in runc's CLI but not (yet) here: a clear refusal. */
 int cmd_refused(struct global_args *g, int argc, char **argv, struct rung_error *err)
 {
-	return rung_error_make(err, 0, "%s is not supported by rung yet", argv[0]);
+	return rung_error_make(err, 0, "%s is not supported by rung yet (no checkpoint/restore)",
+			       argv[0]);
 }
 
 static void usage(FILE *out)
@@ -55,7 +62,7 @@ static void usage(FILE *out)
 		     "Commands:\n");
 	for (const struct command *c = commands; c->name; c++)
 		if (c->summary)
-			fprintf(out, "  %-8s %s\n", c->name, c->summary);
+			fprintf(out, "  %-10s %s\n", c->name, c->summary);
 	fprintf(out, "\nGlobal options:\n"
 		     "  --root DIR            state directory\n"
 		     "  --log FILE            write log lines to FILE\n"
@@ -166,7 +173,9 @@ int main(int argc, char **argv)
 			g.strace = true;
 			break;
 		case OPT_VERSION:
-			printf("rung version %s\nspec: 1.0.2-dev\n", PACKAGE_VERSION);
+			/* runc's three lines (go-runc parses the first). */
+			printf("rung version %s\ncommit: %s\nspec: 1.0.2-dev\n", PACKAGE_VERSION,
+			       RUNG_COMMIT);
 			return 0;
 		case OPT_SYSTEMD_CGROUP:
 			g.systemd_cgroup = true;

@@ -9,10 +9,12 @@
 #include "runsc-compat/isolation.h"
 #include "runsc-compat/level1.h"
 #include "runsc-compat/spec.h"
+#include "runsc-compat/spec_check.h"
 #include "runsc-compat/state.h"
 #include "lib/cleanup.h"
 #include "lib/error.h"
 #include "lib/log.h"
+#include "lib/unixsock.h"
 #include "lib/util.h"
 
 #include <ctype.h>
@@ -109,27 +111,17 @@ static char *hook_state(const struct container_state *st, const char *status)
 /* Connect to the console socket the shim listens on. */
 static int connect_console(const char *path, struct rung_error *err)
 {
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	int fd;
+	int fd = unix_connect(path, SOCK_STREAM);
 
-	if (strlen(path) >= sizeof(sa.sun_path))
-		return rung_error_make(err, ENAMETOOLONG, "console socket path too long");
-	strcpy(sa.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		int e = errno;
-		if (fd >= 0)
-			close(fd);
-		return rung_error_make(err, e, "connect to the console socket `%s`", path);
-	}
+	if (fd < 0)
+		return rung_error_make(err, -fd, "connect to the console socket `%s`", path);
 	return fd;
 }
 
-/* In the sandbox child: every inherited descriptor but those in keep (and
- * 0-2) is closed, so nothing of the caller's (the shim's sockets) lives on. */
-static void close_others(const int *keep, size_t n)
+/* In the sandbox child: every inherited descriptor from lo on but those in
+ * keep is closed, so nothing of the caller's (the shim's sockets) lives on. */
+static void close_others(int lo, const int *keep, size_t n)
 {
-	int lo = 3;
 
 	for (;;) {
 		int next = INT_MAX;
@@ -144,6 +136,22 @@ static void close_others(const int *keep, size_t n)
 			syscall(SYS_close_range, lo, next - 1, 0);
 		lo = next + 1;
 	}
+}
+
+/* process.oomScoreAdj is the sandbox's on the host (its gofer and stubs,
+ * forked later, inherit it): the host's OOM killer picks the whole sandbox. */
+static int set_oom_score_adj(pid_t pid, int adj, struct rung_error *err)
+{
+	char path[64], buf[16];
+	int fd, n = snprintf(buf, sizeof(buf), "%d", adj), ret = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/oom_score_adj", pid);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, buf, (size_t)n) != n)
+		ret = rung_error_make(err, errno, "set process.oomScoreAdj (%d)", adj);
+	if (fd >= 0)
+		close(fd);
+	return ret;
 }
 
 /* Read everything the child writes to fd (its "ok" or error), NUL-terminated. */
@@ -200,10 +208,20 @@ int oci_create(struct global_args *g, const char *id, const struct create_opts *
 				      "or allocate tty");
 		goto out;
 	}
-	if (o->preserve_fds > 0) {
-		ret = rung_error_make(err, 0, "--preserve-fds is not supported yet");
+	ret = spec_check_supported(bundle, level == ISOLATION_CONTAINER, err);
+	if (ret < 0)
+		goto out;
+	if (o->preserve_fds < 0 || o->preserve_fds > 1024) {
+		ret = rung_error_make(err, EINVAL, "--preserve-fds: `%d` is not a count",
+				      o->preserve_fds);
 		goto out;
 	}
+	for (int i = 0; i < o->preserve_fds; i++)
+		if (fcntl(3 + i, F_GETFD) < 0) {
+			ret = rung_error_make(err, EBADF,
+					      "--preserve-fds: descriptor %d is not open", 3 + i);
+			goto out;
+		}
 	ret = state_create(root, id, &lock, err);
 	if (ret < 0)
 		goto out;
@@ -214,6 +232,10 @@ int oci_create(struct global_args *g, const char *id, const struct create_opts *
 			goto fail;
 		}
 	}
+	cg = cgroup_path(spec->cgroups_path, id, g->systemd_cgroup);
+	ret = cgroup_create(cg, &spec->resources, err);
+	if (ret < 0)
+		goto fail;
 	if (pipe2(ready, O_CLOEXEC) < 0 || pipe2(go, O_CLOEXEC) < 0) {
 		ret = rung_error_make(err, errno, "pipe");
 		goto fail;
@@ -224,6 +246,8 @@ int oci_create(struct global_args *g, const char *id, const struct create_opts *
 					   .bundle = bundle,
 					   .root = root,
 					   .id = id,
+					   .cgroup = cg,
+					   .preserve_fds = o->preserve_fds,
 					   .ready_fd = ready[1],
 					   .go_fd = go[0],
 					   .console_fd = console};
@@ -242,12 +266,14 @@ int oci_create(struct global_args *g, const char *id, const struct create_opts *
 					   .spec = spec,
 					   .root = root,
 					   .id = id,
+					   .cgroup = cg,
 					   .ready_fd = ready[1],
 					   .go_fd = go[0],
 					   .console_fd = console,
+					   .preserve_fds = o->preserve_fds,
 					   .donate = g->file_access_direct};
 		int keep[] = {ready[1], go[0], console, rung_log_fd()};
-		close_others(keep, ARRAY_SIZE(keep));
+		close_others(3 + o->preserve_fds, keep, ARRAY_SIZE(keep));
 		exit(container_main(&a));
 	}
 	close(ready[1]);
@@ -256,8 +282,8 @@ int oci_create(struct global_args *g, const char *id, const struct create_opts *
 	if (console >= 0)
 		close(console);
 	console = -1;
-	cg = cgroup_path(spec->cgroups_path, id, g->systemd_cgroup);
-	ret = cgroup_enter(cg, pid, &spec->resources, err);
+	if (spec->process.has_oom_score_adj)
+		ret = set_oom_score_adj(pid, spec->process.oom_score_adj, err);
 	if (ret < 0)
 		goto fail;
 	if (write(go[1], "g", 1) != 1) {
@@ -434,6 +460,9 @@ int oci_delete(struct global_args *g, const char *id, bool force, struct rung_er
 			cgroup_freeze(st.cgroup, false, err);
 		kill(st.pid, SIGKILL);
 		wait_gone(&st);
+	} else if (st.paused && st.cgroup) {
+		/* Its init died while it was frozen: thaw what is left, so it ends. */
+		cgroup_freeze(st.cgroup, false, err);
 	}
 	/* Level 1: what is left in the cgroup (a shared pid namespace's processes). */
 	if (isolation_is_container(&st))
@@ -448,8 +477,11 @@ int oci_delete(struct global_args *g, const char *id, bool force, struct rung_er
 		free(hs);
 		spec_free(spec);
 	}
-	if (st.cgroup)
+	if (st.cgroup) {
+		if (force)
+			cgroup_kill(st.cgroup);
 		cgroup_remove(st.cgroup);
+	}
 	state_remove(root, id);
 	rung_error_release(err);
 	ret = 0;

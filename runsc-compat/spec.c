@@ -234,6 +234,7 @@ static int parse_process(struct json_object *o, struct oci_process *p, struct ru
 	int ret;
 
 	memset(p, 0, sizeof(*p));
+	p->umask = -1;
 	if (!json_object_is_type(o, json_type_object))
 		return type_error(err, "process", "an object");
 	if ((ret = get_bool(o, "terminal", "process.terminal", &p->terminal, err)) < 0 ||
@@ -269,6 +270,10 @@ static int parse_process(struct json_object *o, struct oci_process *p, struct ru
 				   err)) < 0)
 			return ret;
 		p->gid = present ? (uint32_t)v : 0;
+		if ((ret = get_int(user, "umask", "process.user.umask", 0, 0777, &v, &present,
+				   err)) < 0)
+			return ret;
+		p->umask = present ? (int)v : -1;
 		if (get(user, "username"))
 			return rung_error_make(err, EINVAL,
 					       "config: `process.user.username` is for Windows");
@@ -392,7 +397,17 @@ static void free_hooks(struct oci_hook *h, size_t n)
 	free(h);
 }
 
-static int parse_mounts(struct json_object *arr, struct oci_spec *s, struct rung_error *err)
+/* A bind mount: type "bind", or options with bind or rbind. */
+static bool mount_is_bind(const struct oci_mount *m)
+{
+	for (char **o = m->options; o && *o; o++)
+		if (strcmp(*o, "bind") == 0 || strcmp(*o, "rbind") == 0)
+			return true;
+	return !m->type || strcmp(m->type, "bind") == 0;
+}
+
+static int parse_mounts(struct json_object *arr, const char *bundle, struct oci_spec *s,
+			struct rung_error *err)
 {
 	int ret;
 
@@ -415,6 +430,12 @@ static int parse_mounts(struct json_object *arr, struct oci_spec *s, struct rung
 			return rung_error_make(err, EINVAL,
 					       "config: `mounts[%zu].destination` must be absolute",
 					       i);
+		/* A relative bind source is relative to the bundle (as runc has it). */
+		if (om->source && om->source[0] && om->source[0] != '/' && mount_is_bind(om)) {
+			char *abs = xasprintf("%s/%s", bundle, om->source);
+			free(om->source);
+			om->source = abs;
+		}
 	}
 	return 0;
 }
@@ -689,7 +710,7 @@ static int parse_spec(struct json_object *o, const char *bundle, struct oci_spec
 	if (s->root_path != path)
 		free(path);
 	if ((ret = get_string(o, "hostname", "hostname", &s->hostname, err)) < 0 ||
-	    (ret = parse_mounts(get(o, "mounts"), s, err)) < 0 ||
+	    (ret = parse_mounts(get(o, "mounts"), bundle, s, err)) < 0 ||
 	    (ret = parse_linux(get(o, "linux"), s, err)) < 0)
 		return ret;
 	if (hooks &&

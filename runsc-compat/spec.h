@@ -24,6 +24,7 @@ struct oci_process {
 	uint32_t uid, gid;
 	uint32_t *additional_gids;
 	size_t n_additional_gids;
+	int umask;   /* -1: not given (the guest's default, 022) */
 	char **args; /* NULL-terminated */
 	char **env;  /* NULL-terminated */
 	char *cwd;

@@ -1,9 +1,16 @@
 #!/bin/sh
-# Install what rung needs to build and test on Debian 12 (apt-get).
+# Install what rung needs to build and test on Debian 12 (apt-get). The
+# last line of PKGS is what tests/e2e/multiproc.sh runs in the sandbox;
+# bsdutils has script(1), which multiproc.sh and tty.sh use. The line
+# before it is what tests/e2e/docker.sh drives (dockerd with its own
+# containerd; iproute2 makes the test's bridge) and the runtimes bench/run
+# compares rung with.
 set -eu
 PKGS="build-essential autoconf automake pkg-config file
 libseccomp-dev liburing-dev libcap-ng-dev libcapstone-dev libjson-c-dev check
-clang-format busybox-static"
+clang-format busybox-static jq
+docker.io containerd runc crun iproute2 podman
+gcc make git python3 perl tar gzip bsdutils"
 
 SUDO=
 [ "$(id -u)" = 0 ] || SUDO=sudo

@@ -11,15 +11,30 @@ E2E_TESTS = \
 	tests/e2e/rootfs_write.sh \
 	tests/e2e/escape.sh \
 	tests/e2e/programs.sh \
-	tests/e2e/fs_host.sh
+	tests/e2e/fs_host.sh \
+	tests/e2e/tty.sh \
+	tests/e2e/multiproc.sh \
+	tests/e2e/robustness.sh \
+	tests/e2e/mounts.sh \
+	tests/e2e/bundle_mounts.sh \
+	tests/e2e/docker.sh \
+	tests/e2e/oci_seccomp.sh \
+	tests/e2e/oci_cli.sh
 
 # Guest programs of the e2e tests, built static like the guest tests (and
-# swapper, which escape.sh runs on the host).
+# swapper, which escape.sh runs on the host, and oci_cli.sh's host
+# helpers recvtty and reaper).
 E2E_PROGS = \
+	bomb \
 	hostpoll \
 	isolation \
 	fsops \
-	swapper
+	ocitest \
+	recvtty \
+	reaper \
+	seccomp_probe \
+	swapper \
+	ttyfg
 
 E2E_BINS = $(E2E_PROGS:%=tests/e2e/bin/%)
 

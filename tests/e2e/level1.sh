@@ -11,7 +11,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 T=$E2E_TMP
 BB=/bin/busybox
-N=68
+N=71
 plan $N
 
 skip_all() {
@@ -118,6 +118,13 @@ rung --root "$STATE" --isolation=container run --bundle "$T/fds" "$ID-fds" \
 	>"$T/fds.out" 2>"$T/fds.err" </dev/null 3>"$T/leak3" 7<"$T/fds/config.json"
 check_eq "no host descriptor reaches the process (only 0-2, and ls's own 3)" \
 	"0 1 2 3" "$(tr '\n' ' ' <"$T/fds.out" | sed 's/ $//')"
+echo 'preserved' >"$T/fd3"
+P=',"user": {"uid": 0, "gid": 0, "umask": 63}' \
+	bundle preserve '"sh", "-c", "ls /proc/self/fd | tr \"\\n\" \" \"; cat <&3; umask"'
+rung --root "$STATE" --isolation=container run --preserve-fds 1 --bundle "$T/preserve" \
+	"$ID-preserve" >"$T/preserve.out" 2>"$T/preserve.err" </dev/null 3<"$T/fd3" 4<"$T/fd3"
+check_eq "--preserve-fds 1: fd 3 reaches the process, 4 does not; process.user.umask" \
+	"0 1 2 3 4 preserved|0077" "$(tr '\n' '|' <"$T/preserve.out" | sed 's/|$//')"
 
 RO=true bundle rofs '"sh", "-c", "touch /newfile 2>/dev/null && echo root-writable; touch /tmp/x && echo tmp-writable"'
 run rofs
@@ -367,6 +374,9 @@ ps_json=$(R ps --format json "$C")
 check_that "ps --format json lists the init and the exec'd process ($ps_json)" \
 	'echo "$ps_json" | grep -q "\\b$pid\\b" && echo "$ps_json" | grep -q "\\b$epid\\b"'
 
+echo '{"pids": {"limit": 20}, "memory": {"limit": 33554432}}' | R update --resources - "$C" >/dev/null 2>&1
+check_eq "update --resources: pids.max and the memory limit, exactly" "20 33554432" \
+	"$(cat /sys/fs/cgroup/pids/rung/"$C"/pids.max /sys/fs/cgroup/memory/rung/"$C"/memory.limit_in_bytes | tr '\n' ' ' | sed 's/ $//')"
 R pause "$C" >/dev/null 2>&1
 check_that "pause: state paused, the processes frozen" \
 	'R state "$C" | grep -q "\"status\": *\"paused\"" && grep -q FROZEN /sys/fs/cgroup/freezer/rung/$C/freezer.state'
@@ -486,6 +496,13 @@ rung do --isolation=container --rootfs "$ROOTFS" -- no-such-program </dev/null >
 st=$?
 check_that "rung do: a missing program exits 127, saying so ($st)" \
 	'[ "$st" = 127 ] && contains "$T/do.err" "no-such-program.*not found"'
+mkdir -p "$T/dovol"
+echo 'do volume' >"$T/dovol/f"
+out=$(rung do --isolation=container --rootfs "$ROOTFS" -v "$T/dovol:/vol:ro" --tmpfs /scratch \
+	--read-only -- sh -c 'cat /vol/f; touch /vol/g /x 2>/dev/null || echo ro; touch /scratch/y && echo tmpfs-rw' \
+	</dev/null 2>&1)
+check_eq "rung do: -v (read-only), --tmpfs, --read-only" "do volume|ro|tmpfs-rw" \
+	"$(echo "$out" | tr '\n' '|' | sed 's/|$//')"
 out=$(rung do --isolation=container --rootfs "$ROOTFS" -- ls /proc/self/fd </dev/null 3>/dev/null 2>&1 |
 	tr '\n' ' ')
 check_eq "rung do: no host descriptor reaches the program" "0 1 2 3 " "$out"
