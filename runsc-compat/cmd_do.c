@@ -4,8 +4,9 @@
  */
 #include "config.h"
 #include "runsc-compat/cli.h"
-#include "runsc-compat/sandbox.h"
 #include "runsc-compat/isolation.h"
+#include "runsc-compat/level1.h"
+#include "runsc-compat/sandbox.h"
 #include "runsc-compat/compat.h"
 #include "runsc-compat/oci.h"
 #include "runsc-compat/vm_run.h"
@@ -59,7 +60,8 @@ static void do_usage(FILE *out)
 		"                       exec...; nosuid,nodev,noexec by default)\n"
 		"  --read-only          the guest's / refuses writes (EROFS)\n"
 		"  --unconfined         do not confine the sandbox process (debugging only)\n"
-		"  --isolation LEVEL    sentry (default), microvm, vm (a QEMU VM) or auto\n"
+		"  --isolation LEVEL    sentry (default), container (namespaces, no sentry),\n"
+		"                       microvm, vm (a QEMU VM) or auto\n"
 		"  --allow-emulation    the VM levels may use TCG where KVM is missing\n"
 		"  --kernel PATH        the VM levels' guest kernel\n");
 }
@@ -237,7 +239,10 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 	struct sandbox *sb;
 	cleanup_free char *prog = NULL;
 	cleanup_free char *cwd = NULL;
-	bool host_exec = false;
+	bool host_exec = false, sentry_only = false;
+	struct isolation_workload w = {0};
+	enum isolation iso;
+	bool record;
 	int opt, ret;
 
 	cfg.strace = g->strace;
@@ -249,7 +254,7 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 			g->platform = optarg;
 			break;
 		case OPT_STRACE:
-			cfg.strace = true;
+			cfg.strace = sentry_only = true;
 			break;
 		case OPT_DEBUG:
 			g->debug = true;
@@ -259,6 +264,7 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 			if (parse_size(optarg, &cfg.memory_limit) < 0 ||
 			    cfg.memory_limit < (1u << 20))
 				return rung_error_make(err, 0, "bad --memory-limit `%s`", optarg);
+			sentry_only = true;
 			break;
 		case OPT_ROOTFS:
 			cfg.rootfs = optarg;
@@ -272,6 +278,7 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 				return rung_error_make(
 					err, 0, "--file-access: `direct` or `gofer`, not `%s`",
 					optarg);
+			sentry_only = true;
 			break;
 		case OPT_OVERLAY:
 			if (strcmp(optarg, "memory") == 0)
@@ -283,10 +290,11 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 					err, 0, "--overlay: `memory` or `none`, not `%s`", optarg);
 			break;
 		case OPT_HOST_EXEC:
-			host_exec = true;
+			host_exec = sentry_only = true;
 			break;
 		case OPT_UNCONFINED:
 			cfg.confine = false;
+			sentry_only = true;
 			break;
 		case OPT_ISOLATION:
 			if (isolation_parse(optarg, &(enum isolation){0}) < 0)
@@ -323,15 +331,30 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 		do_usage(stderr);
 		return rung_error_make(err, 0, "do: no program given");
 	}
+	w.rootfs = cfg.rootfs;
+	w.argv = argv + optind;
+	if (isolation_choose(g, &w, &iso, &record, err) < 0)
+		return -1;
+	if (iso == ISOLATION_CONTAINER) {
+		struct level1_do_opts lo = {.rootfs = cfg.rootfs,
+					    .overlay = cfg.overlay,
+					    .read_only = cfg.root_readonly,
+					    .host_network = strcmp(g->network, "host") == 0,
+					    .mounts = dm.m,
+					    .n_mounts = dm.n};
+		if (sentry_only)
+			return rung_error_make(err, 0,
+					       "do: --strace, --memory-limit, --file-access, "
+					       "--host-exec and --unconfined need the sentry, not "
+					       "--isolation=container");
+		return level1_do(&lo, argv + optind, err);
+	}
 	cfg.mounts = dm.m;
 	cfg.nmounts = dm.n;
 	/* A read-only root: the mountpoints the sandbox makes go to memory. */
 	if (cfg.root_readonly)
 		cfg.overlay = true;
 	{
-		struct isolation_workload w = {.rootfs = cfg.rootfs, .argv = argv + optind};
-		bool record;
-		enum isolation iso = isolation_choose(g, &w, &record);
 		struct vm_do_opts vo = {.rootfs = cfg.rootfs,
 					.overlay = cfg.overlay && !cfg.root_readonly,
 					.readonly = cfg.root_readonly,

@@ -11,6 +11,8 @@
 #include "runsc-compat/cli.h"
 #include "runsc-compat/container.h"
 #include "runsc-compat/control.h"
+#include "runsc-compat/isolation.h"
+#include "runsc-compat/level1.h"
 #include "runsc-compat/oci.h"
 #include "runsc-compat/spec.h"
 #include "runsc-compat/state.h"
@@ -326,6 +328,10 @@ int cmd_exec(struct global_args *g, int argc, char **argv, struct rung_error *er
 					o.console_socket);
 			goto out;
 		}
+	}
+	if (isolation_is_container(&st)) {
+		ret = level1_exec(&st, json, console, o.detach, o.pid_file, err);
+		goto out;
 	}
 	ctl = ctl_path(oci_root(g), argv[optind]);
 	if (!o.detach) {

@@ -4,6 +4,8 @@
 #include "runsc-compat/cli.h"
 #include "runsc-compat/container.h"
 #include "runsc-compat/control.h"
+#include "runsc-compat/isolation.h"
+#include "runsc-compat/level1.h"
 #include "runsc-compat/oci.h"
 #include "runsc-compat/state.h"
 #include "lib/error.h"
@@ -48,7 +50,10 @@ int cmd_kill(struct global_args *g, int argc, char **argv, struct rung_error *er
 	ret = state_load(root, argv[optind], &st, err);
 	if (ret < 0)
 		goto out_lock;
-	if (state_status(&st) == STATUS_STOPPED) {
+	if (isolation_is_container(&st) && (all || state_status(&st) != STATUS_STOPPED)) {
+		/* (--all also reaches what outlived the init in a shared pid namespace) */
+		ret = level1_kill(&st, sig, all, err);
+	} else if (state_status(&st) == STATUS_STOPPED) {
 		ret = rung_error_make(err, 0, "container not running");
 	} else if (sig == SIGKILL) {
 		/* The sandbox dies at once, and the stubs and the gofer with it (a

@@ -3,6 +3,8 @@
 #include "runsc-compat/cgroup.h"
 #include "runsc-compat/cli.h"
 #include "runsc-compat/control.h"
+#include "runsc-compat/isolation.h"
+#include "runsc-compat/level1.h"
 #include "runsc-compat/oci.h"
 #include "runsc-compat/state.h"
 #include "lib/error.h"
@@ -75,7 +77,8 @@ int cmd_update(struct global_args *g, int argc, char **argv, struct rung_error *
 	else
 		ret = cgroup_update(st.cgroup, json, err);
 	if (ret == 0)
-		ret = update_task_limit(g, &st, json, err);
+		ret = isolation_is_container(&st) ? level1_update(&st, json, err)
+						  : update_task_limit(g, &st, json, err);
 	if (f && f != stdin)
 		fclose(f);
 	free(json);

@@ -66,19 +66,21 @@ static void usage(FILE *out)
 	for (const struct command *c = commands; c->name; c++)
 		if (c->summary)
 			fprintf(out, "  %-10s %s\n", c->name, c->summary);
-	fprintf(out, "\nGlobal options:\n"
-		     "  --root DIR            state directory\n"
-		     "  --log FILE            write log lines to FILE\n"
-		     "  --log-format FORMAT   text (default) or json\n"
-		     "  --debug               log debug messages\n"
-		     "  --platform NAME       how guest code is run (ptrace)\n"
-		     "  --strace              log every guest system call\n"
-		     "  --systemd-cgroup      cgroupsPath is slice:prefix:name\n"
-		     "  --file-access MODE    direct (default) or gofer\n"
-		     "  --isolation LEVEL     sentry (default), microvm, vm, confidential or auto\n"
-		     "  --allow-emulation     the VM levels may use TCG where KVM is missing\n"
-		     "  --kernel PATH         the VM levels' guest kernel\n"
-		     "  --version             print the version\n");
+	fprintf(out,
+		"\nGlobal options:\n"
+		"  --root DIR            state directory\n"
+		"  --log FILE            write log lines to FILE\n"
+		"  --log-format FORMAT   text (default) or json\n"
+		"  --debug               log debug messages\n"
+		"  --platform NAME       how guest code is run (ptrace)\n"
+		"  --strace              log every guest system call\n"
+		"  --systemd-cgroup      cgroupsPath is slice:prefix:name\n"
+		"  --file-access MODE    direct (default) or gofer\n"
+		"  --isolation LEVEL     sentry (default), container, microvm, vm, confidential\n"
+		"                        or auto\n"
+		"  --allow-emulation     the VM levels may use TCG where KVM is missing\n"
+		"  --kernel PATH         the VM levels' guest kernel\n"
+		"  --version             print the version\n");
 }
 
 enum {
@@ -147,8 +149,7 @@ int main(int argc, char **argv)
 	struct global_args g = {.log_format = LOG_FORMAT_TEXT,
 				.platform = "ptrace",
 				.file_access_direct = true,
-				.network = "sandbox",
-				.isolation = "sentry"};
+				.network = "sandbox"};
 	struct rung_error err = {0};
 	const struct command *cmd;
 	int opt, ret;
@@ -209,8 +210,7 @@ int main(int argc, char **argv)
 		case OPT_ISOLATION: {
 			enum isolation iso;
 			if (isolation_parse(optarg, &iso) < 0) {
-				fprintf(stderr, "rung: --isolation `%s` is not available yet\n",
-					optarg);
+				fprintf(stderr, "rung: --isolation: unknown level `%s`\n", optarg);
 				return 2;
 			}
 			g.isolation = optarg;

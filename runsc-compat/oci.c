@@ -8,6 +8,7 @@
 #include "runsc-compat/hooks.h"
 #include "runsc-compat/isolation.h"
 #include "runsc-compat/compat.h"
+#include "runsc-compat/level1.h"
 #include "runsc-compat/vm_run.h"
 #include "runsc-compat/spec.h"
 #include "runsc-compat/spec_check.h"
@@ -196,6 +197,16 @@ int oci_create(struct global_args *g, const char *id, const struct create_opts *
 	ret = spec_load(bundle, &spec, err);
 	if (ret < 0)
 		return ret;
+	w.annotations = spec->annotations;
+	w.rootfs = spec->root_path;
+	w.argv = spec->process.args;
+	ret = isolation_choose(g, &w, &iso, &record, err);
+	if (ret < 0)
+		goto out;
+	if (iso == ISOLATION_CONFIDENTIAL) {
+		ret = isolation_refuse_confidential(err);
+		goto out;
+	}
 	if (spec->process.terminal && !o->console_socket) {
 		ret = rung_error_make(err, 0,
 				      "cannot allocate tty if runc will detach without "
@@ -208,7 +219,7 @@ int oci_create(struct global_args *g, const char *id, const struct create_opts *
 				      "or allocate tty");
 		goto out;
 	}
-	ret = spec_check_supported(bundle, err);
+	ret = spec_check_supported(bundle, iso == ISOLATION_CONTAINER, err);
 	if (ret < 0)
 		goto out;
 	if (o->preserve_fds < 0 || o->preserve_fds > 1024) {
@@ -240,17 +251,25 @@ int oci_create(struct global_args *g, const char *id, const struct create_opts *
 		ret = rung_error_make(err, errno, "pipe");
 		goto fail;
 	}
-	w.annotations = spec->annotations;
-	w.rootfs = spec->root_path;
-	w.argv = spec->process.args;
-	iso = isolation_choose(g, &w, &record);
-	if (iso == ISOLATION_CONFIDENTIAL) {
-		ret = isolation_refuse_confidential(err);
-		goto fail;
-	}
 	if (record)
 		compat = compat_open(root, spec->root_path, spec->process.args);
-	pid = fork();
+	if (iso == ISOLATION_CONTAINER) {
+		/* The container's init itself, in its namespaces (level1.h). */
+		struct level1_create lc = {.spec = spec,
+					   .bundle = bundle,
+					   .root = root,
+					   .id = id,
+					   .cgroup = cg,
+					   .preserve_fds = o->preserve_fds,
+					   .ready_fd = ready[1],
+					   .go_fd = go[0],
+					   .console_fd = console};
+		ret = level1_spawn(&lc, &pid, err);
+		if (ret < 0)
+			goto fail;
+	} else {
+		pid = fork();
+	}
 	if (pid < 0) {
 		ret = rung_error_make(err, errno, "fork the sandbox");
 		goto fail;
@@ -304,6 +323,7 @@ int oci_create(struct global_args *g, const char *id, const struct create_opts *
 	st.owner = xstrdup("");
 	st.annotations = xstrdup(spec->annotations);
 	st.cgroup = xstrdup(cg);
+	st.isolation = iso == ISOLATION_CONTAINER ? xstrdup(isolation_name(iso)) : NULL;
 	ret = state_save(root, &st, err);
 	if (ret == 0) {
 		char *hs = hook_state(&st, "creating");
@@ -386,13 +406,17 @@ int oci_start(struct global_args *g, const char *id, struct rung_error *err)
 		ret = rung_error_make(err, 0, "cannot start an already running container");
 		goto out;
 	}
-	path = ctl_path(root, id);
-	ret = ctl_connect(path, &fd, err);
-	free(path);
-	if (ret < 0)
-		goto out;
-	ret = ctl_call(fd, CTL_START, 0, 0, NULL, 0, NULL, 0, NULL, err);
-	close(fd);
+	if (isolation_is_container(&st)) {
+		ret = level1_start(root, &st, err);
+	} else {
+		path = ctl_path(root, id);
+		ret = ctl_connect(path, &fd, err);
+		free(path);
+		if (ret == 0) {
+			ret = ctl_call(fd, CTL_START, 0, 0, NULL, 0, NULL, 0, NULL, err);
+			close(fd);
+		}
+	}
 	if (ret < 0)
 		goto out;
 	st.started = true;
@@ -460,6 +484,9 @@ int oci_delete(struct global_args *g, const char *id, bool force, struct rung_er
 		/* Its init died while it was frozen: thaw what is left, so it ends. */
 		cgroup_freeze(st.cgroup, false, err);
 	}
+	/* Level 1: what is left in the cgroup (a shared pid namespace's processes). */
+	if (isolation_is_container(&st))
+		level1_destroy(&st);
 	spec = reload_spec(&st);
 	if (spec) {
 		struct rung_error herr = {0};
@@ -490,6 +517,11 @@ int oci_host_pids(const struct container_state *st, pid_t **pids, size_t *n)
 	struct dirent *e;
 	size_t cap = 16;
 
+	if (isolation_is_container(st)) {
+		if (d)
+			closedir(d);
+		return level1_pids(st, pids, n);
+	}
 	*n = 0;
 	*pids = xmalloc(cap * sizeof(**pids));
 	if (state_pid_start(st->pid) != st->pid_start || !d) {

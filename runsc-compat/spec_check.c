@@ -77,12 +77,13 @@ static int refuse(struct rung_error *err, const char *field, const char *why)
 			       why);
 }
 
-static int check(struct json_object *o, struct rung_error *err)
+static int check(struct json_object *o, bool host_devices, struct rung_error *err)
 {
 	struct json_object *v, *mounts = at(o, "mounts");
 
 	for (size_t i = 0; i < ARRAY_SIZE(refused); i++)
-		if (set(at(o, refused[i].path), refused[i].path))
+		if (!(host_devices && strcmp(refused[i].path, "linux.devices") == 0) &&
+		    set(at(o, refused[i].path), refused[i].path))
 			return refuse(err, refused[i].path, refused[i].why);
 	/* personality: only the native domain, which is what the guest has. */
 	v = at(o, "linux.personality");
@@ -113,7 +114,7 @@ static int check(struct json_object *o, struct rung_error *err)
 	return 0;
 }
 
-int spec_check_supported(const char *bundle, struct rung_error *err)
+int spec_check_supported(const char *bundle, bool host_devices, struct rung_error *err)
 {
 	char *path = xasprintf("%s/config.json", bundle);
 	struct json_object *o = json_object_from_file(path);
@@ -122,7 +123,7 @@ int spec_check_supported(const char *bundle, struct rung_error *err)
 	free(path);
 	if (!o) /* spec_load already said why */
 		return rung_error_make(err, EINVAL, "cannot load `%s/config.json`", bundle);
-	ret = check(o, err);
+	ret = check(o, host_devices, err);
 	json_object_put(o);
 	return ret;
 }

@@ -12,7 +12,10 @@
 
 struct rung_error;
 
-/* Check bundle/config.json: 0, or < 0 with err naming the first field refused. */
-int spec_check_supported(const char *bundle, struct rung_error *err);
+#include <stdbool.h>
+
+/* Check bundle/config.json: 0, or < 0 with err naming the first field
+ * refused. host_devices: linux.devices is honoured (isolation level 1). */
+int spec_check_supported(const char *bundle, bool host_devices, struct rung_error *err);
 
 #endif

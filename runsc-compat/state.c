@@ -160,6 +160,8 @@ int state_save(const char *root, const struct container_state *st, struct rung_e
 	add_str(o, "owner", st->owner);
 	if (st->cgroup)
 		add_str(o, "cgroup", st->cgroup);
+	if (st->isolation)
+		add_str(o, "isolation", st->isolation);
 	json_object_object_add(o, "started", json_object_new_boolean(st->started));
 	json_object_object_add(o, "paused", json_object_new_boolean(st->paused));
 	ann = json_tokener_parse(st->annotations ? st->annotations : "{}");
@@ -205,6 +207,7 @@ int state_load(const char *root, const char *id, struct container_state *st, str
 	st->created = json_str(o, "created");
 	st->owner = json_str(o, "owner");
 	st->cgroup = json_str(o, "cgroup");
+	st->isolation = json_str(o, "isolation");
 	if (json_object_object_get_ex(o, "started", &v))
 		st->started = json_object_get_boolean(v);
 	if (json_object_object_get_ex(o, "paused", &v))
@@ -230,6 +233,7 @@ void state_release(struct container_state *st)
 	free(st->owner);
 	free(st->annotations);
 	free(st->cgroup);
+	free(st->isolation);
 	memset(st, 0, sizeof(*st));
 }
 

@@ -157,13 +157,25 @@ st2=$?
 check_that "--pids-limit 8: 20 concurrent sleeps run, but not under the limit (status $st, $st2)" \
 	'[ $st = 0 ] && [ $st2 != 0 ] && contains "$DK/err" "fork"'
 # 200 MiB held by tail (one line without a newline): fine unlimited, but
-# the sandbox is stopped under --memory 64m.
-run rung-bb:test sh -c 'head -c 200000000 /dev/zero | tail | wc -c' >/dev/null
-st=$?
-run --memory 64m --memory-swap 64m rung-bb:test sh -c 'head -c 200000000 /dev/zero | tail | wc -c' >/dev/null
-st2=$?
-check_that "--memory 64m stops a guest that holds 200 MiB (unlimited: $st, limited: $st2)" \
-	'[ $st = 0 ] && [ $st2 = 137 ]'
+# not under --memory 64m. The sentry's sandbox is stopped as a whole (137);
+# at level 1, as with runc, the kernel's OOM killer kills only tail (SIGKILL,
+# which the shell reports as 137) and the container goes on.
+if [ "$ISOLATION" = container ]; then
+	mem_cmd='head -c 200000000 /dev/zero | tail >/dev/null; echo "tail $?"'
+	out=$(run rung-bb:test sh -c "$mem_cmd")
+	st=$?
+	out2=$(run --memory 64m --memory-swap 64m rung-bb:test sh -c "$mem_cmd")
+	st2=$?
+	check_that "--memory 64m: tail, holding 200 MiB, is OOM-killed, the container goes on (unlimited: $st $out, limited: $st2 $out2)" \
+		'[ $st = 0 ] && [ "$out" = "tail 0" ] && [ $st2 = 0 ] && [ "$out2" = "tail 137" ]'
+else
+	run rung-bb:test sh -c 'head -c 200000000 /dev/zero | tail | wc -c' >/dev/null
+	st=$?
+	run --memory 64m --memory-swap 64m rung-bb:test sh -c 'head -c 200000000 /dev/zero | tail | wc -c' >/dev/null
+	st2=$?
+	check_that "--memory 64m stops a guest that holds 200 MiB (unlimited: $st, limited: $st2)" \
+		'[ $st = 0 ] && [ $st2 = 137 ]'
+fi
 
 # A long-running container: exec, top, stats, signals, pause.
 dk run -d --name t1 --runtime="$RT" rung-bb:test sh -c \

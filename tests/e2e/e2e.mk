@@ -7,6 +7,7 @@ E2E_TESTS = \
 	tests/e2e/hostpoll.sh \
 	tests/e2e/isolation.sh \
 	tests/e2e/lifecycle.sh \
+	tests/e2e/level1.sh \
 	tests/e2e/rootfs_write.sh \
 	tests/e2e/escape.sh \
 	tests/e2e/programs.sh \
@@ -17,6 +18,7 @@ E2E_TESTS = \
 	tests/e2e/mounts.sh \
 	tests/e2e/bundle_mounts.sh \
 	tests/e2e/docker.sh \
+	tests/e2e/docker_container.sh \
 	tests/e2e/oci_seccomp.sh \
 	tests/e2e/oci_cli.sh \
 	tests/e2e/microvm.sh \

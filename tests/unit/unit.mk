@@ -16,7 +16,8 @@ UNIT_TESTS = \
 	tests/unit/test_util \
 	tests/unit/test_creds \
 	tests/unit/test_unix \
-	tests/unit/test_seccomp
+	tests/unit/test_seccomp \
+	tests/unit/test_level1
 
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
@@ -91,3 +92,7 @@ tests_unit_test_creds_LDADD = $(UNIT_LDADD)
 tests_unit_test_seccomp_SOURCES = tests/unit/test_seccomp.c tests/unit/unit.h
 tests_unit_test_seccomp_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_seccomp_LDADD = $(UNIT_LDADD)
+
+tests_unit_test_level1_SOURCES = tests/unit/test_level1.c tests/unit/unit.h
+tests_unit_test_level1_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_level1_LDADD = $(UNIT_LDADD)
