@@ -21,25 +21,16 @@ skip_all() {
 	exit 0
 }
 
-DOCKER=/usr/bin/docker
-command -v /usr/sbin/dockerd >/dev/null && [ -x "$DOCKER" ] ||
-	skip_all "no dockerd or docker client (apt-get install docker.io)"
-[ "$(id -u)" = 0 ] || skip_all "dockerd needs root"
+# shellcheck source-path=SCRIPTDIR
+. "$(dirname "$0")/dockerd.sh"
+dockerd_require
 command -v ip >/dev/null || skip_all "no ip(8) to make the test's bridge"
-file -L /bin/busybox 2>/dev/null | grep -q 'statically linked' ||
-	skip_all "no static busybox (apt-get install busybox-static)"
 
-# One Docker test at a time on a machine (they share the bridge's name), and
-# none while another test compares the host's mount table.
-host_mounts_hold -x
-
-RUNG_ABS=$(cd "$(dirname "$RUNG")" && pwd)/$(basename "$RUNG")
-DK=$E2E_TMP/d
 BR=rungdk0
-mkdir -p "$DK"
 ip link del "$BR" 2>/dev/null
 ip link add "$BR" type bridge && ip addr add 10.213.0.1/24 dev "$BR" && ip link set "$BR" up ||
 	skip_all "cannot make a bridge (no CAP_NET_ADMIN?)"
+dockerd_cleanup() { ip link del "$BR" 2>/dev/null; }
 
 RT=rung
 if [ -n "$ISOLATION" ]; then
@@ -50,52 +41,11 @@ if [ -n "$ISOLATION" ]; then
 else
 	printf '{"runtimes":{"rung":{"path":"%s"}}}\n' "$RUNG_ABS" >"$DK/daemon.json"
 fi
-/usr/sbin/dockerd --config-file "$DK/daemon.json" --data-root "$DK/data" \
-	--exec-root "$DK/exec" --pidfile "$DK/dockerd.pid" -H "unix://$DK/sock" \
-	--bridge "$BR" --iptables=false --ip-masq=false --userland-proxy=false \
-	>"$DK/dockerd.log" 2>&1 &
-dockerd_pid=$!
-
-stop_dockerd() {
-	[ -n "${dockerd_pid:-}" ] || return 0
-	dk ps -aq 2>/dev/null | xargs -r "$DOCKER" -H "unix://$DK/sock" rm -f >/dev/null 2>&1
-	kill "$dockerd_pid" 2>/dev/null
-	i=0
-	while kill -0 "$dockerd_pid" 2>/dev/null && [ $i -lt 300 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	kill -9 "$dockerd_pid" 2>/dev/null
-	wait "$dockerd_pid" 2>/dev/null
-	dockerd_pid=
-	ip link del "$BR" 2>/dev/null
-	# dockerd leaves its overlay and netns mounts to the last moment.
-	grep -o " $DK[^ ]*" /proc/mounts | sort -r | xargs -r -n1 umount -l 2>/dev/null
-}
-trap 'stop_dockerd; rm -rf "$E2E_TMP"' EXIT
-
-dk() { timeout -k 5 90 "$DOCKER" -H "unix://$DK/sock" "$@"; }
-i=0
-until dk version >/dev/null 2>&1; do
-	i=$((i + 1))
-	if [ $i -gt 300 ] || ! kill -0 "$dockerd_pid" 2>/dev/null; then
-		tail -20 "$DK/dockerd.log" | sed 's/^/# /'
-		skip_all "dockerd did not start"
-	fi
-	sleep 0.1
-done
+dockerd_start "$DK/daemon.json" --bridge "$BR"
 
 # Images: busybox from Debian's static busybox, and a small Debian image of
 # the host's own dynamically linked bash and coreutils with their libraries.
-bb=$DK/bb
-mkdir -p "$bb/bin" "$bb/etc" "$bb/tmp" "$bb/proc" "$bb/sys" "$bb/dev"
-cp /bin/busybox "$bb/bin/"
-for a in $(/bin/busybox --list); do
-	[ -e "$bb/bin/$a" ] || ln -s busybox "$bb/bin/$a"
-done
-echo 'root:x:0:0:root:/root:/bin/sh' >"$bb/etc/passwd"
-echo 'root:x:0:' >"$bb/etc/group"
-tar -C "$bb" -c . | dk import - rung-bb:test >/dev/null
+busybox_image rung-bb:test
 deb=$DK/deb
 mkdir -p "$deb/tmp" "$deb/proc" "$deb/sys" "$deb/dev" "$deb/etc"
 for b in /bin/bash /bin/ls /bin/cat /usr/bin/id /usr/bin/wc /usr/bin/stat; do

@@ -20,62 +20,18 @@ skip_all() {
 	exit 0
 }
 
-DOCKER=/usr/bin/docker
-command -v /usr/sbin/dockerd >/dev/null && [ -x "$DOCKER" ] ||
-	skip_all "no dockerd or docker client (apt-get install docker.io)"
-[ "$(id -u)" = 0 ] || skip_all "dockerd needs root"
+DK_TIMEOUT=180 # a VM boots under TCG
+# shellcheck source-path=SCRIPTDIR
+. "$(dirname "$0")/dockerd.sh"
+dockerd_require
 command -v qemu-system-x86_64 >/dev/null || skip_all "no qemu-system-x86_64 (apt-get install qemu-system-x86)"
-file -L /bin/busybox 2>/dev/null | grep -q 'statically linked' ||
-	skip_all "no static busybox (apt-get install busybox-static)"
 "$RUNG" setup-vm >"$E2E_TMP/setup" 2>&1 || skip_all "no guest kernel: $(tail -n 1 "$E2E_TMP/setup")"
 release=$(sed -n 's/^kernel: .*(\(.*\))$/\1/p' "$E2E_TMP/setup")
-host_mounts_hold -x # dockerd mounts overlays on the host (see lib.sh)
 
-RUNG_ABS=$(cd "$(dirname "$RUNG")" && pwd)/$(basename "$RUNG")
-DK=$E2E_TMP/d
-mkdir -p "$DK"
 printf '{"runtimes":{"rung-vm":{"path":"%s","runtimeArgs":["--isolation=microvm","--allow-emulation"]}}}\n' \
 	"$RUNG_ABS" >"$DK/daemon.json"
-/usr/sbin/dockerd --config-file "$DK/daemon.json" --data-root "$DK/data" \
-	--exec-root "$DK/exec" --pidfile "$DK/dockerd.pid" -H "unix://$DK/sock" \
-	--bridge=none --iptables=false --ip6tables=false --ip-masq=false --userland-proxy=false \
-	>"$DK/dockerd.log" 2>&1 &
-dockerd_pid=$!
-
-dk() { timeout -k 5 180 "$DOCKER" -H "unix://$DK/sock" "$@"; }
-stop_dockerd() {
-	[ -n "${dockerd_pid:-}" ] || return 0
-	dk ps -aq 2>/dev/null | xargs -r "$DOCKER" -H "unix://$DK/sock" rm -f >/dev/null 2>&1
-	kill "$dockerd_pid" 2>/dev/null
-	i=0
-	while kill -0 "$dockerd_pid" 2>/dev/null && [ $i -lt 300 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	kill -9 "$dockerd_pid" 2>/dev/null
-	wait "$dockerd_pid" 2>/dev/null
-	dockerd_pid=
-	grep -o " $DK[^ ]*" /proc/mounts | sort -r | xargs -r -n1 umount -l 2>/dev/null
-}
-trap 'stop_dockerd; rm -rf "$E2E_TMP"' EXIT
-
-i=0
-until dk version >/dev/null 2>&1; do
-	i=$((i + 1))
-	if [ $i -gt 300 ] || ! kill -0 "$dockerd_pid" 2>/dev/null; then
-		tail -20 "$DK/dockerd.log" | sed 's/^/# /'
-		skip_all "dockerd did not start"
-	fi
-	sleep 0.1
-done
-
-bb=$DK/bb
-mkdir -p "$bb/bin" "$bb/etc" "$bb/tmp" "$bb/proc" "$bb/sys" "$bb/dev"
-cp /bin/busybox "$bb/bin/"
-for a in $(/bin/busybox --list); do
-	[ -e "$bb/bin/$a" ] || ln -s busybox "$bb/bin/$a"
-done
-tar -C "$bb" -c . | dk import - rung-bb:vm >/dev/null
+dockerd_start "$DK/daemon.json" --bridge=none --ip6tables=false
+busybox_image rung-bb:vm
 run() { dk run --rm --network none --runtime=rung-vm "$@" 2>"$DK/err"; }
 
 out=$(run rung-bb:vm sh -c 'uname -r; exit 3')
