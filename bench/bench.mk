@@ -2,7 +2,8 @@
 # options in BENCH_ARGS, e.g. `make bench BENCH_ARGS="--quick"` or
 # `make bench BENCH_ARGS="--cpu 1 --json getpid"` or `make bench BENCH_ARGS=fs`.
 # See bench/README.md.
-EXTRA_DIST += bench/README.md bench/run bench/getpid.c bench/floor.c bench/fsops.c bench/handoff.c bench/clock.c
+EXTRA_DIST += bench/README.md bench/run bench/idle-memory bench/getpid.c bench/floor.c bench/fsops.c \
+	bench/procs.c bench/nop.c bench/handoff.c bench/clock.c
 
 bench: rung
 	RUNG=$(abs_top_builddir)/rung $(top_srcdir)/bench/run $(BENCH_ARGS)

@@ -24,6 +24,7 @@ struct slot {
 };
 
 struct gofer_client {
+	int refs; /* one per filesystem served through it */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	unsigned nchan;
@@ -53,6 +54,7 @@ int gofer_client_new(const int *fds, unsigned nchan, struct gofer_client **out)
 	if (nchan == 0)
 		return -EINVAL;
 	c = xzalloc(sizeof(*c) + nchan * sizeof(c->ch[0]));
+	c->refs = 1;
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_cond_init(&c->cond, NULL);
 	c->nchan = nchan;
@@ -62,9 +64,15 @@ int gofer_client_new(const int *fds, unsigned nchan, struct gofer_client **out)
 	return 0;
 }
 
+struct gofer_client *gofer_client_get(struct gofer_client *c)
+{
+	__atomic_add_fetch(&c->refs, 1, __ATOMIC_RELAXED);
+	return c;
+}
+
 void gofer_client_free(struct gofer_client *c)
 {
-	if (!c)
+	if (!c || __atomic_sub_fetch(&c->refs, 1, __ATOMIC_ACQ_REL) != 0)
 		return;
 	for (unsigned i = 0; i < c->nchan; i++)
 		if (c->ch[i].fd >= 0)
@@ -221,6 +229,9 @@ static int call(struct gofer_client *c, struct call *k)
 	return ret;
 }
 
+static int simple(struct gofer_client *c, uint16_t op, const void *req, size_t reqlen,
+		  const char *s1, const char *s2, void *rep, size_t replen);
+
 #define IOV(p, n) ((struct iovec){.iov_base = (void *)(p), .iov_len = (n)})
 #define STR(s)	  IOV((s), strlen(s) + 1)
 
@@ -230,6 +241,13 @@ int gofer_attach(struct gofer_client *c, struct gofer_node *root)
 
 	k.rep[0] = IOV(root, sizeof(*root));
 	return call(c, &k);
+}
+
+int gofer_attach_root(struct gofer_client *c, uint32_t index, struct gofer_node *root)
+{
+	struct gofer_attach_req req = {.root = index};
+
+	return simple(c, GOFER_OP_ATTACH, &req, sizeof(req), NULL, NULL, root, sizeof(*root));
 }
 
 static int walk_check(const struct call *k)

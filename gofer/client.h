@@ -20,11 +20,17 @@
 
 struct gofer_client;
 
-/* Take ownership of nchan connected channel fds. */
+/* Take ownership of nchan connected channel fds (one reference). */
 int gofer_client_new(const int *fds, unsigned nchan, struct gofer_client **out);
+/* Another reference (each filesystem served through c holds one). */
+struct gofer_client *gofer_client_get(struct gofer_client *c);
+/* Drop a reference; the last one closes the channels. */
 void gofer_client_free(struct gofer_client *c);
 
+/* The root of the rootfs (tree 0). */
 int gofer_attach(struct gofer_client *c, struct gofer_node *root);
+/* The root of tree index (0: the rootfs, 1...: the bind mounts). */
+int gofer_attach_root(struct gofer_client *c, uint32_t index, struct gofer_node *root);
 /* Walk names under dir; fills nodes[0..*nwalked) and *status (see protocol.h). */
 int gofer_walk(struct gofer_client *c, uint64_t dir, const char *const *names, unsigned n,
 	       struct gofer_node *nodes, unsigned *nwalked, int *status);

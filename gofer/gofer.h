@@ -1,6 +1,7 @@
 /*
  * Starting and running the gofer: a separate process per container that
- * serves one directory tree (the rootfs) over gofer channels.
+ * serves directory trees (the rootfs, and the source of each bind mount)
+ * over gofer channels.
  */
 #ifndef RUNG_GOFER_H
 #define RUNG_GOFER_H
@@ -8,19 +9,30 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "gofer/protocol.h"
+
 struct rung_error;
 
 /* Most channels one gofer serves. */
 #define GOFER_MAX_CHANNELS 64
 
+/* A bind mount's source: a host directory or file, served as a tree of its own. */
+struct gofer_bind {
+	const char *source; /* absolute host path */
+	bool read_only;	    /* every change fails with EROFS (a read-only host mount) */
+	bool recursive;	    /* rbind: with the host mounts under source */
+};
+
 struct gofer_config {
-	const char *rootfs; /* host directory served as "/" */
-	bool read_only;	    /* refuse every change with EROFS */
+	const char *rootfs;		/* host directory served as "/" (tree 0) */
+	bool read_only;			/* refuse every change with EROFS */
+	const struct gofer_bind *binds; /* trees 1..nbinds, in this order */
+	unsigned nbinds;
 };
 
 /*
  * Start the gofer (a re-exec of this binary: `rung gofer ...`) serving
- * cfg->rootfs over nchan channels. On success *pid is the gofer and
+ * cfg->rootfs and the bind mounts' sources over nchan channels. On success *pid is the gofer and
  * fds[0..nchan) the sentry's ends of the channels (O_CLOEXEC).
  *
  * The gofer dies (PR_SET_PDEATHSIG) when the calling *thread* exits, and

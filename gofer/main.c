@@ -1,5 +1,5 @@
 /*
- * rung gofer --rootfs DIR [--read-only] --fds N,N,...
+ * rung gofer --rootfs DIR [--read-only] [--bind[-ro]|--rbind[-ro] SRC]... --fds N,N,...
  *
  * The gofer process: confine itself, bubblewrap-style (each step short,
  * in order, and fatal when it fails), then serve the channels until the
@@ -8,8 +8,9 @@
  *  1. die with the sentry (PR_SET_PDEATHSIG), umask 0, no SIGPIPE
  *  2. a private mount namespace
  *  3. /proc/self/fd as an O_PATH fd (reopening handles needs it later)
- *  4. a recursive clone of the rootfs, nodev/nosuid (and read-only), as root
- *  5. close every fd but stdio, the channels, /proc/self/fd and the root
+ *  4. a clone of each bind mount's source (recursive for --rbind), nodev/nosuid
+ *     (and read-only); a recursive clone of the rootfs, the same, as root
+ *  5. close every fd but stdio, the channels, /proc/self/fd and the roots
  *  6. keep the file capabilities only; empty bounding set; no_new_privs
  *  7. the io_uring (restricted), then the seccomp allowlist
  */
@@ -37,9 +38,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+struct gofer_bind_arg {
+	const char *source;
+	bool read_only, recursive;
+};
+
 struct gofer_args {
 	const char *rootfs;
 	bool read_only;
+	struct gofer_bind_arg binds[GOFER_MAX_ROOTS - 1];
+	unsigned nbinds;
 	int fds[GOFER_MAX_CHANNELS];
 	unsigned nfds;
 };
@@ -82,11 +90,23 @@ static int parse_fds(const char *s, struct gofer_args *a, struct rung_error *err
 
 static int parse_args(int argc, char **argv, struct gofer_args *a, struct rung_error *err)
 {
-	enum { OPT_ROOTFS = 256, OPT_READ_ONLY, OPT_FDS };
+	enum {
+		OPT_ROOTFS = 256,
+		OPT_READ_ONLY,
+		OPT_FDS,
+		OPT_BIND,
+		OPT_BIND_RO,
+		OPT_RBIND,
+		OPT_RBIND_RO
+	};
 	static const struct option options[] = {
 		{"rootfs", required_argument, NULL, OPT_ROOTFS},
 		{"read-only", no_argument, NULL, OPT_READ_ONLY},
 		{"fds", required_argument, NULL, OPT_FDS},
+		{"bind", required_argument, NULL, OPT_BIND},
+		{"bind-ro", required_argument, NULL, OPT_BIND_RO},
+		{"rbind", required_argument, NULL, OPT_RBIND},
+		{"rbind-ro", required_argument, NULL, OPT_RBIND_RO},
 		{NULL, 0, NULL, 0},
 	};
 	const char *fds = NULL;
@@ -105,13 +125,31 @@ static int parse_args(int argc, char **argv, struct gofer_args *a, struct rung_e
 		case OPT_FDS:
 			fds = optarg;
 			break;
+		case OPT_BIND:
+		case OPT_BIND_RO:
+		case OPT_RBIND:
+		case OPT_RBIND_RO:
+			if (a->nbinds == ARRAY_SIZE(a->binds))
+				return rung_error_make(err, EINVAL, "more than %zu bind mounts",
+						       ARRAY_SIZE(a->binds));
+			if (optarg[0] != '/')
+				return rung_error_make(err, EINVAL,
+						       "bind mount source `%s` is not absolute",
+						       optarg);
+			a->binds[a->nbinds++] = (struct gofer_bind_arg){
+				.source = optarg,
+				.read_only = opt == OPT_BIND_RO || opt == OPT_RBIND_RO,
+				.recursive = opt == OPT_RBIND || opt == OPT_RBIND_RO,
+			};
+			break;
 		default:
 			return rung_error_make(err, 0, "unknown option `%s`", argv[optind - 1]);
 		}
 	}
 	if (optind != argc || !a->rootfs || !fds)
-		return rung_error_make(
-			err, 0, "usage: rung gofer --rootfs DIR [--read-only] --fds N,N,...");
+		return rung_error_make(err, 0,
+				       "usage: rung gofer --rootfs DIR [--read-only] "
+				       "[--bind[-ro]|--rbind[-ro] SRC]... --fds N,N,...");
 	return parse_fds(fds, a, err);
 }
 
@@ -127,12 +165,12 @@ static int stdio_to_null(struct rung_error *err)
 	return 0;
 }
 
-/*
- * Make a private recursive clone of the rootfs our root. The clone is a
- * detached mount tree of our own, so its flags change nothing on the host,
- * and rootfs "/" works like any other directory.
- */
-static int enter_rootfs(const char *rootfs, bool read_only, int *rootfd, struct rung_error *err)
+/* A private clone of the mount tree at path (recursive: with the mounts
+ * under it), nodev and nosuid (and read-only), as an O_PATH-like fd on its
+ * root. The clone is a detached mount tree of our own: its flags change
+ * nothing on the host, and the host's files stay shared (live). */
+static int clone_tree(const char *path, bool recursive, bool read_only, int *out,
+		      struct rung_error *err)
 {
 	struct mount_attr attr = {
 		.attr_set =
@@ -140,18 +178,42 @@ static int enter_rootfs(const char *rootfs, bool read_only, int *rootfd, struct 
 	};
 	cleanup_close int tree = -1;
 
+	tree = open_tree(AT_FDCWD, path,
+			 OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | (recursive ? AT_RECURSIVE : 0));
+	if (tree < 0)
+		return rung_error_make(err, errno, "clone the mount tree of `%s`", path);
+	if (mount_setattr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof(attr)) < 0)
+		return rung_error_make(err, errno, "set nodev,nosuid%s on `%s`",
+				       read_only ? ",ro" : "", path);
+	*out = steal_fd(&tree);
+	return 0;
+}
+
+/*
+ * A private mount namespace; a clone of each bind mount's source (their
+ * roots go to binds[], opened while the host's paths are still reachable);
+ * then a recursive clone of the rootfs made our root.
+ */
+static int enter_rootfs(const struct gofer_args *a, int *rootfd, int *binds, struct rung_error *err)
+{
+	cleanup_close int tree = -1;
+	int ret;
+
 	if (unshare(CLONE_NEWNS) < 0)
 		return rung_error_make(err, errno, "unshare(CLONE_NEWNS)");
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		return rung_error_make(err, errno, "make / rprivate");
-	tree = open_tree(AT_FDCWD, rootfs, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
-	if (tree < 0)
-		return rung_error_make(err, errno, "clone the mount tree of `%s`", rootfs);
-	if (mount_setattr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof(attr)) < 0)
-		return rung_error_make(err, errno, "set nodev,nosuid%s on `%s`",
-				       read_only ? ",ro" : "", rootfs);
+	for (unsigned i = 0; i < a->nbinds; i++) {
+		ret = clone_tree(a->binds[i].source, a->binds[i].recursive, a->binds[i].read_only,
+				 &binds[i], err);
+		if (ret < 0)
+			return ret;
+	}
+	ret = clone_tree(a->rootfs, true, a->read_only, &tree, err);
+	if (ret < 0)
+		return ret;
 	if (fchdir(tree) < 0 || chroot(".") < 0 || chdir("/") < 0)
-		return rung_error_make(err, errno, "chroot into `%s`", rootfs);
+		return rung_error_make(err, errno, "chroot into `%s`", a->rootfs);
 	*rootfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (*rootfd < 0)
 		return rung_error_make(err, errno, "open the new root");
@@ -203,11 +265,16 @@ static int drop_capabilities(struct rung_error *err)
 static int confine_and_serve(struct gofer_args *a, struct rung_error *err)
 {
 	struct gofer_server *srv = NULL;
-	int keep[GOFER_MAX_CHANNELS + 5];
-	cleanup_close int procfd = -1, rootfd = -1;
+	int keep[GOFER_MAX_CHANNELS + GOFER_MAX_ROOTS + 4];
+	int roots[GOFER_MAX_ROOTS];
+	cleanup_close int procfd = -1;
 	struct rlimit rl;
-	unsigned nkeep = 0;
+	unsigned nkeep = 0, nroots = 1 + a->nbinds;
+	bool all_ro = a->read_only;
 	int proc, ret;
+
+	for (unsigned i = 0; i < GOFER_MAX_ROOTS; i++)
+		roots[i] = -1;
 
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
 		return rung_error_make(err, errno, "PR_SET_PDEATHSIG");
@@ -225,35 +292,43 @@ static int confine_and_serve(struct gofer_args *a, struct rung_error *err)
 	procfd = open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (procfd < 0)
 		return rung_error_make(err, errno, "open /proc/self/fd");
-	if ((ret = enter_rootfs(a->rootfs, a->read_only, &rootfd, err)) < 0)
-		return ret;
+	if ((ret = enter_rootfs(a, &roots[0], &roots[1], err)) < 0)
+		goto fail;
 
 	keep[nkeep++] = STDIN_FILENO;
 	keep[nkeep++] = STDOUT_FILENO;
 	keep[nkeep++] = STDERR_FILENO;
 	keep[nkeep++] = procfd;
-	keep[nkeep++] = rootfd;
+	for (unsigned i = 0; i < nroots; i++)
+		keep[nkeep++] = roots[i];
 	for (unsigned i = 0; i < a->nfds; i++)
 		keep[nkeep++] = a->fds[i];
 	if ((ret = close_others(keep, nkeep, err)) < 0)
-		return ret;
+		goto fail;
 	if ((ret = drop_capabilities(err)) < 0)
-		return ret;
+		goto fail;
 
-	/* The server owns the channels, procfd and rootfd from here on. */
+	/* The server owns the channels, procfd and the roots from here on. */
+	for (unsigned i = 0; i < a->nbinds; i++)
+		all_ro &= a->binds[i].read_only;
 	proc = procfd;
-	ret = gofer_server_new(a->fds, a->nfds, steal_fd(&procfd), steal_fd(&rootfd), a->read_only,
-			       &srv, err);
+	ret = gofer_server_new(a->fds, a->nfds, steal_fd(&procfd), roots, nroots, all_ro, &srv,
+			       err);
 	if (ret < 0)
 		return ret;
 	if ((ret = gofer_seccomp_install(proc, err)) < 0)
 		goto out;
-	log_debug("gofer: serving `%s`%s on %u channels", a->rootfs,
-		  a->read_only ? " read-only" : "", a->nfds);
+	log_debug("gofer: serving `%s`%s and %u bind mounts on %u channels", a->rootfs,
+		  a->read_only ? " read-only" : "", a->nbinds, a->nfds);
 	if (gofer_server_run(srv) < 0)
 		ret = rung_error_make(err, EIO, "the serving loop failed");
 out:
 	gofer_server_free(srv);
+	return ret;
+fail:
+	for (unsigned i = 0; i < nroots; i++)
+		if (roots[i] >= 0)
+			close(roots[i]);
 	return ret;
 }
 

@@ -32,7 +32,7 @@ static int handle_req(struct gofer_server *s, struct gofer_chan *ch, struct gofe
 	return get_handle(s, ch, 0, r.handle);
 }
 
-/* ATTACH: a new handle on the root. */
+/* ATTACH: a new handle on the root of one tree. */
 static void attach_opened(struct gofer_server *s, struct gofer_chan *ch, int res)
 {
 	if (res < 0) {
@@ -44,17 +44,22 @@ static void attach_opened(struct gofer_server *s, struct gofer_chan *ch, int res
 
 int gofer_op_attach(struct gofer_server *s, struct gofer_chan *ch, struct gofer_wire *w)
 {
+	struct gofer_attach_req req = {0};
 	struct io_uring_sqe *sqe;
-	int err = wire_end(w);
+	int err;
 
-	if (err)
+	/* No body: the rootfs (the protocol's first form). */
+	if (w->left && (err = wire_take(w, &req, sizeof(req))))
 		return err;
-	ch->req.how = (struct open_how){
-		.flags = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC,
-		.resolve = GOFER_RESOLVE,
-	};
+	if ((err = wire_end(w)))
+		return err;
+	if (req.pad || req.root >= s->nroots)
+		return EINVAL;
 	sqe = gofer_sqe(s, ch, attach_opened);
-	io_uring_prep_openat2(sqe, s->rootfd, ".", &ch->req.how);
+	/* The /proc magic link leads to exactly the root the gofer opened
+	 * (a directory or, for a bind mount of one file, that file). */
+	io_uring_prep_openat(sqe, s->procfd, gofer_fdname(ch, s->roots[req.root]),
+			     O_PATH | O_CLOEXEC, 0);
 	return 0;
 }
 

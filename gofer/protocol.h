@@ -40,7 +40,7 @@
 #define GOFER_NAME_MAX 255
 
 enum gofer_op {
-	GOFER_OP_ATTACH = 1, /* the root of the served tree */
+	GOFER_OP_ATTACH = 1, /* the root of one served tree */
 	GOFER_OP_WALK,	     /* look up names under a directory */
 	GOFER_OP_STAT,
 	GOFER_OP_OPEN,	 /* open a node for I/O */
@@ -98,7 +98,17 @@ struct gofer_node {
 	struct gofer_stat stat;
 };
 
-/* ATTACH: no body. Reply: struct gofer_node (the root). */
+/* Most trees one gofer serves: the rootfs and its bind mounts. */
+#define GOFER_MAX_ROOTS 64
+
+/* ATTACH: no body (root 0, the rootfs) or struct gofer_attach_req. Reply:
+ * struct gofer_node (the root of that tree, which is a regular file for a
+ * bind mount of one file). Each tree is served alone: no walk leaves it,
+ * whichever tree a handle came from. */
+struct gofer_attach_req {
+	uint32_t root; /* 0: the rootfs; 1...: the bind mounts, in the gofer's order */
+	uint32_t pad;
+};
 
 /* WALK: names follow as nnames NUL-terminated strings. */
 struct gofer_walk_req {

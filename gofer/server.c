@@ -379,14 +379,16 @@ fail:
 	return ret;
 }
 
-int gofer_server_new(const int *fds, unsigned n, int procfd, int rootfd, bool read_only,
-		     struct gofer_server **out, struct rung_error *err)
+int gofer_server_new(const int *fds, unsigned n, int procfd, const int *roots, unsigned nroots,
+		     bool read_only, struct gofer_server **out, struct rung_error *err)
 {
 	struct gofer_server *s = xzalloc(sizeof(*s));
 	int ret;
 
 	s->procfd = procfd;
-	s->rootfd = rootfd;
+	s->nroots = nroots;
+	s->roots = xzalloc((nroots ? nroots : 1) * sizeof(*s->roots));
+	memcpy(s->roots, roots, nroots * sizeof(*s->roots));
 	s->read_only = read_only;
 	s->next_id = 1;
 	s->nchan = s->nopen = n;
@@ -456,8 +458,10 @@ void gofer_server_free(struct gofer_server *s)
 		io_uring_queue_exit(&s->ring);
 	if (s->procfd >= 0)
 		close(s->procfd);
-	if (s->rootfd >= 0)
-		close(s->rootfd);
+	for (unsigned i = 0; i < s->nroots; i++)
+		if (s->roots[i] >= 0)
+			close(s->roots[i]);
+	free(s->roots);
 	free(s->scratch);
 	free(s->chans);
 	free(s);

@@ -78,8 +78,9 @@ struct gofer_chan {
 struct gofer_server {
 	struct io_uring ring;
 	int procfd; /* /proc/self/fd, to reopen O_PATH fds */
-	int rootfd; /* the served root */
-	bool read_only;
+	int *roots; /* the served trees' roots (O_PATH): rootfs, then bind mounts */
+	unsigned nroots;
+	bool read_only; /* every tree is read-only: refuse changes before trying */
 	struct gofer_chan *chans;
 	unsigned nchan, nopen;
 	struct gofer_table handles, files;

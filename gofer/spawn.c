@@ -83,7 +83,7 @@ int gofer_spawn(const struct gofer_config *cfg, unsigned nchan, pid_t *pid, int 
 	pid_t child_pid;
 	ssize_t n;
 	int e, ret, argc = 0;
-	char *argv[8];
+	char *argv[8 + 2 * GOFER_MAX_ROOTS];
 
 	if (nchan == 0 || nchan > GOFER_MAX_CHANNELS)
 		return rung_error_make(err, EINVAL, "gofer: %u channels (1 to %d)", nchan,
@@ -92,6 +92,9 @@ int gofer_spawn(const struct gofer_config *cfg, unsigned nchan, pid_t *pid, int 
 		return rung_error_make(err, errno, "gofer: rootfs `%s`", cfg->rootfs);
 	if (!S_ISDIR(st.st_mode))
 		return rung_error_make(err, ENOTDIR, "gofer: rootfs `%s`", cfg->rootfs);
+	if (cfg->nbinds >= GOFER_MAX_ROOTS)
+		return rung_error_make(err, EINVAL, "gofer: %u bind mounts (at most %d)",
+				       cfg->nbinds, GOFER_MAX_ROOTS - 1);
 	/* Before forking: the child only execs. */
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n < 0)
@@ -108,6 +111,13 @@ int gofer_spawn(const struct gofer_config *cfg, unsigned nchan, pid_t *pid, int 
 	argv[argc++] = fdlist;
 	if (cfg->read_only)
 		argv[argc++] = "--read-only";
+	for (unsigned i = 0; i < cfg->nbinds; i++) {
+		const struct gofer_bind *b = &cfg->binds[i];
+
+		argv[argc++] = b->recursive ? (b->read_only ? "--rbind-ro" : "--rbind")
+					    : (b->read_only ? "--bind-ro" : "--bind");
+		argv[argc++] = (char *)b->source;
+	}
 	argv[argc] = NULL;
 
 	null = open("/dev/null", O_RDWR | O_CLOEXEC);

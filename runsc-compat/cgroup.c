@@ -9,6 +9,8 @@
 #include <errno.h>
 #include <limits.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,6 +92,25 @@ static void cpuset_inherit(const char *dir)
 	free(parent);
 }
 
+/* v2: the controllers rung writes, enabled for a new level's children by
+ * its parent (and then for the level below by it). Controllers the host
+ * does not have are left out; errors show when a limit is written. */
+static void enable_controllers(const char *dir)
+{
+	static const char *const ctl[] = {"+cpu", "+cpuset", "+io", "+memory", "+pids"};
+	char *parent = xstrdup(dir), *slash = strrchr(parent, '/');
+
+	if (slash && slash != parent) {
+		*slash = '\0';
+		for (size_t i = 0; i < ARRAY_SIZE(ctl); i++) {
+			char *f = xasprintf("%s/cgroup.subtree_control", parent);
+			write_file(f, ctl[i]);
+			free(f);
+		}
+	}
+	free(parent);
+}
+
 /* mkdir -p; a new v1 cpuset level gets its parent's cpus and mems (it
  * starts empty, and an empty cpuset takes no process). */
 static int mkdir_p(const char *path, bool cpuset)
@@ -105,6 +126,8 @@ static int mkdir_p(const char *path, bool cpuset)
 		if (mkdir(copy, 0755) == 0) {
 			if (cpuset)
 				cpuset_inherit(copy);
+			else if (is_v2())
+				enable_controllers(copy);
 		} else if (errno != EEXIST) {
 			ret = -errno;
 		}
@@ -125,65 +148,322 @@ static long long host_pids_max(long long guest_limit)
 	return guest_limit > LLONG_MAX / 4 ? LLONG_MAX : 2 * guest_limit + 32;
 }
 
-static void apply_v1(const char *path, const struct oci_resources *r)
-{
-	char *f, v[64];
+/* --- resources: a LinuxResources object onto the cgroup's files ------------------- */
 
-	if (!r)
-		return;
-	if (r->memory_limit > 0) {
-		f = xasprintf(CGROUP_ROOT "/memory%s/memory.limit_in_bytes", path);
-		snprintf(v, sizeof(v), "%lld", (long long)r->memory_limit);
-		write_file(f, v);
-		free(f);
-	}
-	if (r->pids_limit > 0) {
-		f = xasprintf(CGROUP_ROOT "/pids%s/pids.max", path);
-		snprintf(v, sizeof(v), "%lld", (long long)host_pids_max(r->pids_limit));
-		write_file(f, v);
-		free(f);
-	}
-	if (r->cpu_shares) {
-		f = xasprintf(CGROUP_ROOT "/cpu%s/cpu.shares", path);
-		snprintf(v, sizeof(v), "%llu", (unsigned long long)r->cpu_shares);
-		write_file(f, v);
-		free(f);
-	}
-	if (r->cpu_period) {
-		f = xasprintf(CGROUP_ROOT "/cpu%s/cpu.cfs_period_us", path);
-		snprintf(v, sizeof(v), "%llu", (unsigned long long)r->cpu_period);
-		write_file(f, v);
-		free(f);
-	}
-	if (r->cpu_quota > 0) {
-		f = xasprintf(CGROUP_ROOT "/cpu%s/cpu.cfs_quota_us", path);
-		snprintf(v, sizeof(v), "%lld", (long long)r->cpu_quota);
-		write_file(f, v);
-		free(f);
+char *cgroup_file(const char *path, const char *v1_controller, const char *file)
+{
+	return is_v2() ? xasprintf(CGROUP_ROOT "%s/%s", path, file)
+		       : xasprintf(CGROUP_ROOT "/%s%s/%s", v1_controller ? v1_controller : "", path,
+				   file);
+}
+
+bool cgroup_v2(void)
+{
+	return is_v2();
+}
+
+/* obj[key] when present and not null. */
+static struct json_object *jget(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	if (!o || !json_object_object_get_ex(o, key, &v) || json_object_is_type(v, json_type_null))
+		return NULL;
+	return v;
+}
+
+/* An integer member: false when absent (or null). */
+static bool jint(struct json_object *o, const char *key, int64_t *v)
+{
+	struct json_object *j = jget(o, key);
+
+	if (!j || !json_object_is_type(j, json_type_int))
+		return false;
+	*v = json_object_get_int64(j);
+	return true;
+}
+
+/* Is member key set to something other than its "unset" value (0, false,
+ * "", [], {})? */
+static bool jset(struct json_object *o, const char *key)
+{
+	struct json_object *j = jget(o, key);
+
+	if (!j)
+		return false;
+	switch (json_object_get_type(j)) {
+	case json_type_int:
+		return json_object_get_int64(j) != 0;
+	case json_type_boolean:
+		return json_object_get_boolean(j);
+	case json_type_string:
+		return json_object_get_string_len(j) > 0;
+	case json_type_array:
+		return json_object_array_length(j) > 0;
+	case json_type_object:
+		return json_object_object_length(j) > 0;
+	default:
+		return true;
 	}
 }
 
-int cgroup_enter(const char *path, pid_t pid, const struct oci_resources *res,
-		 struct rung_error *err)
+int cgroup_check_resources(const char *json, const char *prefix, struct rung_error *err)
 {
-	char pidbuf[32];
+	/* Members rung cannot honour: set to anything but their zero value, they
+	 * are refused, named. */
+	static const struct {
+		const char *object, *member, *why;
+	} refused[] = {
+		{NULL, "hugepageLimits", "no hugetlb limits"},
+		{NULL, "rdma", "no rdma limits"},
+		{NULL, "network", "no net_cls/net_prio classes"},
+		{"memory", "kernel", "kernel memory limits are gone from Linux"},
+		{"memory", "kernelTCP", "kernel memory limits are gone from Linux"},
+		{"cpu", "realtimeRuntime", "no real-time scheduling"},
+		{"cpu", "realtimePeriod", "no real-time scheduling"},
+		{"cpu", "idle", "no SCHED_IDLE groups"},
+		{"cpu", "burst", "no CPU burst"},
+		{"blockIO", "leafWeight", "only blockIO.weight"},
+		{"blockIO", "weightDevice", "only blockIO.weight"},
+		{"blockIO", "throttleReadBpsDevice", "no I/O throttling"},
+		{"blockIO", "throttleWriteBpsDevice", "no I/O throttling"},
+		{"blockIO", "throttleReadIOPSDevice", "no I/O throttling"},
+		{"blockIO", "throttleWriteIOPSDevice", "no I/O throttling"},
+	};
+	struct json_object *o = json_tokener_parse(json);
+	int ret = 0;
+
+	if (!o || !json_object_is_type(o, json_type_object)) {
+		ret = rung_error_make(err, EINVAL, "`%s` is not a JSON object", prefix);
+		goto out;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(refused) && ret == 0; i++) {
+		struct json_object *in = refused[i].object ? jget(o, refused[i].object) : o;
+		if (jset(in, refused[i].member))
+			ret = rung_error_make(err, EINVAL, "`%s.%s%s%s` is not supported (%s)",
+					      prefix, refused[i].object ? refused[i].object : "",
+					      refused[i].object ? "." : "", refused[i].member,
+					      refused[i].why);
+	}
+	if (ret == 0 && jset(jget(o, "memory"), "disableOOMKiller") && is_v2())
+		ret = rung_error_make(err, EINVAL,
+				      "`%s.memory.disableOOMKiller` is not supported on cgroup v2",
+				      prefix);
+	if (ret == 0 && jset(o, "unified") && !is_v2())
+		ret = rung_error_make(err, EINVAL, "`%s.unified` needs cgroup v2", prefix);
+out:
+	if (o)
+		json_object_put(o);
+	return ret;
+}
+
+/* Write value to the cgroup's file (v1: in controller's hierarchy). */
+static int cg_write(const char *path, const char *controller, const char *file, const char *value,
+		    struct rung_error *err)
+{
+	char *f = cgroup_file(path, controller, file);
+	int ret = write_file(f, value);
+
+	if (ret < 0)
+		rung_error_make(err, -ret, "write `%s` to %s", value, f);
+	free(f);
+	return ret;
+}
+
+static bool cg_exists(const char *path, const char *controller, const char *file)
+{
+	char *f = cgroup_file(path, controller, file);
+	bool ok = access(f, F_OK) == 0;
+
+	free(f);
+	return ok;
+}
+
+static void num(char *buf, size_t n, int64_t v, const char *unlimited)
+{
+	if (v < 0 && unlimited)
+		snprintf(buf, n, "%s", unlimited);
+	else
+		snprintf(buf, n, "%lld", (long long)v);
+}
+
+/* memory: limit, reservation, swap (v1: memory+swap, v2: swap alone),
+ * swappiness (v1), disableOOMKiller (v1). -1 is unlimited, 0 unset. */
+static int apply_memory(const char *path, struct json_object *m, struct rung_error *err)
+{
+	bool v2 = is_v2();
+	int64_t limit = 0, swap = 0, resv = 0, swappiness;
+	char v[32];
+	int ret = 0;
+
+	jint(m, "limit", &limit);
+	jint(m, "swap", &swap);
+	jint(m, "reservation", &resv);
+	if (limit) {
+		num(v, sizeof(v), limit, v2 ? "max" : "-1");
+		ret = cg_write(path, "memory", v2 ? "memory.max" : "memory.limit_in_bytes", v, err);
+		/* v1: a limit above memory+swap is refused until that grows first. */
+		if (ret < 0 && !v2 && swap &&
+		    cg_exists(path, "memory", "memory.memsw.limit_in_bytes")) {
+			rung_error_release(err);
+			num(v, sizeof(v), swap, "-1");
+			ret = cg_write(path, "memory", "memory.memsw.limit_in_bytes", v, err);
+			num(v, sizeof(v), limit, "-1");
+			if (ret == 0)
+				ret = cg_write(path, "memory", "memory.limit_in_bytes", v, err);
+		}
+		if (ret < 0)
+			return ret;
+	}
+	if (swap) {
+		if (v2) {
+			if (swap < 0 || limit <= 0)
+				snprintf(v, sizeof(v), "max");
+			else
+				snprintf(v, sizeof(v), "%lld", (long long)MAX(swap - limit, 0));
+			if (cg_exists(path, NULL, "memory.swap.max"))
+				ret = cg_write(path, NULL, "memory.swap.max", v, err);
+		} else if (cg_exists(path, "memory", "memory.memsw.limit_in_bytes")) {
+			/* (Without swap accounting on the host there is nothing to limit.) */
+			num(v, sizeof(v), swap, "-1");
+			ret = cg_write(path, "memory", "memory.memsw.limit_in_bytes", v, err);
+		}
+		if (ret < 0)
+			return ret;
+	}
+	if (resv) {
+		num(v, sizeof(v), resv, v2 ? "max" : "-1");
+		ret = cg_write(path, "memory", v2 ? "memory.low" : "memory.soft_limit_in_bytes", v,
+			       err);
+		if (ret < 0)
+			return ret;
+	}
+	if (!v2 && jint(m, "swappiness", &swappiness) && swappiness >= 0 && swappiness <= 100) {
+		num(v, sizeof(v), swappiness, NULL);
+		ret = cg_write(path, "memory", "memory.swappiness", v, err);
+		if (ret < 0)
+			return ret;
+	}
+	if (!v2 && jset(m, "disableOOMKiller"))
+		ret = cg_write(path, "memory", "memory.oom_control", "1", err);
+	return ret;
+}
+
+/* cpu: shares (v2: weight), quota and period, cpus and mems (cpuset). */
+static int apply_cpu(const char *path, struct json_object *c, struct rung_error *err)
+{
+	bool v2 = is_v2();
+	int64_t shares = 0, quota = 0, period = 0;
+	struct json_object *s;
+	char v[64];
+	int ret = 0;
+
+	jint(c, "shares", &shares);
+	jint(c, "quota", &quota);
+	jint(c, "period", &period);
+	if (shares > 0) {
+		if (v2)
+			snprintf(v, sizeof(v), "%lld",
+				 1 + ((long long)MAX(shares, 2) - 2) * 9999 / 262142);
+		else
+			num(v, sizeof(v), shares, NULL);
+		ret = cg_write(path, "cpu", v2 ? "cpu.weight" : "cpu.shares", v, err);
+		if (ret < 0)
+			return ret;
+	}
+	if (v2 && (quota || period > 0)) {
+		/* cpu.max is "QUOTA PERIOD": what is not given stays. */
+		char *f = cgroup_file(path, NULL, "cpu.max"), cur[64] = "max 100000", q[32];
+		long long p = 100000;
+		int fd = open(f, O_RDONLY | O_CLOEXEC);
+		ssize_t n = fd >= 0 ? read(fd, cur, sizeof(cur) - 1) : -1;
+		if (fd >= 0)
+			close(fd);
+		if (n > 0)
+			cur[n] = '\0';
+		free(f);
+		if (sscanf(cur, "%31s %lld", q, &p) != 2)
+			snprintf(q, sizeof(q), "max");
+		if (quota)
+			num(q, sizeof(q), quota, "max");
+		snprintf(v, sizeof(v), "%s %lld", q, period > 0 ? (long long)period : p);
+		ret = cg_write(path, NULL, "cpu.max", v, err);
+	} else if (!v2) {
+		if (period > 0) {
+			num(v, sizeof(v), period, NULL);
+			ret = cg_write(path, "cpu", "cpu.cfs_period_us", v, err);
+		}
+		if (ret == 0 && quota) {
+			num(v, sizeof(v), quota, "-1");
+			ret = cg_write(path, "cpu", "cpu.cfs_quota_us", v, err);
+		}
+	}
+	if (ret < 0)
+		return ret;
+	if ((s = jget(c, "cpus")) && json_object_get_string_len(s) > 0)
+		ret = cg_write(path, "cpuset", "cpuset.cpus", json_object_get_string(s), err);
+	if (ret == 0 && (s = jget(c, "mems")) && json_object_get_string_len(s) > 0)
+		ret = cg_write(path, "cpuset", "cpuset.mems", json_object_get_string(s), err);
+	return ret;
+}
+
+int cgroup_update(const char *path, const char *json, struct rung_error *err)
+{
+	struct json_object *o, *x;
+	int64_t v;
+	char buf[32];
 	int ret;
 
-	snprintf(pidbuf, sizeof(pidbuf), "%d", pid);
+	if (!path)
+		return rung_error_make(err, 0, "the container has no cgroup");
+	ret = cgroup_check_resources(json, "resources", err);
+	if (ret < 0)
+		return ret;
+	o = json_tokener_parse(json);
+	if ((x = jget(o, "memory")))
+		ret = apply_memory(path, x, err);
+	if (ret == 0 && (x = jget(o, "cpu")))
+		ret = apply_cpu(path, x, err);
+	if (ret == 0 && (x = jget(o, "pids")) && jint(x, "limit", &v) && v) {
+		num(buf, sizeof(buf), v > 0 ? host_pids_max(v) : v, "max");
+		ret = cg_write(path, "pids", "pids.max", buf, err);
+	}
+	if (ret == 0 && (x = jget(o, "blockIO")) && jint(x, "weight", &v) && v > 0) {
+		num(buf, sizeof(buf), v, NULL);
+		if (is_v2())
+			snprintf(buf, sizeof(buf), "default %lld", (long long)v);
+		ret = cg_write(path, "blkio", is_v2() ? "io.weight" : "blkio.weight", buf, err);
+	}
+	if (ret == 0 && is_v2() && (x = jget(o, "unified"))) {
+		json_object_object_foreach(x, key, val)
+		{
+			if (strchr(key, '/') || !json_object_is_type(val, json_type_string)) {
+				ret = rung_error_make(err, EINVAL,
+						      "`unified.%s`: not a cgroup file", key);
+				break;
+			}
+			ret = cg_write(path, NULL, key, json_object_get_string(val), err);
+			if (ret < 0)
+				break;
+		}
+	}
+	json_object_put(o);
+	return ret < 0 ? -1 : 0;
+}
+int cgroup_create(const char *path, const struct oci_resources *res, struct rung_error *err)
+{
+	int ret;
+
 	if (is_v2()) {
-		char *dir = xasprintf(CGROUP_ROOT "%s", path), *procs;
+		char *dir = xasprintf(CGROUP_ROOT "%s", path);
 		ret = mkdir_p(dir, false);
-		procs = xasprintf("%s/cgroup.procs", dir);
-		if (ret == 0)
-			ret = write_file(procs, pidbuf);
-		free(procs);
 		free(dir);
 		if (ret < 0)
-			return rung_error_make(err, -ret, "join the cgroup `%s`", path);
-		return 0;
+			return rung_error_make(err, -ret, "create the cgroup `%s`", path);
+		return res && res->raw ? cgroup_update(path, res->raw, err) : 0;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(v1_controllers); i++) {
-		char *base = xasprintf(CGROUP_ROOT "/%s", v1_controllers[i]), *dir, *procs;
+		char *base = xasprintf(CGROUP_ROOT "/%s", v1_controllers[i]), *dir;
 		struct stat st;
 		if (stat(base, &st) < 0) {
 			free(base);
@@ -191,23 +471,50 @@ int cgroup_enter(const char *path, pid_t pid, const struct oci_resources *res,
 		}
 		dir = xasprintf("%s%s", base, path);
 		ret = mkdir_p(dir, strcmp(v1_controllers[i], "cpuset") == 0);
-		procs = xasprintf("%s/cgroup.procs", dir);
-		if (ret == 0)
-			ret = write_file(procs, pidbuf);
-		free(procs);
 		free(dir);
+		free(base);
+		if (ret < 0)
+			return rung_error_make(err, -ret, "create the %s cgroup `%s`",
+					       v1_controllers[i], path);
+	}
+	return res && res->raw ? cgroup_update(path, res->raw, err) : 0;
+}
+
+/* Moving a whole process takes the kernel's threadgroup lock for writing,
+ * which waits for an RCU grace period (~15 ms here, a third of a `run`);
+ * a single-threaded process moving itself through v1's `tasks` file does
+ * not take it. */
+int cgroup_join(const char *path, pid_t pid, struct rung_error *err)
+{
+	const char *file = pid ? "cgroup.procs" : "tasks";
+	char pidbuf[32];
+	int ret;
+
+	snprintf(pidbuf, sizeof(pidbuf), "%d", pid);
+	if (is_v2()) {
+		char *procs = xasprintf(CGROUP_ROOT "%s/cgroup.procs", path);
+		ret = write_file(procs, pidbuf);
+		free(procs);
+		if (ret < 0)
+			return rung_error_make(err, -ret, "join the cgroup `%s`", path);
+		return 0;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(v1_controllers); i++) {
+		char *base = xasprintf(CGROUP_ROOT "/%s", v1_controllers[i]), *f;
+		struct stat st;
+		if (stat(base, &st) < 0) {
+			free(base);
+			continue;
+		}
+		f = xasprintf("%s%s/%s", base, path, file);
+		ret = write_file(f, pidbuf);
+		free(f);
 		free(base);
 		if (ret < 0)
 			return rung_error_make(err, -ret, "join the %s cgroup `%s`",
 					       v1_controllers[i], path);
 	}
-	apply_v1(path, res);
 	return 0;
-}
-
-int cgroup_update(const char *path, const char *resources_json, struct rung_error *err)
-{
-	return rung_error_make(err, 0, "update: changing resources is not supported yet");
 }
 
 int cgroup_freeze(const char *path, bool frozen, struct rung_error *err)
@@ -253,17 +560,43 @@ int cgroup_pids(const char *path, pid_t **pids, size_t *n)
 	return 0;
 }
 
-void cgroup_remove(const char *path)
+/* rmdir of every level-1 directory of path: true when none is left. */
+static bool remove_dirs(const char *path)
 {
+	bool done = true;
+
 	if (is_v2()) {
 		char *dir = xasprintf(CGROUP_ROOT "%s", path);
-		rmdir(dir);
+		done = rmdir(dir) == 0 || errno == ENOENT;
 		free(dir);
-		return;
+		return done;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(v1_controllers); i++) {
 		char *dir = xasprintf(CGROUP_ROOT "/%s%s", v1_controllers[i], path);
-		rmdir(dir);
+		if (rmdir(dir) < 0 && errno != ENOENT)
+			done = false;
 		free(dir);
 	}
+	return done;
+}
+
+void cgroup_kill(const char *path)
+{
+	pid_t *pids;
+	size_t n;
+
+	if (cgroup_pids(path, &pids, &n) < 0)
+		return;
+	for (size_t i = 0; i < n; i++)
+		kill(pids[i], SIGKILL);
+	free(pids);
+}
+
+void cgroup_remove(const char *path)
+{
+	/* The gofer and the stubs end a moment after the sandbox process (their
+	 * parent-death signal), and the cgroup is busy until then: a few tries,
+	 * about two seconds at most. */
+	for (int i = 0; i < 200 && !remove_dirs(path); i++)
+		usleep(10000);
 }

@@ -17,16 +17,28 @@ struct oci_resources;
  * "slice:prefix:name" with systemd set), or a default for id (malloc'd). */
 char *cgroup_path(const char *cgroups_path, const char *id, bool systemd);
 
-/* Create the cgroup at path (every controller), apply res and move pid in. */
-int cgroup_enter(const char *path, pid_t pid, const struct oci_resources *res,
-		 struct rung_error *err);
-/* Apply a LinuxResources JSON object (update --resources) to path. */
+/* Create the cgroup at path (every controller) and apply res. */
+int cgroup_create(const char *path, const struct oci_resources *res, struct rung_error *err);
+/* Move process pid into path; pid 0 is the caller, which must have a
+ * single thread (then the move is cheap, see cgroup.c). */
+int cgroup_join(const char *path, pid_t pid, struct rung_error *err);
+/* Apply a LinuxResources JSON object (update --resources, and create's
+ * linux.resources) to path: zero means unset, -1 unlimited. */
 int cgroup_update(const char *path, const char *resources_json, struct rung_error *err);
+/* Refuse the members of a LinuxResources object rung cannot honour (set
+ * to anything but their zero value), naming them under prefix. */
+int cgroup_check_resources(const char *resources_json, const char *prefix, struct rung_error *err);
+/* The path of a cgroup file: v1 in controller's hierarchy, v2 unified. */
+char *cgroup_file(const char *path, const char *v1_controller, const char *file);
+bool cgroup_v2(void);
 /* Freeze or thaw everything in path. */
 int cgroup_freeze(const char *path, bool frozen, struct rung_error *err);
 /* The pids in path (malloc'd). */
 int cgroup_pids(const char *path, pid_t **pids, size_t *n);
-/* Remove the (empty) cgroup; errors are ignored: the caller is cleaning up. */
+/* SIGKILL every process in path (delete --force: what the sandbox left). */
+void cgroup_kill(const char *path);
+/* Remove the cgroup once it is empty (waiting a moment for processes that
+ * are on their way out); errors are ignored: the caller is cleaning up. */
 void cgroup_remove(const char *path);
 
 #endif

@@ -18,7 +18,9 @@ struct global_args {
 	bool systemd_cgroup;
 	bool file_access_direct; /* --file-access=direct (default) or gofer */
 	const char *network;	 /* --network: sandbox (default), host, none */
-	const char *isolation;	 /* --isolation: sentry (default) */
+	const char *isolation;	 /* --isolation (isolation.h); NULL: not given */
+	bool allow_emulation;	 /* the VM levels may run under TCG (--allow-emulation) */
+	const char *vm_kernel;	 /* --kernel: the VM levels' guest kernel */
 };
 
 /* Which of the caller's fds 0-2 were open when rung started (main.c). */
@@ -46,8 +48,13 @@ int cmd_pause(struct global_args *g, int argc, char **argv, struct rung_error *e
 int cmd_spec(struct global_args *g, int argc, char **argv, struct rung_error *err);
 int cmd_features(struct global_args *g, int argc, char **argv, struct rung_error *err);
 int cmd_update(struct global_args *g, int argc, char **argv, struct rung_error *err);
+int cmd_events(struct global_args *g, int argc, char **argv, struct rung_error *err);
+int cmd_install(struct global_args *g, int argc, char **argv, struct rung_error *err);
 int cmd_refused(struct global_args *g, int argc, char **argv, struct rung_error *err);
 int cmd_help(struct global_args *g, int argc, char **argv, struct rung_error *err);
+int cmd_setup_vm(struct global_args *g, int argc, char **argv, struct rung_error *err);
+int cmd_compat(struct global_args *g, int argc, char **argv, struct rung_error *err);
+int cmd_check(struct global_args *g, int argc, char **argv, struct rung_error *err);
 int cmd_gofer(struct global_args *g, int argc, char **argv, struct rung_error *err);
 
 /* Print the syscall table, as text or as the Markdown of docs/syscalls.md. */

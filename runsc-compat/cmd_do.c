@@ -4,7 +4,13 @@
  */
 #include "config.h"
 #include "runsc-compat/cli.h"
+#include "runsc-compat/isolation.h"
+#include "runsc-compat/level1.h"
 #include "runsc-compat/sandbox.h"
+#include "runsc-compat/compat.h"
+#include "runsc-compat/oci.h"
+#include "runsc-compat/vm_run.h"
+#include "runsc-compat/spec.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/spawn.h"
 #include "platform/platform.h"
@@ -47,7 +53,17 @@ static void do_usage(FILE *out)
 		"  --overlay MODE       memory (default: writes stay in the sandbox's memory)\n"
 		"                       or none (writes go to the rootfs)\n"
 		"  --host-exec          no rootfs: run a static PROGRAM from a host path\n"
-		"  --unconfined         do not confine the sandbox process (debugging only)\n");
+		"  -v, --volume HOST:GUEST[:ro]\n"
+		"                       bind-mount the host file or directory HOST on GUEST\n"
+		"                       (the guest sees host changes live; ro: read-only)\n"
+		"  --tmpfs PATH[:OPTS]  a tmpfs on PATH (OPTS: size=, mode=, uid=, gid=, ro,\n"
+		"                       exec...; nosuid,nodev,noexec by default)\n"
+		"  --read-only          the guest's / refuses writes (EROFS)\n"
+		"  --unconfined         do not confine the sandbox process (debugging only)\n"
+		"  --isolation LEVEL    sentry (default), container (namespaces, no sentry),\n"
+		"                       microvm, vm (a QEMU VM) or auto\n"
+		"  --allow-emulation    the VM levels may use TCG where KVM is missing\n"
+		"  --kernel PATH        the VM levels' guest kernel\n");
 }
 
 /* PROGRAM as the shell would find it: a path, or a name on $PATH. */
@@ -82,6 +98,11 @@ enum {
 	OPT_OVERLAY,
 	OPT_HOST_EXEC,
 	OPT_UNCONFINED,
+	OPT_ISOLATION,
+	OPT_ALLOW_EMULATION,
+	OPT_KERNEL,
+	OPT_TMPFS,
+	OPT_READ_ONLY,
 	OPT_HELP
 };
 
@@ -95,9 +116,115 @@ static const struct option do_options[] = {
 	{"overlay", required_argument, NULL, OPT_OVERLAY},
 	{"host-exec", no_argument, NULL, OPT_HOST_EXEC},
 	{"unconfined", no_argument, NULL, OPT_UNCONFINED},
+	{"isolation", required_argument, NULL, OPT_ISOLATION},
+	{"allow-emulation", no_argument, NULL, OPT_ALLOW_EMULATION},
+	{"kernel", required_argument, NULL, OPT_KERNEL},
+	{"volume", required_argument, NULL, 'v'},
+	{"tmpfs", required_argument, NULL, OPT_TMPFS},
+	{"read-only", no_argument, NULL, OPT_READ_ONLY},
 	{"help", no_argument, NULL, OPT_HELP},
 	{NULL, 0, NULL, 0},
 };
+
+/* The mounts of -v and --tmpfs, as a spec would have them. */
+struct do_mounts {
+	struct oci_mount *m;
+	size_t n;
+};
+
+static void do_mounts_free(struct do_mounts *dm)
+{
+	for (size_t i = 0; i < dm->n; i++) {
+		free(dm->m[i].destination);
+		free(dm->m[i].type);
+		free(dm->m[i].source);
+		for (char **o = dm->m[i].options; o && *o; o++)
+			free(*o);
+		free(dm->m[i].options);
+	}
+	free(dm->m);
+}
+
+static struct oci_mount *do_mount_add(struct do_mounts *dm)
+{
+	dm->m = xrealloc(dm->m, (dm->n + 1) * sizeof(*dm->m));
+	memset(&dm->m[dm->n], 0, sizeof(*dm->m));
+	return &dm->m[dm->n++];
+}
+
+/* Split "a,b,c" into a NULL-terminated vector after the given first ones. */
+static char **options(const char *const *first, const char *list)
+{
+	size_t n = 0, cap = 8;
+	char **v = xzalloc(cap * sizeof(*v)), *copy = xstrdup(list ? list : ""), *save = NULL;
+
+	for (; first && *first; first++)
+		v[n++] = xstrdup(*first);
+	for (char *o = strtok_r(copy, ",", &save); o; o = strtok_r(NULL, ",", &save)) {
+		if (n + 2 > cap)
+			v = xrealloc(v, (cap *= 2) * sizeof(*v));
+		v[n++] = xstrdup(o);
+	}
+	v[n] = NULL;
+	free(copy);
+	return v;
+}
+
+/* -v HOST:GUEST[:ro|:rw] (HOST is made absolute; it must exist). */
+static int add_volume(struct do_mounts *dm, const char *arg, struct rung_error *err)
+{
+	static const char *const base[] = {"rbind", NULL};
+	char *copy = xstrdup(arg), *guest = strchr(copy, ':'), *mode = NULL, *host;
+	struct oci_mount *m;
+	int ret = 0;
+
+	if (guest) {
+		*guest++ = '\0';
+		mode = strchr(guest, ':');
+		if (mode)
+			*mode++ = '\0';
+	}
+	if (!guest || !*copy || guest[0] != '/' ||
+	    (mode && strcmp(mode, "ro") != 0 && strcmp(mode, "rw") != 0)) {
+		ret = rung_error_make(err, EINVAL,
+				      "-v `%s`: want HOST:GUEST[:ro|:rw] with GUEST absolute", arg);
+		goto out;
+	}
+	host = realpath(copy, NULL);
+	if (!host) {
+		ret = rung_error_make(err, errno, "-v `%s`: host path `%s`", arg, copy);
+		goto out;
+	}
+	m = do_mount_add(dm);
+	m->type = xstrdup("bind");
+	m->source = host;
+	m->destination = xstrdup(guest);
+	m->options = options(base, mode);
+out:
+	free(copy);
+	return ret;
+}
+
+/* --tmpfs PATH[:OPTIONS], nosuid,nodev,noexec unless OPTIONS say otherwise. */
+static int add_tmpfs(struct do_mounts *dm, const char *arg, struct rung_error *err)
+{
+	static const char *const base[] = {"nosuid", "nodev", "noexec", NULL};
+	char *copy = xstrdup(arg), *opts = strchr(copy, ':');
+	struct oci_mount *m;
+
+	if (opts)
+		*opts++ = '\0';
+	if (copy[0] != '/') {
+		free(copy);
+		return rung_error_make(err, EINVAL, "--tmpfs `%s`: the path must be absolute", arg);
+	}
+	m = do_mount_add(dm);
+	m->type = xstrdup("tmpfs");
+	m->source = xstrdup("tmpfs");
+	m->destination = copy;
+	m->options = options(base, opts);
+	return 0;
+}
 
 int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 {
@@ -108,22 +235,26 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 				     .tty = -1,
 				     .confine = true};
 	struct kernel_process proc = {.caller_creds = true};
+	__attribute__((cleanup(do_mounts_free))) struct do_mounts dm = {0};
 	struct sandbox *sb;
 	cleanup_free char *prog = NULL;
 	cleanup_free char *cwd = NULL;
-	bool host_exec = false;
+	bool host_exec = false, sentry_only = false;
+	struct isolation_workload w = {0};
+	enum isolation iso;
+	bool record;
 	int opt, ret;
 
 	cfg.strace = g->strace;
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+", do_options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+v:", do_options, NULL)) != -1) {
 		switch (opt) {
 		case OPT_PLATFORM:
 			g->platform = optarg;
 			break;
 		case OPT_STRACE:
-			cfg.strace = true;
+			cfg.strace = sentry_only = true;
 			break;
 		case OPT_DEBUG:
 			g->debug = true;
@@ -133,6 +264,7 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 			if (parse_size(optarg, &cfg.memory_limit) < 0 ||
 			    cfg.memory_limit < (1u << 20))
 				return rung_error_make(err, 0, "bad --memory-limit `%s`", optarg);
+			sentry_only = true;
 			break;
 		case OPT_ROOTFS:
 			cfg.rootfs = optarg;
@@ -146,6 +278,7 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 				return rung_error_make(
 					err, 0, "--file-access: `direct` or `gofer`, not `%s`",
 					optarg);
+			sentry_only = true;
 			break;
 		case OPT_OVERLAY:
 			if (strcmp(optarg, "memory") == 0)
@@ -157,10 +290,33 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 					err, 0, "--overlay: `memory` or `none`, not `%s`", optarg);
 			break;
 		case OPT_HOST_EXEC:
-			host_exec = true;
+			host_exec = sentry_only = true;
 			break;
 		case OPT_UNCONFINED:
 			cfg.confine = false;
+			sentry_only = true;
+			break;
+		case OPT_ISOLATION:
+			if (isolation_parse(optarg, &(enum isolation){0}) < 0)
+				return rung_error_make(err, 0, "unknown --isolation `%s`", optarg);
+			g->isolation = optarg;
+			break;
+		case OPT_ALLOW_EMULATION:
+			g->allow_emulation = true;
+			break;
+		case OPT_KERNEL:
+			g->vm_kernel = optarg;
+			break;
+		case 'v':
+			if ((ret = add_volume(&dm, optarg, err)) < 0)
+				return ret;
+			break;
+		case OPT_TMPFS:
+			if ((ret = add_tmpfs(&dm, optarg, err)) < 0)
+				return ret;
+			break;
+		case OPT_READ_ONLY:
+			cfg.root_readonly = true;
 			break;
 		case OPT_HELP:
 			do_usage(stdout);
@@ -174,6 +330,49 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 	if (optind >= argc) {
 		do_usage(stderr);
 		return rung_error_make(err, 0, "do: no program given");
+	}
+	w.rootfs = cfg.rootfs;
+	w.argv = argv + optind;
+	if (isolation_choose(g, &w, &iso, &record, err) < 0)
+		return -1;
+	if (iso == ISOLATION_CONTAINER) {
+		struct level1_do_opts lo = {.rootfs = cfg.rootfs,
+					    .overlay = cfg.overlay,
+					    .read_only = cfg.root_readonly,
+					    .host_network = strcmp(g->network, "host") == 0,
+					    .mounts = dm.m,
+					    .n_mounts = dm.n};
+		if (sentry_only)
+			return rung_error_make(err, 0,
+					       "do: --strace, --memory-limit, --file-access, "
+					       "--host-exec and --unconfined need the sentry, not "
+					       "--isolation=container");
+		return level1_do(&lo, argv + optind, err);
+	}
+	cfg.mounts = dm.m;
+	cfg.nmounts = dm.n;
+	/* A read-only root: the mountpoints the sandbox makes go to memory. */
+	if (cfg.root_readonly)
+		cfg.overlay = true;
+	{
+		struct vm_do_opts vo = {.rootfs = cfg.rootfs,
+					.overlay = cfg.overlay && !cfg.root_readonly,
+					.readonly = cfg.root_readonly,
+					.mounts = cfg.mounts,
+					.nmounts = cfg.nmounts,
+					.q35 = iso == ISOLATION_VM,
+					.memory = cfg.memory_limit};
+		if (iso == ISOLATION_CONFIDENTIAL) {
+			do_mounts_free(&dm);
+			return isolation_refuse_confidential(err);
+		}
+		if (isolation_is_vm(iso)) {
+			ret = vm_do(g, &vo, argv + optind, err);
+			do_mounts_free(&dm);
+			return ret;
+		}
+		if (record)
+			cfg.compat_fd = compat_open(oci_root(g), cfg.rootfs, argv + optind);
 	}
 	cfg.platform = platform_lookup(g->platform);
 	if (!cfg.platform)
@@ -197,7 +396,7 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 		prog = xstrdup(argv[optind]);
 		cwd = getcwd(NULL, 0);
 	}
-	/* The caller's terminal, for the guest's /dev/tty. */
+	/* The caller's terminal is the guest's (sentry/fs/hosttty.h). */
 	if (isatty(STDIN_FILENO) || isatty(STDOUT_FILENO) || isatty(STDERR_FILENO))
 		cfg.tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
 

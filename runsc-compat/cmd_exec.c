@@ -11,6 +11,8 @@
 #include "runsc-compat/cli.h"
 #include "runsc-compat/container.h"
 #include "runsc-compat/control.h"
+#include "runsc-compat/isolation.h"
+#include "runsc-compat/level1.h"
 #include "runsc-compat/oci.h"
 #include "runsc-compat/spec.h"
 #include "runsc-compat/state.h"
@@ -29,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -151,6 +154,13 @@ static int proxy(const char *ctl, const char *json, bool tty, int console, int r
 			goto fail;
 		}
 		fds[0] = fds[1] = fds[2] = slave;
+		/* The proxy leads a session with the terminal as its controlling
+		 * one: a resize of the master (the shim's TIOCSWINSZ) is a SIGWINCH
+		 * here, which goes on to the process, and a hang-up a SIGHUP. (A
+		 * proxy that leads a process group already keeps its session.) */
+		setsid();
+		if (ioctl(slave, TIOCSCTTY, 0) < 0)
+			log_debug("exec: TIOCSCTTY: %s", strerror(errno));
 	}
 	spec_process_release(&op);
 	sigemptyset(&set);
@@ -282,7 +292,7 @@ int cmd_exec(struct global_args *g, int argc, char **argv, struct rung_error *er
 	}
 	s = state_status(&st);
 	if (s == STATUS_STOPPED) {
-		rung_error_make(err, 0, "cannot exec in a stopped container");
+		rung_error_make(err, 0, "cannot exec a container that has stopped");
 		goto out;
 	}
 	if (s == STATUS_PAUSED) {
@@ -318,6 +328,10 @@ int cmd_exec(struct global_args *g, int argc, char **argv, struct rung_error *er
 					o.console_socket);
 			goto out;
 		}
+	}
+	if (isolation_is_container(&st)) {
+		ret = level1_exec(&st, json, console, o.detach, o.pid_file, err);
+		goto out;
 	}
 	ctl = ctl_path(oci_root(g), argv[optind]);
 	if (!o.detach) {

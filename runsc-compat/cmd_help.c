@@ -25,7 +25,10 @@ void print_syscall_table(bool markdown)
 		       "`--debug`/`--log`).\n"
 		       "System calls made through the 32-bit entry points (`int $0x80`, "
 		       "`sysenter`)\n"
-		       "and x32 numbers always return `ENOSYS`.\n\n"
+		       "and x32 numbers return `ENOSYS` (after the guest's seccomp filters, which\n"
+		       "see them as `AUDIT_ARCH_I386` and x32 numbers). Every other call passes\n"
+		       "the guest's seccomp filters first (see `seccomp` below and\n"
+		       "docs/architecture.md).\n\n"
 		       "| nr | name | status | notes |\n|---:|---|---|---|\n",
 		       counts[SYS_FULL], counts[SYS_PARTIAL], counts[SYS_UNSUPPORTED]);
 	} else {

@@ -2,7 +2,10 @@
 #include "config.h"
 #include "runsc-compat/cgroup.h"
 #include "runsc-compat/cli.h"
+#include "runsc-compat/container.h"
 #include "runsc-compat/control.h"
+#include "runsc-compat/isolation.h"
+#include "runsc-compat/level1.h"
 #include "runsc-compat/oci.h"
 #include "runsc-compat/state.h"
 #include "lib/error.h"
@@ -47,7 +50,10 @@ int cmd_kill(struct global_args *g, int argc, char **argv, struct rung_error *er
 	ret = state_load(root, argv[optind], &st, err);
 	if (ret < 0)
 		goto out_lock;
-	if (state_status(&st) == STATUS_STOPPED) {
+	if (isolation_is_container(&st) && (all || state_status(&st) != STATUS_STOPPED)) {
+		/* (--all also reaches what outlived the init in a shared pid namespace) */
+		ret = level1_kill(&st, sig, all, err);
+	} else if (state_status(&st) == STATUS_STOPPED) {
 		ret = rung_error_make(err, 0, "container not running");
 	} else if (sig == SIGKILL) {
 		/* The sandbox dies at once, and the stubs and the gofer with it (a
@@ -56,13 +62,26 @@ int cmd_kill(struct global_args *g, int argc, char **argv, struct rung_error *er
 			cgroup_freeze(st.cgroup, false, err);
 		ret = kill(st.pid, SIGKILL) < 0 ? rung_error_make(err, 0, "container not running")
 						: 0;
+	} else if (st.paused && !all && container_relays_signal(sig)) {
+		/* A frozen sandbox cannot answer the control socket; a host signal
+		 * waits in the kernel until resume, and the sandbox then passes it
+		 * on to the init (as runc's signal to a frozen init waits). */
+		ret = kill(st.pid, sig) < 0 ? rung_error_make(err, 0, "container not running") : 0;
 	} else {
+		/* Otherwise a frozen sandbox is thawed for the signal, and frozen
+		 * again (the guest gets it at once). */
+		bool thawed = st.paused && st.cgroup && cgroup_freeze(st.cgroup, false, err) == 0;
 		path = ctl_path(root, argv[optind]);
 		ret = ctl_connect(path, &fd, err);
 		free(path);
 		if (ret == 0) {
 			ret = ctl_call(fd, CTL_KILL, sig, all, NULL, 0, NULL, 0, NULL, err);
 			close(fd);
+		}
+		if (thawed) {
+			struct rung_error ferr = {0};
+			if (cgroup_freeze(st.cgroup, true, &ferr) < 0)
+				rung_error_print(&ferr, "kill: freeze the container again");
 		}
 	}
 	state_release(&st);

@@ -24,8 +24,10 @@ static int set_paused(struct global_args *g, const char *id, bool pause, struct 
 	s = state_status(&st);
 	if (pause && s != STATUS_RUNNING && s != STATUS_CREATED)
 		ret = rung_error_make(err, 0, "container not running");
-	else if (!pause && s != STATUS_PAUSED)
+	else if (!pause && !st.paused)
 		ret = rung_error_make(err, 0, "container not paused");
+	/* (A paused container whose init died meanwhile is thawed all the same:
+	 * what is left of its sandbox must be able to end.) */
 	else if (!st.cgroup)
 		ret = rung_error_make(err, 0, "the container has no cgroup to freeze");
 	else

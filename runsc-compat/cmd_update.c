@@ -2,19 +2,53 @@
 #include "config.h"
 #include "runsc-compat/cgroup.h"
 #include "runsc-compat/cli.h"
+#include "runsc-compat/control.h"
+#include "runsc-compat/isolation.h"
+#include "runsc-compat/level1.h"
 #include "runsc-compat/oci.h"
 #include "runsc-compat/state.h"
 #include "lib/error.h"
 
 #include <getopt.h>
+#include <json-c/json.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const struct option update_options[] = {
 	{"resources", required_argument, NULL, 'r'},
 	{NULL, 0, NULL, 0},
 };
+
+/* pids.limit is the guest's task limit, which the sentry keeps (the host
+ * cgroup holds only a backstop): tell a running sandbox. */
+static int update_task_limit(struct global_args *g, const struct container_state *st,
+			     const char *json, struct rung_error *err)
+{
+	struct json_object *o = json_tokener_parse(json), *pids, *limit;
+	int64_t v = 0;
+	int fd, ret = 0;
+
+	if (o && json_object_object_get_ex(o, "pids", &pids) &&
+	    json_object_object_get_ex(pids, "limit", &limit) &&
+	    json_object_is_type(limit, json_type_int))
+		v = json_object_get_int64(limit);
+	if (o)
+		json_object_put(o);
+	if (v == 0 || state_status(st) != STATUS_RUNNING)
+		return 0; /* unset, or nothing to tell */
+	char *path = ctl_path(oci_root(g), st->id);
+	ret = ctl_connect(path, &fd, err);
+	free(path);
+	if (ret < 0)
+		return ret;
+	ret = ctl_call(fd, CTL_TASK_LIMIT, v < 0 || v > INT32_MAX ? 0 : (int32_t)v, 0, NULL, 0,
+		       NULL, 0, NULL, err);
+	close(fd);
+	return ret;
+}
 
 int cmd_update(struct global_args *g, int argc, char **argv, struct rung_error *err)
 {
@@ -42,6 +76,9 @@ int cmd_update(struct global_args *g, int argc, char **argv, struct rung_error *
 		ret = rung_error_make(err, 0, "update: cannot read the resources");
 	else
 		ret = cgroup_update(st.cgroup, json, err);
+	if (ret == 0)
+		ret = isolation_is_container(&st) ? level1_update(&st, json, err)
+						  : update_task_limit(g, &st, json, err);
 	if (f && f != stdin)
 		fclose(f);
 	free(json);

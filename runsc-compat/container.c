@@ -1,9 +1,11 @@
 /* The sandbox process of an OCI container (see container.h). */
 #include "config.h"
 #include "runsc-compat/container.h"
+#include "runsc-compat/cgroup.h"
 #include "runsc-compat/cli.h"
 #include "runsc-compat/control.h"
 #include "runsc-compat/sandbox.h"
+#include "runsc-compat/seccomp_profile.h"
 #include "runsc-compat/spec.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/process.h"
@@ -33,11 +35,15 @@
 struct container {
 	struct sandbox *sb;
 	const struct oci_spec *spec;
-	int stdio[3]; /* the init's host stdio */
+	int stdio[3]; /* the init's host stdio (closed once it has its own) */
+	int *extra;   /* --preserve-fds: host fds for the init's 3, 4, ... */
+	int nextra;
+	bool terminal; /* the init's stdio is the console's pty */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	bool started;
-	int kill_sig; /* a kill before start: the sandbox ends with 128 + this */
+	int kill_sig;			/* a kill before start: the sandbox ends with 128 + this */
+	struct seccomp_filter *seccomp; /* linux.seccomp compiled, or NULL */
 };
 
 void container_process(const struct oci_process *op, struct kernel_process *kp)
@@ -61,6 +67,8 @@ void container_process(const struct oci_process *op, struct kernel_process *kp)
 	kp->rlimits = (const struct kernel_rlimit *)op->rlimits;
 	kp->nrlimits = op->n_rlimits;
 	kp->no_new_privs = op->no_new_privileges;
+	kp->has_umask = op->umask >= 0;
+	kp->umask = op->umask;
 	kp->stdio[0] = kp->stdio[1] = kp->stdio[2] = -1;
 }
 
@@ -126,6 +134,27 @@ static int exit_code(int status)
 	return (status & 0x7f) ? 128 + (status & 0x7f) : (status >> 8) & 0xff;
 }
 
+/*
+ * A terminal's new size for the guest: SIGWINCH to the process group of
+ * pid (the leader of the terminal's session: the init, or an exec -t
+ * process), which the host terminal's foreground group stands for.
+ */
+static void winch_guest(struct kernel *k, int pid)
+{
+	struct thread_group *tg;
+	siginfo_t info;
+	int pgid = -1;
+
+	siginfo_kernel(&info, SIGWINCH);
+	pthread_mutex_lock(&k->lock);
+	tg = kernel_find_tg_locked(k, pid, false);
+	if (tg)
+		pgid = tg->pgid; /* (0 for the init: the group it has from outside) */
+	pthread_mutex_unlock(&k->lock);
+	if (pgid >= 0)
+		signal_send_pgrp(k, pgid, &info);
+}
+
 /* Signal a guest process group from outside the sandbox (si_pid 0). */
 static int signal_guest(struct kernel *k, int pid, int sig, bool all)
 {
@@ -171,6 +200,7 @@ static void serve_exec(struct container *c, int conn, struct ctl_msg *m)
 		return;
 	}
 	container_process(&op, &kp);
+	kp.seccomp = c->seccomp;
 	for (int i = 0; i < 3; i++)
 		kp.stdio[i] = m->fds[i];
 	kp.new_session = m->h.a != 0;
@@ -195,6 +225,8 @@ static void serve_exec(struct container *c, int conn, struct ctl_msg *m)
 		if (p[1].revents & (POLLIN | POLLHUP)) {
 			if (ctl_recv(conn, &s) < 0)
 				p[1].fd = -1; /* the client went away: wait for the exit only */
+			else if (s.h.type == CTL_SIGNAL && s.h.a == SIGWINCH && kp.new_session)
+				winch_guest(c->sb->k, pid);
 			else if (s.h.type == CTL_SIGNAL)
 				signal_guest(c->sb->k, pid, s.h.a, false);
 			ctl_msg_release(&s);
@@ -227,13 +259,26 @@ static void serve_start(struct container *c, int conn)
 		return;
 	}
 	container_process(&c->spec->process, &kp);
+	kp.seccomp = c->seccomp;
 	memcpy(kp.stdio, c->stdio, sizeof(kp.stdio));
+	kp.extra_fds = c->extra;
+	kp.nextra = (size_t)c->nextra;
 	if (kernel_start_init(c->sb->k, &kp, &err) < 0) {
 		pthread_mutex_unlock(&c->lock);
 		ctl_send(conn, CTL_ERROR, err.status, 0, err.msg, strlen(err.msg), NULL, 0);
 		rung_error_release(&err);
 		return;
 	}
+	/* The init has its own copies: the sandbox keeps none, so that the
+	 * caller's pipes reach EOF when the guest (not we) closes them. */
+	for (int i = 0; i < 3; i++) {
+		if (c->stdio[i] >= 0)
+			close(c->stdio[i]);
+		c->stdio[i] = -1;
+	}
+	for (int i = 0; i < c->nextra; i++)
+		close(c->extra[i]);
+	c->nextra = 0;
 	c->started = true;
 	pthread_cond_broadcast(&c->cond);
 	pthread_mutex_unlock(&c->lock);
@@ -293,6 +338,10 @@ static void *serve_conn(void *arg)
 		case CTL_KILL:
 			serve_kill(c, conn, m.h.a, m.h.b != 0);
 			break;
+		case CTL_TASK_LIMIT:
+			kernel_set_task_limit(c->sb->k, m.h.a > 0 ? (unsigned)m.h.a : 0);
+			ctl_send(conn, CTL_OK, 0, 0, NULL, 0, NULL, 0);
+			break;
 		case CTL_EXEC:
 			serve_exec(c, conn, &m);
 			ctl_msg_release(&m);
@@ -346,6 +395,14 @@ static void *serve(void *arg)
  * they would to a container's init (which ignores those it does not handle). */
 static const int relayed[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH};
 
+bool container_relays_signal(int sig)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(relayed); i++)
+		if (relayed[i] == sig && sig != SIGWINCH)
+			return true;
+	return false;
+}
+
 static void *relay_signals(void *arg)
 {
 	struct container *c = arg;
@@ -368,7 +425,10 @@ static void *relay_signals(void *arg)
 			continue;
 		}
 		pthread_mutex_unlock(&c->lock);
-		signal_guest(c->sb->k, 1, sig, false);
+		if (sig == SIGWINCH && c->terminal)
+			winch_guest(c->sb->k, 1);
+		else
+			signal_guest(c->sb->k, 1, sig, false);
 	}
 	return NULL;
 }
@@ -407,8 +467,12 @@ static int enter_netns(const struct oci_spec *spec, struct rung_error *err)
 	return 0;
 }
 
-/* The guest init's stdio: our fds 0-2, or a new pty's slave; our own 0-2
- * then become /dev/null so that no copy of the caller's pipes lingers. */
+/*
+ * The guest init's stdio: our fds 0-2, or a new pty's slave; our own 0-2
+ * then become /dev/null so that no copy of the caller's pipes lingers.
+ * The --preserve-fds descriptors (3, 4, ...) are kept for the init, out of
+ * the way of everything the sandbox opens (and of the gofer's exec).
+ */
 static int take_stdio(const struct container_args *a, struct container *c, int *tty,
 		      struct rung_error *err)
 {
@@ -416,10 +480,24 @@ static int take_stdio(const struct container_args *a, struct container *c, int *
 	int null, slave;
 
 	*tty = -1;
+	c->extra = xzalloc((size_t)(a->preserve_fds + 1) * sizeof(int));
+	for (int i = 0; i < a->preserve_fds; i++) {
+		c->extra[i] = fcntl(3 + i, F_DUPFD_CLOEXEC, 3 + a->preserve_fds);
+		if (c->extra[i] < 0)
+			return rung_error_make(err, errno, "--preserve-fds: descriptor %d", 3 + i);
+		close(3 + i);
+		c->nextra++;
+	}
 	if (p->terminal) {
 		slave = console_send_pty(a->console_fd, p->console_width, p->console_height);
 		if (slave < 0)
 			return rung_error_make(err, -slave, "send the console's pty master");
+		/* The sandbox (a session leader) has the terminal as its controlling
+		 * one, as runc's init does: a resize of the master is a host SIGWINCH
+		 * here, which goes on to the guest. */
+		if (ioctl(slave, TIOCSCTTY, 0) < 0)
+			log_warning("console: TIOCSCTTY: %s", strerror(errno));
+		c->terminal = true;
 		for (int i = 0; i < 3; i++)
 			c->stdio[i] = fcntl(slave, F_DUPFD_CLOEXEC, 3);
 		*tty = slave;
@@ -439,13 +517,23 @@ int container_main(const struct container_args *a)
 {
 	const struct oci_spec *spec = a->spec;
 	struct rung_error err = {0};
+	/* A read-only root: the rootfs is served read-only, under an in-memory
+	 * layer that takes only the mountpoints the sandbox makes, and the
+	 * guest's / refuses every write (EROFS). */
 	struct sandbox_config cfg = {.overlay = spec->root_readonly,
+				     .root_readonly = spec->root_readonly,
 				     .donate = a->donate,
 				     .host_init_fd = -1,
 				     .init_unkillable = true,
 				     .hostname = spec->hostname,
 				     .mounts = spec->mounts,
 				     .nmounts = spec->n_mounts,
+				     .masked_paths = spec->masked_paths,
+				     .readonly_paths = spec->readonly_paths,
+				     .sysctl_keys = spec->sysctl_keys,
+				     .sysctl_values = spec->sysctl_values,
+				     .n_sysctl = spec->n_sysctl,
+				     .compat_fd = a->compat_fd,
 				     .confine = true};
 	/* pids.limit counts guest tasks here; the host cgroup gets room for
 	 * the sandbox's own processes (cgroup.c). */
@@ -461,11 +549,17 @@ int container_main(const struct container_args *a)
 	pthread_t thr;
 	int ret, tty, status;
 
-	/* Wait until create placed us (and so the gofer and stubs) in the cgroup. */
+	/* The caller's descriptors 3... for the init (--preserve-fds) must not
+	 * reach the gofer either: close-on-exec at once. */
+	for (int i = 0; i < a->preserve_fds; i++)
+		fcntl(3 + i, F_SETFD, FD_CLOEXEC);
 	if (read(a->go_fd, &buf, 1) != 1)
 		return 1;
 	close(a->go_fd);
 	setsid();
+	/* Before anything forks, so the gofer and stubs are in it too. */
+	if (cgroup_join(a->cgroup, 0, &err) < 0)
+		goto fail;
 	cfg.platform = platform_lookup(a->g->platform);
 	cfg.strace = a->g->strace;
 	cfg.rootfs = spec->root_path;
@@ -491,9 +585,15 @@ int container_main(const struct container_args *a)
 			sigaddset(&set, relayed[i]);
 		pthread_sigmask(SIG_BLOCK, &set, NULL);
 	}
+	/* Before the sandbox confines itself: libseccomp needs a memfd. */
+	if (seccomp_profile_load(spec->seccomp, &c.seccomp, &err) < 0)
+		goto fail;
 	ret = sandbox_setup(&cfg, &c.sb, &err);
 	if (ret < 0)
 		goto fail;
+	/* The cwd is made as root before the guest runs (on a read-only root
+	 * too), as runc makes it; a failure shows when the init starts. */
+	(void)kernel_make_dir(c.sb->k, spec->process.cwd);
 	/* The program must be there now: runc reports a missing one at create. */
 	container_process(&spec->process, &kp);
 	if (kernel_check_program(c.sb->k, &kp, &err) < 0) {

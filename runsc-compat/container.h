@@ -17,14 +17,21 @@ struct container_args {
 	struct global_args *g;
 	const struct oci_spec *spec;
 	const char *root, *id;
-	int ready_fd;	/* "ok", or an error message, then closed */
-	int go_fd;	/* a byte arrives once the caller placed us in the cgroup */
-	int console_fd; /* a connected console socket (process.terminal), or -1 */
-	bool donate;	/* --file-access direct */
+	const char *cgroup; /* joined first, so the gofer and stubs are in it too */
+	int ready_fd;	    /* "ok", or an error message, then closed */
+	int go_fd;	    /* a byte arrives once the caller is done with its part */
+	int console_fd;	    /* a connected console socket (process.terminal), or -1 */
+	int preserve_fds;   /* our fds 3 .. 3+n-1 become the init's (--preserve-fds) */
+	bool donate;	    /* --file-access direct */
+	int compat_fd;	    /* the `auto` record of this run, or -1 (compat.h) */
 };
 
 /* The body of the sandbox process; returns its exit status. */
 int container_main(const struct container_args *a);
+
+/* Does a host signal to the sandbox process reach the guest init as it is
+ * (so that one sent while the sandbox is frozen waits for the thaw)? */
+bool container_relays_signal(int sig);
 
 /* An OCI process as the kernel starts it (pointers into op; stdio from the caller). */
 void container_process(const struct oci_process *op, struct kernel_process *kp);

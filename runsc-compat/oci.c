@@ -6,7 +6,12 @@
 #include "runsc-compat/container.h"
 #include "runsc-compat/control.h"
 #include "runsc-compat/hooks.h"
+#include "runsc-compat/isolation.h"
+#include "runsc-compat/compat.h"
+#include "runsc-compat/level1.h"
+#include "runsc-compat/vm_run.h"
 #include "runsc-compat/spec.h"
+#include "runsc-compat/spec_check.h"
 #include "runsc-compat/state.h"
 #include "lib/cleanup.h"
 #include "lib/error.h"
@@ -115,11 +120,10 @@ static int connect_console(const char *path, struct rung_error *err)
 	return fd;
 }
 
-/* In the sandbox child: every inherited descriptor but those in keep (and
- * 0-2) is closed, so nothing of the caller's (the shim's sockets) lives on. */
-static void close_others(const int *keep, size_t n)
+/* In the sandbox child: every inherited descriptor from lo on but those in
+ * keep is closed, so nothing of the caller's (the shim's sockets) lives on. */
+static void close_others(int lo, const int *keep, size_t n)
 {
-	int lo = 3;
 
 	for (;;) {
 		int next = INT_MAX;
@@ -134,6 +138,22 @@ static void close_others(const int *keep, size_t n)
 			syscall(SYS_close_range, lo, next - 1, 0);
 		lo = next + 1;
 	}
+}
+
+/* process.oomScoreAdj is the sandbox's on the host (its gofer and stubs,
+ * forked later, inherit it): the host's OOM killer picks the whole sandbox. */
+static int set_oom_score_adj(pid_t pid, int adj, struct rung_error *err)
+{
+	char path[64], buf[16];
+	int fd, n = snprintf(buf, sizeof(buf), "%d", adj), ret = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/oom_score_adj", pid);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, buf, (size_t)n) != n)
+		ret = rung_error_make(err, errno, "set process.oomScoreAdj (%d)", adj);
+	if (fd >= 0)
+		close(fd);
+	return ret;
 }
 
 /* Read everything the child writes to fd (its "ok" or error), NUL-terminated. */
@@ -166,7 +186,10 @@ int oci_create(struct global_args *g, const char *id, const struct create_opts *
 	cleanup_free char *bundle = realpath(o->bundle ? o->bundle : ".", NULL);
 	cleanup_free char *msg = NULL;
 	cleanup_free char *cg = NULL;
-	int ready[2] = {-1, -1}, go[2] = {-1, -1}, lock = -1, console = -1, ret;
+	int ready[2] = {-1, -1}, go[2] = {-1, -1}, lock = -1, console = -1, compat = -1, ret;
+	struct isolation_workload w = {0};
+	enum isolation iso;
+	bool record;
 	pid_t pid = -1;
 
 	if (!bundle)
@@ -174,6 +197,16 @@ int oci_create(struct global_args *g, const char *id, const struct create_opts *
 	ret = spec_load(bundle, &spec, err);
 	if (ret < 0)
 		return ret;
+	w.annotations = spec->annotations;
+	w.rootfs = spec->root_path;
+	w.argv = spec->process.args;
+	ret = isolation_choose(g, &w, &iso, &record, err);
+	if (ret < 0)
+		goto out;
+	if (iso == ISOLATION_CONFIDENTIAL) {
+		ret = isolation_refuse_confidential(err);
+		goto out;
+	}
 	if (spec->process.terminal && !o->console_socket) {
 		ret = rung_error_make(err, 0,
 				      "cannot allocate tty if runc will detach without "
@@ -186,10 +219,20 @@ int oci_create(struct global_args *g, const char *id, const struct create_opts *
 				      "or allocate tty");
 		goto out;
 	}
-	if (o->preserve_fds > 0) {
-		ret = rung_error_make(err, 0, "--preserve-fds is not supported yet");
+	ret = spec_check_supported(bundle, iso == ISOLATION_CONTAINER, err);
+	if (ret < 0)
+		goto out;
+	if (o->preserve_fds < 0 || o->preserve_fds > 1024) {
+		ret = rung_error_make(err, EINVAL, "--preserve-fds: `%d` is not a count",
+				      o->preserve_fds);
 		goto out;
 	}
+	for (int i = 0; i < o->preserve_fds; i++)
+		if (fcntl(3 + i, F_GETFD) < 0) {
+			ret = rung_error_make(err, EBADF,
+					      "--preserve-fds: descriptor %d is not open", 3 + i);
+			goto out;
+		}
 	ret = state_create(root, id, &lock, err);
 	if (ret < 0)
 		goto out;
@@ -200,11 +243,33 @@ int oci_create(struct global_args *g, const char *id, const struct create_opts *
 			goto fail;
 		}
 	}
+	cg = cgroup_path(spec->cgroups_path, id, g->systemd_cgroup);
+	ret = cgroup_create(cg, &spec->resources, err);
+	if (ret < 0)
+		goto fail;
 	if (pipe2(ready, O_CLOEXEC) < 0 || pipe2(go, O_CLOEXEC) < 0) {
 		ret = rung_error_make(err, errno, "pipe");
 		goto fail;
 	}
-	pid = fork();
+	if (record)
+		compat = compat_open(root, spec->root_path, spec->process.args);
+	if (iso == ISOLATION_CONTAINER) {
+		/* The container's init itself, in its namespaces (level1.h). */
+		struct level1_create lc = {.spec = spec,
+					   .bundle = bundle,
+					   .root = root,
+					   .id = id,
+					   .cgroup = cg,
+					   .preserve_fds = o->preserve_fds,
+					   .ready_fd = ready[1],
+					   .go_fd = go[0],
+					   .console_fd = console};
+		ret = level1_spawn(&lc, &pid, err);
+		if (ret < 0)
+			goto fail;
+	} else {
+		pid = fork();
+	}
 	if (pid < 0) {
 		ret = rung_error_make(err, errno, "fork the sandbox");
 		goto fail;
@@ -214,22 +279,29 @@ int oci_create(struct global_args *g, const char *id, const struct create_opts *
 					   .spec = spec,
 					   .root = root,
 					   .id = id,
+					   .cgroup = cg,
 					   .ready_fd = ready[1],
 					   .go_fd = go[0],
 					   .console_fd = console,
+					   .preserve_fds = o->preserve_fds,
+					   .compat_fd = compat,
 					   .donate = g->file_access_direct};
-		int keep[] = {ready[1], go[0], console, rung_log_fd()};
-		close_others(keep, ARRAY_SIZE(keep));
-		exit(container_main(&a));
+		int keep[] = {ready[1], go[0], console, rung_log_fd(), compat};
+		close_others(3 + o->preserve_fds, keep, ARRAY_SIZE(keep));
+		exit(isolation_is_vm(iso) ? vm_container_main(&a, iso == ISOLATION_VM)
+					  : container_main(&a));
 	}
 	close(ready[1]);
 	close(go[0]);
 	ready[1] = go[0] = -1;
+	if (compat >= 0)
+		close(compat);
+	compat = -1;
 	if (console >= 0)
 		close(console);
 	console = -1;
-	cg = cgroup_path(spec->cgroups_path, id, g->systemd_cgroup);
-	ret = cgroup_enter(cg, pid, &spec->resources, err);
+	if (spec->process.has_oom_score_adj)
+		ret = set_oom_score_adj(pid, spec->process.oom_score_adj, err);
 	if (ret < 0)
 		goto fail;
 	if (write(go[1], "g", 1) != 1) {
@@ -251,6 +323,7 @@ int oci_create(struct global_args *g, const char *id, const struct create_opts *
 	st.owner = xstrdup("");
 	st.annotations = xstrdup(spec->annotations);
 	st.cgroup = xstrdup(cg);
+	st.isolation = iso == ISOLATION_CONTAINER ? xstrdup(isolation_name(iso)) : NULL;
 	ret = state_save(root, &st, err);
 	if (ret == 0) {
 		char *hs = hook_state(&st, "creating");
@@ -288,6 +361,8 @@ out:
 	}
 	if (console >= 0)
 		close(console);
+	if (compat >= 0)
+		close(compat);
 	if (lock >= 0)
 		close(lock);
 	state_release(&st);
@@ -331,13 +406,17 @@ int oci_start(struct global_args *g, const char *id, struct rung_error *err)
 		ret = rung_error_make(err, 0, "cannot start an already running container");
 		goto out;
 	}
-	path = ctl_path(root, id);
-	ret = ctl_connect(path, &fd, err);
-	free(path);
-	if (ret < 0)
-		goto out;
-	ret = ctl_call(fd, CTL_START, 0, 0, NULL, 0, NULL, 0, NULL, err);
-	close(fd);
+	if (isolation_is_container(&st)) {
+		ret = level1_start(root, &st, err);
+	} else {
+		path = ctl_path(root, id);
+		ret = ctl_connect(path, &fd, err);
+		free(path);
+		if (ret == 0) {
+			ret = ctl_call(fd, CTL_START, 0, 0, NULL, 0, NULL, 0, NULL, err);
+			close(fd);
+		}
+	}
 	if (ret < 0)
 		goto out;
 	st.started = true;
@@ -401,7 +480,13 @@ int oci_delete(struct global_args *g, const char *id, bool force, struct rung_er
 			cgroup_freeze(st.cgroup, false, err);
 		kill(st.pid, SIGKILL);
 		wait_gone(&st);
+	} else if (st.paused && st.cgroup) {
+		/* Its init died while it was frozen: thaw what is left, so it ends. */
+		cgroup_freeze(st.cgroup, false, err);
 	}
+	/* Level 1: what is left in the cgroup (a shared pid namespace's processes). */
+	if (isolation_is_container(&st))
+		level1_destroy(&st);
 	spec = reload_spec(&st);
 	if (spec) {
 		struct rung_error herr = {0};
@@ -412,8 +497,11 @@ int oci_delete(struct global_args *g, const char *id, bool force, struct rung_er
 		free(hs);
 		spec_free(spec);
 	}
-	if (st.cgroup)
+	if (st.cgroup) {
+		if (force)
+			cgroup_kill(st.cgroup);
 		cgroup_remove(st.cgroup);
+	}
 	state_remove(root, id);
 	rung_error_release(err);
 	ret = 0;
@@ -429,6 +517,11 @@ int oci_host_pids(const struct container_state *st, pid_t **pids, size_t *n)
 	struct dirent *e;
 	size_t cap = 16;
 
+	if (isolation_is_container(st)) {
+		if (d)
+			closedir(d);
+		return level1_pids(st, pids, n);
+	}
 	*n = 0;
 	*pids = xmalloc(cap * sizeof(**pids));
 	if (state_pid_start(st->pid) != st->pid_start || !d) {

@@ -1,11 +1,12 @@
 /* Building, confining and ending one sandbox. */
 #include "config.h"
 #include "runsc-compat/sandbox.h"
+#include "runsc-compat/mounts.h"
 #include "runsc-compat/spec.h"
+#include "runsc-compat/compat.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/confine.h"
-#include "sentry/fs/devices.h"
-#include "sentry/fs/tmpfs.h"
+#include "sentry/fs/hosttty.h"
 #include "sentry/mm/memfile.h"
 #include "gofer/gofer.h"
 #include "gofer/client.h"
@@ -17,6 +18,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysinfo.h>
@@ -27,8 +29,16 @@
  * sentry threads can be in flight at once. */
 #define GOFER_CHANNELS 4
 
-/* Host signals meant for the program end the sandbox the way they would end it. */
-static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+/*
+ * Host signals meant for the program. On a terminal, the keyboard's
+ * (SIGINT, SIGQUIT, SIGTSTP) go to the foreground process group of the
+ * guest's session, as the terminal would send them to a native job, and
+ * SIGWINCH follows the terminal's size; SIGCONT continues a guest init
+ * that stopped rung with it (sentry/fs/hosttty.h). Otherwise, and always
+ * for SIGTERM and SIGHUP, the signal ends the sandbox the way it would end
+ * the program; SIGTSTP stops rung.
+ */
+static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP, SIGWINCH, SIGCONT};
 
 void sandbox_block_signals(void)
 {
@@ -57,9 +67,34 @@ static void *signal_thread(void *arg)
 	for (size_t i = 0; i < ARRAY_SIZE(forwarded); i++)
 		sigaddset(&set, forwarded[i]);
 	for (;;) {
-		if (sigwait(&set, &sig) == 0) {
+		sig = sigwaitinfo(&set, NULL);
+		switch (sig) {
+		case SIGINT:
+		case SIGQUIT:
+		case SIGTSTP:
+			if (hosttty_forward_signal(sig)) {
+				log_debug("host signal %d: to the guest's foreground job", sig);
+				break;
+			}
+			if (sig == SIGTSTP) {
+				host_stop_self(SIGTSTP);
+				break;
+			}
 			log_debug("host signal %d: ending the sandbox", sig);
 			kernel_kill(k, sig);
+			break;
+		case SIGWINCH:
+			hosttty_resized();
+			break;
+		case SIGCONT:
+			hosttty_continued(k);
+			break;
+		case -1:
+			break;
+		default:
+			log_debug("host signal %d: ending the sandbox", sig);
+			kernel_kill(k, sig);
+			break;
 		}
 	}
 	return NULL;
@@ -86,55 +121,46 @@ static void stop_gofer(pid_t gofer)
 	}
 }
 
-/* Does the list of mount options have opt? */
-static bool has_option(char **opts, const char *opt)
+/* linux.sysctl: each one the guest kernel models, or an error naming it. */
+static int set_sysctls(struct kernel *k, const struct sandbox_config *cfg, struct rung_error *err)
 {
-	for (char **o = opts; o && *o; o++)
-		if (strcmp(*o, opt) == 0)
-			return true;
-	return false;
+	for (size_t i = 0; i < cfg->n_sysctl; i++) {
+		const char *key = cfg->sysctl_keys[i];
+		int ret = kernel_sysctl_set(k, key, cfg->sysctl_values[i]);
+
+		if (ret == -ENOENT) {
+			char known[512];
+			size_t off = 0;
+
+			known[0] = '\0';
+			for (size_t j = 0; kernel_sysctl_name(j) && off < sizeof(known); j++)
+				off += (size_t)snprintf(known + off, sizeof(known) - off, "%s%s",
+							j ? ", " : "", kernel_sysctl_name(j));
+			return rung_error_make(err, EINVAL,
+					       "config: `linux.sysctl`: `%s` is not a sysctl the "
+					       "sandbox's kernel models (it has: %s)",
+					       key, known);
+		}
+		if (ret < 0)
+			return rung_error_make(err, EINVAL,
+					       "config: `linux.sysctl`: bad value `%s` for `%s`",
+					       cfg->sysctl_values[i], key);
+	}
+	return 0;
 }
 
-/* The spec's extra mounts the sentry provides itself. proc, sysfs and /dev
- * are the kernel's own already; bind mounts come with the gofer's bind
- * support (refused until then). */
-static int mount_spec(struct kernel *k, const struct oci_mount *m, struct rung_error *err)
+/* linux.readonlyPaths, then linux.maskedPaths, as runc applies them (after
+ * the mounts, so that the masks sit on the read-only binds; paths that do
+ * not exist are skipped). */
+static int protect_paths(struct kernel *k, const struct sandbox_config *cfg, struct rung_error *err)
 {
-	const char *type = m->type ? m->type : "bind";
-	unsigned flags = 0;
-
-	if (has_option(m->options, "ro"))
-		flags |= MNT_RDONLY;
-	if (has_option(m->options, "nosuid"))
-		flags |= MNT_NOSUID;
-	if (has_option(m->options, "nodev"))
-		flags |= MNT_NODEV;
-	if (has_option(m->options, "noexec"))
-		flags |= MNT_NOEXEC;
-	if (strcmp(type, "tmpfs") == 0) {
-		uint32_t mode = 01777;
-		for (char **o = m->options; o && *o; o++)
-			if (strncmp(*o, "mode=", 5) == 0)
-				mode = (uint32_t)strtoul(*o + 5, NULL, 8) & 07777;
-		/* The sandbox's /dev is its own devfs: a tmpfs there is not wanted. */
-		if (strcmp(m->destination, "/dev") == 0)
-			return 0;
-		return kernel_mount(k, m->destination, tmpfs_new(k->mf, mode, 0, 0), flags, "tmpfs",
-				    err);
-	}
-	if (strcmp(type, "proc") == 0 || strcmp(type, "sysfs") == 0 ||
-	    strcmp(type, "devpts") == 0 || strcmp(type, "mqueue") == 0 ||
-	    strcmp(type, "cgroup") == 0 || strcmp(type, "cgroup2") == 0)
-		return 0; /* the sandbox's own (or, for cgroup and mqueue, none yet) */
-	if (strcmp(type, "bind") == 0 || has_option(m->options, "bind") ||
-	    has_option(m->options, "rbind"))
-		return rung_error_make(err, EINVAL,
-				       "config: `mounts`: bind mount of `%s` on `%s` is not "
-				       "supported yet",
-				       m->source ? m->source : "", m->destination);
-	return rung_error_make(err, EINVAL,
-			       "config: `mounts`: type `%s` (on `%s`) is not supported", type,
-			       m->destination);
+	for (char **p = cfg->readonly_paths; p && *p; p++)
+		if (kernel_remount_readonly(k, *p, err) < 0)
+			return rung_error_wrap(err, "config: `linux.readonlyPaths`");
+	for (char **p = cfg->masked_paths; p && *p; p++)
+		if (kernel_mask_path(k, *p, err) < 0)
+			return rung_error_wrap(err, "config: `linux.maskedPaths`");
+	return 0;
 }
 
 int sandbox_setup(const struct sandbox_config *cfg, struct sandbox **out, struct rung_error *err)
@@ -150,11 +176,30 @@ int sandbox_setup(const struct sandbox_config *cfg, struct sandbox **out, struct
 	struct gofer_config gcfg = {.rootfs = cfg->rootfs, .read_only = cfg->overlay};
 	struct gofer_client *client = NULL;
 	struct sandbox *sb = xzalloc(sizeof(*sb));
+	struct mount_plan plan;
 	int fds[GOFER_CHANNELS];
 	struct sysinfo si;
+	bool job_control = cfg->tty >= 0 && hosttty_job_control(cfg->tty);
 	int ret;
 
 	sb->gofer = -1;
+	sb->compat_fd = cfg->compat_fd > 2 ? cfg->compat_fd : -1;
+	/* Under a job-control shell, the init is part of rung's job. */
+	if (job_control)
+		kcfg.init_job_stop = hosttty_init_job;
+	/* Every mount is checked (and its source found) before anything starts. */
+	ret = mounts_plan(cfg->mounts, cfg->nmounts, &plan, err);
+	if (ret < 0) {
+		free(sb);
+		return ret;
+	}
+	if (plan.nbinds && !cfg->rootfs) {
+		ret = rung_error_make(err, EINVAL,
+				      "bind mounts need a root filesystem (the gofer)");
+		goto fail;
+	}
+	gcfg.binds = plan.binds;
+	gcfg.nbinds = plan.nbinds;
 	if (!kcfg.memory_limit)
 		kcfg.memory_limit =
 			sysinfo(&si) == 0 ? (uint64_t)si.totalram * si.mem_unit : 1ull << 32;
@@ -172,15 +217,23 @@ int sandbox_setup(const struct sandbox_config *cfg, struct sandbox **out, struct
 	if (ret < 0)
 		goto fail;
 	kernel_set_hostname(sb->k, cfg->hostname ? cfg->hostname : "rung");
-	ret = cfg->rootfs ? kernel_boot_gofer_root(sb->k, client, cfg->donate, cfg->overlay, err)
+	/* The root holds a reference of its own on the client; ours serves the binds. */
+	ret = cfg->rootfs ? kernel_boot_gofer_root(sb->k, gofer_client_get(client), cfg->donate,
+						   cfg->overlay, cfg->root_readonly, err)
 			  : kernel_boot_empty_root(sb->k, err);
-	client = NULL; /* the kernel owns it now */
-	for (size_t i = 0; ret == 0 && i < cfg->nmounts; i++)
-		ret = mount_spec(sb->k, &cfg->mounts[i], err);
+	if (ret == 0)
+		ret = mounts_apply(sb->k, &plan, client, cfg->donate, err);
+	if (ret == 0)
+		ret = protect_paths(sb->k, cfg, err);
+	if (ret == 0)
+		ret = set_sysctls(sb->k, cfg, err);
 	if (ret < 0)
 		goto fail;
-	if (cfg->tty >= 0)
-		chrdev_set_tty(cfg->tty);
+	gofer_client_free(client);
+	client = NULL;
+	mounts_plan_free(&plan);
+	if (cfg->tty >= 0 && hosttty_setup(sb->k, cfg->tty, job_control) < 0)
+		log_debug("the caller's terminal is not one the guest can have");
 	if (cfg->confine) {
 		struct confine_opts co = {
 			.empty_root = true, .seccomp = true, .memfd = sb->k->mf->fd};
@@ -195,6 +248,7 @@ int sandbox_setup(const struct sandbox_config *cfg, struct sandbox **out, struct
 fail:
 	if (client)
 		gofer_client_free(client);
+	mounts_plan_free(&plan);
 	sandbox_destroy(sb);
 	return -1;
 }
@@ -205,6 +259,8 @@ void sandbox_destroy(struct sandbox *sb)
 		return;
 	kernel_destroy(sb->k);
 	stop_gofer(sb->gofer);
+	if (sb->compat_fd >= 0)
+		close(sb->compat_fd);
 	free(sb);
 }
 
@@ -212,6 +268,9 @@ int sandbox_wait(struct sandbox *sb)
 {
 	int status = kernel_wait(sb->k);
 
+	compat_finish(sb->compat_fd, sb->k->unsupported_seen,
+		      64 * ARRAY_SIZE(sb->k->unsupported_seen));
+	sb->compat_fd = -1;
 	sandbox_destroy(sb);
 	return status;
 }

@@ -27,21 +27,30 @@ struct sandbox_config {
 	int host_init_fd;      /* with no rootfs: the init program, opened by the caller */
 	bool init_unkillable;  /* pid 1 ignores signals it does not handle (containers) */
 	const char *hostname;  /* NULL: "rung" */
-	const struct oci_mount *mounts; /* extra mounts (tmpfs, proc, ...) from a spec */
+	bool root_readonly;    /* the guest's / refuses writes (EROFS) */
+	const struct oci_mount *mounts; /* extra mounts (bind, tmpfs, ...) from a spec */
 	size_t nmounts;
-	int tty;      /* a host terminal for the guest's /dev/tty, or -1 */
-	bool confine; /* drop the host filesystem, capabilities; seccomp */
+	char **masked_paths;   /* NULL-terminated (or NULL): hidden under empty mounts */
+	char **readonly_paths; /* NULL-terminated (or NULL): made read-only */
+	char **sysctl_keys, **sysctl_values; /* n_sysctl of them */
+	size_t n_sysctl;
+	int tty;       /* the caller's terminal (its /dev/tty) for the guest, or -1 */
+	bool confine;  /* drop the host filesystem, capabilities; seccomp */
+	int compat_fd; /* > 2: the `auto` record to finish at the end (compat.h) */
 };
 
 struct sandbox {
 	struct kernel *k;
 	pid_t gofer;
+	int compat_fd; /* the `auto` record, or -1 */
 };
 
 /* Build the sandbox: gofer, kernel, filesystems, then confinement. */
 int sandbox_setup(const struct sandbox_config *cfg, struct sandbox **out, struct rung_error *err);
-/* Host SIGINT, SIGTERM, SIGHUP and SIGQUIT end the sandbox with 128+sig
- * (a thread of their own; the caller blocks them first). */
+/* Host signals for the guest (a thread of their own; the caller blocks them
+ * first): on a terminal, SIGINT, SIGQUIT and SIGTSTP go to the guest's
+ * foreground job; else, and SIGTERM and SIGHUP always, end the sandbox
+ * with 128+sig. */
 int sandbox_forward_signals(struct sandbox *sb, struct rung_error *err);
 /* Wait until every guest task is gone; tear down; the exit status. */
 int sandbox_wait(struct sandbox *sb);

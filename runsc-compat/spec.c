@@ -234,6 +234,7 @@ static int parse_process(struct json_object *o, struct oci_process *p, struct ru
 	int ret;
 
 	memset(p, 0, sizeof(*p));
+	p->umask = -1;
 	if (!json_object_is_type(o, json_type_object))
 		return type_error(err, "process", "an object");
 	if ((ret = get_bool(o, "terminal", "process.terminal", &p->terminal, err)) < 0 ||
@@ -269,6 +270,10 @@ static int parse_process(struct json_object *o, struct oci_process *p, struct ru
 				   err)) < 0)
 			return ret;
 		p->gid = present ? (uint32_t)v : 0;
+		if ((ret = get_int(user, "umask", "process.user.umask", 0, 0777, &v, &present,
+				   err)) < 0)
+			return ret;
+		p->umask = present ? (int)v : -1;
 		if (get(user, "username"))
 			return rung_error_make(err, EINVAL,
 					       "config: `process.user.username` is for Windows");
@@ -392,7 +397,17 @@ static void free_hooks(struct oci_hook *h, size_t n)
 	free(h);
 }
 
-static int parse_mounts(struct json_object *arr, struct oci_spec *s, struct rung_error *err)
+/* A bind mount: type "bind", or options with bind or rbind. */
+static bool mount_is_bind(const struct oci_mount *m)
+{
+	for (char **o = m->options; o && *o; o++)
+		if (strcmp(*o, "bind") == 0 || strcmp(*o, "rbind") == 0)
+			return true;
+	return !m->type || strcmp(m->type, "bind") == 0;
+}
+
+static int parse_mounts(struct json_object *arr, const char *bundle, struct oci_spec *s,
+			struct rung_error *err)
 {
 	int ret;
 
@@ -415,6 +430,125 @@ static int parse_mounts(struct json_object *arr, struct oci_spec *s, struct rung
 			return rung_error_make(err, EINVAL,
 					       "config: `mounts[%zu].destination` must be absolute",
 					       i);
+		/* A relative bind source is relative to the bundle (as runc has it). */
+		if (om->source && om->source[0] && om->source[0] != '/' && mount_is_bind(om)) {
+			char *abs = xasprintf("%s/%s", bundle, om->source);
+			free(om->source);
+			om->source = abs;
+		}
+	}
+	return 0;
+}
+
+/* linux.resources.devices: the device cgroup rules, in order. */
+static int parse_device_rules(struct json_object *arr, struct oci_resources *r,
+			      struct rung_error *err)
+{
+	const char *f = "linux.resources.devices";
+	int ret;
+
+	if (!arr)
+		return 0;
+	if (!json_object_is_type(arr, json_type_array))
+		return type_error(err, f, "an array");
+	r->n_devices = json_object_array_length(arr);
+	r->devices = xzalloc((r->n_devices + 1) * sizeof(*r->devices));
+	for (size_t i = 0; i < r->n_devices; i++) {
+		struct json_object *d = json_object_array_get_idx(arr, i);
+		struct oci_device_rule *rule = &r->devices[i];
+		char *type = NULL, *access = NULL;
+		bool present;
+		if (!json_object_is_type(d, json_type_object))
+			return type_error(err, f, "an array of objects");
+		if ((ret = get_bool(d, "allow", "linux.resources.devices[].allow", &rule->allow,
+				    err)) < 0 ||
+		    (ret = get_int(d, "major", "linux.resources.devices[].major", -1, INT32_MAX,
+				   &rule->major, &present, err)) < 0)
+			return ret;
+		if (!present)
+			rule->major = -1;
+		if ((ret = get_int(d, "minor", "linux.resources.devices[].minor", -1, INT32_MAX,
+				   &rule->minor, &present, err)) < 0)
+			return ret;
+		if (!present)
+			rule->minor = -1;
+		if ((ret = get_string(d, "type", "linux.resources.devices[].type", &type, err)) <
+			    0 ||
+		    (ret = get_string(d, "access", "linux.resources.devices[].access", &access,
+				      err)) < 0) {
+			free(type);
+			return ret;
+		}
+		rule->type = type ? type[0] : 'a';
+		if ((type && (strlen(type) != 1 || !strchr("acb", type[0]))) ||
+		    (access && (strlen(access) > 3 || strspn(access, "rwm") != strlen(access))))
+			ret = rung_error_make(err, EINVAL, "config: `%s[%zu]`: bad type or access",
+					      f, i);
+		else
+			snprintf(rule->access, sizeof(rule->access), "%s", access ? access : "rwm");
+		free(type);
+		free(access);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+/* linux.devices: the device nodes a container gets. */
+static int parse_devices(struct json_object *arr, struct oci_spec *s, struct rung_error *err)
+{
+	const char *f = "linux.devices";
+	int ret;
+
+	if (!arr)
+		return 0;
+	if (!json_object_is_type(arr, json_type_array))
+		return type_error(err, f, "an array");
+	s->n_devices = json_object_array_length(arr);
+	s->devices = xzalloc((s->n_devices + 1) * sizeof(*s->devices));
+	for (size_t i = 0; i < s->n_devices; i++) {
+		struct json_object *d = json_object_array_get_idx(arr, i);
+		struct oci_device *dev = &s->devices[i];
+		char *type = NULL;
+		int64_t v;
+		bool present, major, minor;
+		if (!json_object_is_type(d, json_type_object))
+			return type_error(err, f, "an array of objects");
+		if ((ret = get_string(d, "path", "linux.devices[].path", &dev->path, err)) < 0 ||
+		    (ret = get_string(d, "type", "linux.devices[].type", &type, err)) < 0)
+			return ret;
+		dev->type = type && strlen(type) == 1 ? type[0] : '?';
+		free(type);
+		if (!dev->path || dev->path[0] != '/')
+			return rung_error_make(err, EINVAL,
+					       "config: `linux.devices[%zu].path` must be absolute",
+					       i);
+		if (!strchr("cbup", dev->type))
+			return rung_error_make(err, EINVAL,
+					       "config: `linux.devices[%zu].type` must be c, b, u "
+					       "or p",
+					       i);
+		if ((ret = get_int(d, "major", "linux.devices[].major", 0, INT32_MAX, &dev->major,
+				   &major, err)) < 0 ||
+		    (ret = get_int(d, "minor", "linux.devices[].minor", 0, INT32_MAX, &dev->minor,
+				   &minor, err)) < 0)
+			return ret;
+		if (dev->type != 'p' && (!major || !minor))
+			return rung_error_make(err, EINVAL,
+					       "config: `linux.devices[%zu]` needs major and minor",
+					       i);
+		if ((ret = get_int(d, "fileMode", "linux.devices[].fileMode", 0, 07777, &v,
+				   &present, err)) < 0)
+			return ret;
+		dev->file_mode = present ? (uint32_t)v : 0666;
+		if ((ret = get_int(d, "uid", "linux.devices[].uid", 0, UINT32_MAX, &v, &present,
+				   err)) < 0)
+			return ret;
+		dev->uid = present ? (uint32_t)v : 0;
+		if ((ret = get_int(d, "gid", "linux.devices[].gid", 0, UINT32_MAX, &v, &present,
+				   err)) < 0)
+			return ret;
+		dev->gid = present ? (uint32_t)v : 0;
 	}
 	return 0;
 }
@@ -477,6 +611,8 @@ static int parse_linux(struct json_object *lx, struct oci_spec *s, struct rung_e
 		bool present;
 		s->resources.raw =
 			xstrdup(json_object_to_json_string_ext(res, JSON_C_TO_STRING_PLAIN));
+		if ((ret = parse_device_rules(get(res, "devices"), &s->resources, err)) < 0)
+			return ret;
 		if (mem) {
 			if ((ret = get_int(mem, "limit", "linux.resources.memory.limit", -1,
 					   INT64_MAX, &v, &present, err)) < 0)
@@ -522,6 +658,8 @@ static int parse_linux(struct json_object *lx, struct oci_spec *s, struct rung_e
 				s->resources.pids_limit = v;
 		}
 	}
+	if ((ret = parse_devices(get(lx, "devices"), s, err)) < 0)
+		return ret;
 	if (sec)
 		s->seccomp = xstrdup(json_object_to_json_string_ext(sec, JSON_C_TO_STRING_PLAIN));
 	if (sys) {
@@ -572,7 +710,7 @@ static int parse_spec(struct json_object *o, const char *bundle, struct oci_spec
 	if (s->root_path != path)
 		free(path);
 	if ((ret = get_string(o, "hostname", "hostname", &s->hostname, err)) < 0 ||
-	    (ret = parse_mounts(get(o, "mounts"), s, err)) < 0 ||
+	    (ret = parse_mounts(get(o, "mounts"), bundle, s, err)) < 0 ||
 	    (ret = parse_linux(get(o, "linux"), s, err)) < 0)
 		return ret;
 	if (hooks &&
@@ -660,6 +798,18 @@ int spec_parse_process(const char *json, struct oci_process *out, struct rung_er
 	return ret;
 }
 
+char *spec_annotation(const struct oci_spec *spec, const char *key)
+{
+	struct json_object *o = json_tokener_parse(spec->annotations ? spec->annotations : "{}");
+	struct json_object *v = get(o, key);
+	char *out = v && json_object_is_type(v, json_type_string)
+			    ? xstrdup(json_object_get_string(v))
+			    : NULL;
+
+	json_object_put(o);
+	return out;
+}
+
 const struct oci_namespace *spec_namespace(const struct oci_spec *spec, const char *type)
 {
 	for (size_t i = 0; i < spec->n_namespaces; i++)
@@ -698,6 +848,10 @@ void spec_free(struct oci_spec *s)
 	free(s->resources.cpuset_cpus);
 	free(s->resources.cpuset_mems);
 	free(s->resources.raw);
+	free(s->resources.devices);
+	for (size_t i = 0; i < s->n_devices; i++)
+		free(s->devices[i].path);
+	free(s->devices);
 	free(s->seccomp);
 	strv_free(s->masked_paths);
 	strv_free(s->readonly_paths);

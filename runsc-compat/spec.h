@@ -24,6 +24,7 @@ struct oci_process {
 	uint32_t uid, gid;
 	uint32_t *additional_gids;
 	size_t n_additional_gids;
+	int umask;   /* -1: not given (the guest's default, 022) */
 	char **args; /* NULL-terminated */
 	char **env;  /* NULL-terminated */
 	char *cwd;
@@ -64,6 +65,23 @@ struct oci_namespace {
 	char *path; /* join this one (setns) when set */
 };
 
+/* linux.resources.devices: one device cgroup rule. */
+struct oci_device_rule {
+	bool allow;
+	char type;	      /* 'a' (all), 'c' or 'b' */
+	int64_t major, minor; /* -1: any */
+	char access[4];	      /* some of "rwm" */
+};
+
+/* linux.devices: a device node made in the container (isolation level 1). */
+struct oci_device {
+	char *path;
+	char type; /* 'c', 'b', 'u' (unbuffered, a 'c') or 'p' (fifo) */
+	int64_t major, minor;
+	uint32_t file_mode; /* permission bits; 0666 when absent */
+	uint32_t uid, gid;
+};
+
 /* linux.resources, as much as rung applies (0 / -1 mean unset as in the spec). */
 struct oci_resources {
 	int64_t memory_limit, memory_swap, memory_reservation; /* -1: unset */
@@ -72,6 +90,8 @@ struct oci_resources {
 	char *cpuset_cpus, *cpuset_mems;
 	int64_t pids_limit; /* -1: unset */
 	char *raw;	    /* the resources object as JSON, for cgroup code */
+	struct oci_device_rule *devices;
+	size_t n_devices;
 };
 
 struct oci_spec {
@@ -91,7 +111,9 @@ struct oci_spec {
 	char **masked_paths, **readonly_paths;
 	char **sysctl_keys, **sysctl_values;
 	size_t n_sysctl;
-	char *annotations; /* as JSON ("{}" when absent), passed through to state */
+	char *annotations;	    /* as JSON ("{}" when absent), passed through to state */
+	struct oci_device *devices; /* linux.devices */
+	size_t n_devices;
 };
 
 /* Load bundle/config.json; root.path is made absolute against bundle. */
@@ -105,6 +127,9 @@ void spec_process_release(struct oci_process *p);
 
 /* Does the spec ask for a namespace of this type (and which path, if any)? */
 const struct oci_namespace *spec_namespace(const struct oci_spec *spec, const char *type);
+
+/* The string value of annotation key (malloc'd), or NULL when absent. */
+char *spec_annotation(const struct oci_spec *spec, const char *key);
 
 /* CAP_CHOWN... by name (with or without the CAP_ prefix, any case): its
  * number, or -1. */

@@ -52,20 +52,39 @@ static int make_root(const char *root)
 	return ret;
 }
 
-static int lock_dir(const char *root, const char *id, int *lockfd, struct rung_error *err)
+/*
+ * Lock <root>/<id>/lock (made by create only). A delete that held it before
+ * us may have removed the container meanwhile: the lock we got is then of a
+ * file no longer there, and the container does not exist.
+ */
+static int lock_dir(const char *root, const char *id, bool create, int *lockfd,
+		    struct rung_error *err)
 {
 	char *path = state_path(root, id, "lock");
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	int fd = open(path, O_RDWR | O_CLOEXEC | (create ? O_CREAT | O_EXCL : 0), 0600);
+	struct stat a, b;
 
-	free(path);
-	if (fd < 0)
-		return rung_error_make(err, errno, "lock the state of `%s`", id);
+	if (fd < 0) {
+		int e = errno;
+		free(path);
+		if (e == ENOENT && !create)
+			return rung_error_make(err, 0, "container does not exist");
+		return rung_error_make(err, e, "lock the state of `%s`", id);
+	}
 	while (flock(fd, LOCK_EX) < 0)
 		if (errno != EINTR) {
 			int e = errno;
 			close(fd);
+			free(path);
 			return rung_error_make(err, e, "lock the state of `%s`", id);
 		}
+	if (fstat(fd, &a) < 0 || stat(path, &b) < 0 || a.st_ino != b.st_ino ||
+	    a.st_dev != b.st_dev) {
+		close(fd);
+		free(path);
+		return rung_error_make(err, 0, "container does not exist");
+	}
+	free(path);
 	*lockfd = fd;
 	return 0;
 }
@@ -89,7 +108,7 @@ int state_create(const char *root, const char *id, int *lockfd, struct rung_erro
 		return rung_error_make(err, e, "create the state of `%s`", id);
 	}
 	free(dir);
-	return lock_dir(root, id, lockfd, err);
+	return lock_dir(root, id, true, lockfd, err);
 }
 
 int state_lock(const char *root, const char *id, int *lockfd, struct rung_error *err)
@@ -105,7 +124,7 @@ int state_lock(const char *root, const char *id, int *lockfd, struct rung_error 
 	free(dir);
 	if (ret < 0)
 		return rung_error_make(err, 0, "container does not exist");
-	ret = lock_dir(root, id, lockfd, err);
+	ret = lock_dir(root, id, false, lockfd, err);
 	if (ret < 0)
 		return ret;
 	/* A delete may have removed it while we waited for the lock. */
@@ -141,6 +160,8 @@ int state_save(const char *root, const struct container_state *st, struct rung_e
 	add_str(o, "owner", st->owner);
 	if (st->cgroup)
 		add_str(o, "cgroup", st->cgroup);
+	if (st->isolation)
+		add_str(o, "isolation", st->isolation);
 	json_object_object_add(o, "started", json_object_new_boolean(st->started));
 	json_object_object_add(o, "paused", json_object_new_boolean(st->paused));
 	ann = json_tokener_parse(st->annotations ? st->annotations : "{}");
@@ -186,6 +207,7 @@ int state_load(const char *root, const char *id, struct container_state *st, str
 	st->created = json_str(o, "created");
 	st->owner = json_str(o, "owner");
 	st->cgroup = json_str(o, "cgroup");
+	st->isolation = json_str(o, "isolation");
 	if (json_object_object_get_ex(o, "started", &v))
 		st->started = json_object_get_boolean(v);
 	if (json_object_object_get_ex(o, "paused", &v))
@@ -211,25 +233,35 @@ void state_release(struct container_state *st)
 	free(st->owner);
 	free(st->annotations);
 	free(st->cgroup);
+	free(st->isolation);
 	memset(st, 0, sizeof(*st));
 }
 
-void state_remove(const char *root, const char *id)
+/* Remove dir and what it holds (a few levels: the VM levels keep a run
+ * directory with share mount points in the state directory). */
+static void remove_tree(const char *dir, int depth)
 {
-	char *dir = state_path(root, id, NULL);
 	DIR *d = opendir(dir);
 	struct dirent *e;
 
 	if (d) {
 		while ((e = readdir(d)))
 			if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
-				char *p = state_path(root, id, e->d_name);
-				unlink(p);
+				char *p = xasprintf("%s/%s", dir, e->d_name);
+				if (unlink(p) < 0 && errno == EISDIR && depth < 3)
+					remove_tree(p, depth + 1);
 				free(p);
 			}
 		closedir(d);
 	}
 	rmdir(dir);
+}
+
+void state_remove(const char *root, const char *id)
+{
+	char *dir = state_path(root, id, NULL);
+
+	remove_tree(dir, 0);
 	free(dir);
 }
 

@@ -34,6 +34,8 @@ struct container_state {
 	char *cgroup;	   /* the host cgroup path the sandbox is in, or NULL */
 	bool started;	   /* `start` has released the workload */
 	bool paused;
+	char *isolation; /* "container" (isolation level 1: pid is the container's
+			  * init), or NULL: the sentry */
 };
 
 /* Is id a name rung accepts (runc's rule: [A-Za-z0-9_+.-]+, not . or ..)? */

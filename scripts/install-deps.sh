@@ -1,9 +1,19 @@
 #!/bin/sh
-# Install what rung needs to build and test on Debian 12 (apt-get).
+# Install what rung needs to build and test on Debian 12 (apt-get). The
+# last line of PKGS is what tests/e2e/multiproc.sh runs in the sandbox;
+# bsdutils has script(1), which multiproc.sh and tty.sh use. The line
+# before it is what tests/e2e/docker.sh drives (dockerd with its own
+# containerd; iproute2 makes the test's bridge) and the runtimes bench/run
+# compares rung with. qemu-system-x86 and linux-image-amd64 (the guest
+# kernel, with its modules) are for the VM levels (--isolation=microvm|vm)
+# and tests/e2e/microvm.sh.
 set -eu
 PKGS="build-essential autoconf automake pkg-config file
 libseccomp-dev liburing-dev libcap-ng-dev libcapstone-dev libjson-c-dev check
-clang-format busybox-static"
+clang-format busybox-static jq
+docker.io containerd runc crun iproute2 podman
+qemu-system-x86 linux-image-amd64 xz-utils
+gcc make git python3 perl tar gzip bsdutils"
 
 SUDO=
 [ "$(id -u)" = 0 ] || SUDO=sudo

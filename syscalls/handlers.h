@@ -70,7 +70,6 @@ SYSCALL(setrlimit);
 SYSCALL(uname);
 SYSCALL(sethostname);
 SYSCALL(setdomainname);
-SYSCALL(sched_getaffinity);
 SYSCALL(sched_yield);
 SYSCALL(getrandom);
 
@@ -162,6 +161,15 @@ SYSCALL(clock_nanosleep);
 SYSCALL(getcpu);
 SYSCALL(futex);
 
+/* sys_timer.c */
+SYSCALL(alarm);
+SYSCALL(getitimer);
+SYSCALL(setitimer);
+SYSCALL(timer_create);
+SYSCALL(timer_settime);
+SYSCALL(timer_gettime);
+SYSCALL(timer_getoverrun);
+SYSCALL(timer_delete);
 /* sys_poll.c */
 SYSCALL(poll);
 SYSCALL(ppoll);
@@ -194,6 +202,10 @@ SYSCALL(sigaltstack);
 SYSCALL(restart_syscall);
 SYSCALL(rt_sigqueueinfo);
 SYSCALL(rt_tgsigqueueinfo);
+
+/* sys_signalfd.c */
+SYSCALL(signalfd);
+SYSCALL(signalfd4);
 SYSCALL(clone);
 SYSCALL(fork);
 SYSCALL(vfork);
@@ -204,6 +216,14 @@ SYSCALL(getpgid);
 SYSCALL(getpgrp);
 SYSCALL(setsid);
 SYSCALL(getsid);
+
+/* sys_prctl.c */
+SYSCALL(prctl);
+
+/* sys_seccomp.c */
+SYSCALL(seccomp);
+/* prctl's PR_SET_SECCOMP (arg2 the mode, arg3 the program) and PR_GET_SECCOMP. */
+long seccomp_prctl(struct task *t, int option, uint64_t arg2, uint64_t arg3);
 
 /* sys_socket.c */
 SYSCALL(socket);
@@ -224,5 +244,40 @@ SYSCALL(sendmsg);
 SYSCALL(recvmsg);
 SYSCALL(sendmmsg);
 SYSCALL(recvmmsg);
+
+/* sys_creds.c */
+SYSCALL(setuid);
+SYSCALL(setgid);
+SYSCALL(setreuid);
+SYSCALL(setregid);
+SYSCALL(setresuid);
+SYSCALL(setresgid);
+SYSCALL(getresuid);
+SYSCALL(getresgid);
+SYSCALL(setfsuid);
+SYSCALL(setfsgid);
+SYSCALL(getgroups);
+SYSCALL(setgroups);
+SYSCALL(capget);
+SYSCALL(capset);
+
+/* sys_prctl.c */
+SYSCALL(prctl);
+
+/* sys_sched.c */
+SYSCALL(getpriority);
+SYSCALL(setpriority);
+SYSCALL(sched_setscheduler);
+SYSCALL(sched_setparam);
+SYSCALL(sched_getscheduler);
+SYSCALL(sched_getparam);
+SYSCALL(sched_get_priority_max);
+SYSCALL(sched_get_priority_min);
+SYSCALL(sched_rr_get_interval);
+SYSCALL(sched_setaffinity);
+SYSCALL(sched_getaffinity);
+SYSCALL(membarrier);
+SYSCALL(getrusage);
+SYSCALL(times);
 
 #endif

@@ -24,6 +24,8 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/epoll.h>
+#include <linux/prctl.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -242,6 +244,45 @@ static const struct flag_name epoll_names[] = {
 };
 static const struct flag_name epoll_op_names[] = {F(EPOLL_CTL_ADD), F(EPOLL_CTL_DEL),
 						  F(EPOLL_CTL_MOD)};
+static const struct flag_name prctl_names[] = {
+	F(PR_SET_PDEATHSIG),
+	F(PR_GET_PDEATHSIG),
+	F(PR_GET_DUMPABLE),
+	F(PR_SET_DUMPABLE),
+	F(PR_GET_KEEPCAPS),
+	F(PR_SET_KEEPCAPS),
+	F(PR_GET_TIMING),
+	F(PR_SET_TIMING),
+	F(PR_SET_NAME),
+	F(PR_GET_NAME),
+	F(PR_GET_SECCOMP),
+	F(PR_SET_SECCOMP),
+	F(PR_CAPBSET_READ),
+	F(PR_CAPBSET_DROP),
+	F(PR_GET_TSC),
+	F(PR_SET_TSC),
+	F(PR_GET_SECUREBITS),
+	F(PR_SET_SECUREBITS),
+	F(PR_SET_TIMERSLACK),
+	F(PR_GET_TIMERSLACK),
+	F(PR_MCE_KILL),
+	F(PR_MCE_KILL_GET),
+	F(PR_SET_MM),
+	F(PR_SET_CHILD_SUBREAPER),
+	F(PR_GET_CHILD_SUBREAPER),
+	F(PR_SET_NO_NEW_PRIVS),
+	F(PR_GET_NO_NEW_PRIVS),
+	F(PR_GET_TID_ADDRESS),
+	F(PR_SET_THP_DISABLE),
+	F(PR_GET_THP_DISABLE),
+	F(PR_CAP_AMBIENT),
+	{0x59616d61, "PR_SET_PTRACER"},
+	{0x53564d41, "PR_SET_VMA"},
+};
+static const struct flag_name policy_names[] = {
+	F(SCHED_OTHER), F(SCHED_FIFO), F(SCHED_RR),
+	F(SCHED_BATCH), F(SCHED_IDLE), {6, "SCHED_DEADLINE"},
+};
 #undef F
 
 static void put_symbol(uint64_t v, const struct flag_name *f, size_t n)
@@ -322,6 +363,14 @@ static void put_arg(struct task *t, uint8_t fmt, uint64_t v, uint64_t next)
 		break;
 	case A_RLIMIT_RES:
 		put_symbol(v, rlimit_names, ARRAY_SIZE(rlimit_names));
+		break;
+	case A_PRCTL:
+		put_symbol((uint32_t)v, prctl_names, ARRAY_SIZE(prctl_names));
+		break;
+	case A_SCHED_POLICY:
+		put_symbol((uint32_t)v & ~0x40000000u, policy_names, ARRAY_SIZE(policy_names));
+		if (v & 0x40000000u)
+			put("|SCHED_RESET_ON_FORK");
 		break;
 	case A_MADVICE:
 		put_symbol(v, madv_names, ARRAY_SIZE(madv_names));

@@ -8,6 +8,8 @@
 #include "syscalls/util.h"
 #include "sentry/fs/locks.h"
 #include "sentry/fs/pipe.h"
+#include "sentry/fs/pty.h"
+#include "sentry/fs/tty.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,8 +17,9 @@
 #include <sys/stat.h>
 #include <termios.h>
 
-/* The size of the kernel's struct termios (not glibc's). */
-#define KERNEL_TERMIOS_SIZE 36
+#ifndef TIOCGPTPEER
+#define TIOCGPTPEER _IO('T', 0x41)
+#endif
 
 SYSCALL(close)
 {
@@ -169,31 +172,101 @@ SYSCALL(flock)
 	return ret;
 }
 
-/* Fixed-size ioctls: how many bytes go in and come out. */
-static bool ioctl_shape(unsigned long cmd, size_t *in, size_t *out)
+/* How an ioctl takes its argument. */
+enum ioc_arg {
+	ARG_NONE,  /* none */
+	ARG_VALUE, /* the argument itself (an int or a long), not a pointer */
+	ARG_IN,	   /* a pointer to size bytes the kernel reads */
+	ARG_OUT,   /* a pointer to size bytes the kernel writes */
+};
+
+/* The ioctls the sentry knows (terminals, FIONREAD): their argument. */
+static bool ioctl_shape(unsigned long cmd, enum ioc_arg *kind, size_t *size)
 {
-	*in = *out = 0;
+	*size = 0;
 	switch (cmd) {
-	case TCGETS:
-		*out = KERNEL_TERMIOS_SIZE;
+	case TIOCNOTTY:
+	case TIOCEXCL:
+	case TIOCNXCL:
+	case TIOCSBRK:
+	case TIOCCBRK:
+		*kind = ARG_NONE;
+		return true;
+	case TIOCSCTTY:
+	case TCSBRK:
+	case TCSBRKP:
+	case TCXONC:
+	case TCFLSH:
+	case _IOW('T', 0x36, int): /* TIOCSIG */
+		*kind = ARG_VALUE;
 		return true;
 	case TCSETS:
 	case TCSETSW:
 	case TCSETSF:
-		*in = KERNEL_TERMIOS_SIZE;
+		*kind = ARG_IN, *size = KTERMIOS_SIZE;
 		return true;
-	case TIOCGWINSZ:
-		*out = sizeof(struct winsize);
+	case _IOW('T', 0x2B, struct ktermios): /* TCSETS2 */
+	case _IOW('T', 0x2C, struct ktermios): /* TCSETSW2 */
+	case _IOW('T', 0x2D, struct ktermios): /* TCSETSF2 */
+		*kind = ARG_IN, *size = KTERMIOS2_SIZE;
+		return true;
+	case TCSETA:
+	case TCSETAW:
+	case TCSETAF:
+		*kind = ARG_IN, *size = KTERMIO_SIZE;
 		return true;
 	case TIOCSWINSZ:
-		*in = sizeof(struct winsize);
+		*kind = ARG_IN, *size = sizeof(struct winsize);
+		return true;
+	case TIOCSPGRP:
+	case TIOCSPTLCK:
+	case TIOCSETD:
+	case TIOCSSOFTCAR:
+		*kind = ARG_IN, *size = sizeof(int);
+		return true;
+	case TIOCSTI:
+		*kind = ARG_IN, *size = 1;
+		return true;
+	case TCGETS:
+		*kind = ARG_OUT, *size = KTERMIOS_SIZE;
+		return true;
+	case _IOR('T', 0x2A, struct ktermios): /* TCGETS2 */
+		*kind = ARG_OUT, *size = KTERMIOS2_SIZE;
+		return true;
+	case TCGETA:
+		*kind = ARG_OUT, *size = KTERMIO_SIZE;
+		return true;
+	case TIOCGWINSZ:
+		*kind = ARG_OUT, *size = sizeof(struct winsize);
 		return true;
 	case FIONREAD:
-		*out = sizeof(int);
+	case TIOCOUTQ:
+	case TIOCGPGRP:
+	case TIOCGSID:
+	case TIOCGPTN:
+	case TIOCGPTLCK:
+	case TIOCGETD:
+	case TIOCGEXCL:
+	case TIOCGSOFTCAR:
+	case TIOCGDEV:
+		*kind = ARG_OUT, *size = sizeof(int);
 		return true;
 	default:
 		return false;
 	}
+}
+
+/* TIOCGPTPEER: the slave of a pty master, on a new descriptor. */
+static long ioctl_open_peer(struct task *t, struct file *f, int flags)
+{
+	struct file *peer;
+	long ret = pty_open_peer(f, flags, &peer);
+
+	if (ret)
+		return ret;
+	ret = fd_install(t->files, peer, 0, flags & O_CLOEXEC, task_nofile(t));
+	file_put(peer);
+	return ret;
 }
 
 SYSCALL(ioctl)
@@ -201,8 +274,9 @@ SYSCALL(ioctl)
 	int fd = (int)a->a[0];
 	unsigned long cmd = (unsigned)a->a[1];
 	uint64_t arg = a->a[2];
-	char buf[64] = {0};
-	size_t in, out;
+	uint64_t buf[8] = {0}; /* aligned for the longs and ints in it */
+	enum ioc_arg kind;
+	size_t size;
 	struct file *f = fd_get(t->files, fd);
 	long ret;
 
@@ -231,23 +305,28 @@ SYSCALL(ioctl)
 		}
 		goto out;
 	}
+	case TIOCGPTPEER:
+		ret = ioctl_open_peer(t, f, (int)arg);
+		goto out;
 	default:
 		break;
 	}
-	if (!f->ops->ioctl || !ioctl_shape(cmd, &in, &out)) {
+	if (!f->ops->ioctl || !ioctl_shape(cmd, &kind, &size)) {
 		ret = -ENOTTY;
 		goto out;
 	}
-	if (in && mm_copy_in(t->mm, buf, arg, in) < 0) {
+	if (kind == ARG_VALUE)
+		buf[0] = arg;
+	if (kind == ARG_IN && mm_copy_in(t->mm, buf, arg, size) < 0) {
 		ret = -EFAULT;
 		goto out;
 	}
-	if (out && !mm_access_ok(t->mm, arg, out, true)) {
+	if (kind == ARG_OUT && !mm_access_ok(t->mm, arg, size, true)) {
 		ret = -EFAULT;
 		goto out;
 	}
 	ret = f->ops->ioctl(f, cmd, buf);
-	if (ret >= 0 && out && mm_copy_out(t->mm, arg, buf, out) < 0)
+	if (ret >= 0 && kind == ARG_OUT && mm_copy_out(t->mm, arg, buf, size) < 0)
 		ret = -EFAULT;
 out:
 	file_put(f);

@@ -11,11 +11,55 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
+
+/* Bytes of [start, end) that VMAs cover. */
+struct vm_range {
+	uint64_t start, end, bytes;
+};
+
+static void count_vma(const struct vma *v, void *arg)
+{
+	struct vm_range *r = arg;
+	uint64_t lo = MAX(v->start, r->start), hi = MIN(v->end, r->end);
+
+	if (lo < hi)
+		r->bytes += hi - lo;
+}
+
+/*
+ * RLIMIT_AS (Linux's may_expand_vm): would grow more bytes of mappings, of
+ * which replaced bytes at [start, start + replaced) are mapped over, take
+ * the address space beyond the limit? Every mapping counts, PROT_NONE ones
+ * too. (Stack growth on a fault is not checked.)
+ */
+static bool over_rlimit_as(struct task *t, uint64_t grow, uint64_t start, uint64_t replaced)
+{
+	rlim_t lim = t->tg->rlim[RLIMIT_AS].rlim_cur;
+	struct vm_range all = {0, UINT64_MAX, 0}, old = {start, start + replaced, 0};
+
+	if (lim == RLIM_INFINITY)
+		return false;
+	mm_for_each_vma(t->mm, count_vma, &all);
+	if (replaced)
+		mm_for_each_vma(t->mm, count_vma, &old);
+	return all.bytes - old.bytes + grow > lim;
+}
 
 SYSCALL(brk)
 {
-	return (long)mm_brk(t->mm, a->a[0]);
+	uint64_t cur = mm_brk(t->mm, 0), want = a->a[0];
+
+	/* A refused brk leaves the break where it was. */
+	if (want > cur &&
+	    over_rlimit_as(t, ALIGN_UP(want, PAGE_SIZE) - ALIGN_UP(cur, PAGE_SIZE), 0, 0))
+		return (long)cur;
+	return (long)mm_brk(t->mm, want);
 }
 
 SYSCALL(mmap)
@@ -32,6 +76,12 @@ SYSCALL(mmap)
 
 	if (req.off & (PAGE_SIZE - 1))
 		return -EINVAL;
+	if (req.len && req.len <= GUEST_MAX_ADDR &&
+	    over_rlimit_as(t, ALIGN_UP(req.len, PAGE_SIZE), req.addr,
+			   (req.flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) == MAP_FIXED
+				   ? ALIGN_UP(req.len, PAGE_SIZE)
+				   : 0))
+		return -ENOMEM;
 	if (req.flags & MAP_ANONYMOUS)
 		return mm_mmap(t->mm, &req);
 
@@ -71,6 +121,11 @@ SYSCALL(mprotect)
 
 SYSCALL(mremap)
 {
+	uint64_t old_len = ALIGN_UP(a->a[1], PAGE_SIZE), new_len = ALIGN_UP(a->a[2], PAGE_SIZE);
+
+	if (new_len > old_len && a->a[2] <= GUEST_MAX_ADDR &&
+	    over_rlimit_as(t, new_len - old_len, 0, 0))
+		return -ENOMEM;
 	return mm_mremap(t->mm, a->a[0], a->a[1], a->a[2], (int)a->a[3], a->a[4]);
 }
 

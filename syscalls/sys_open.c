@@ -6,6 +6,7 @@
 #include "sentry/kernel/kernel.h"
 #include "sentry/fs/file.h"
 #include "sentry/fs/pipe.h"
+#include "sentry/fs/tty.h"
 #include "sentry/fs/tmpfs.h"
 #include "sentry/vfs/vfs.h"
 #include "lib/util.h"
@@ -52,6 +53,8 @@ static long do_open(struct task *t, int dirfd, uint64_t upath, int flags, uint32
 	ret = vfs_open(t, dirfd, path, flags, mode & 07777, lookup, &f);
 	if (ret)
 		return ret;
+	if (!(flags & O_NOCTTY))
+		tty_open_ctty_file(t, f);
 	ret = fd_install(t->files, f, 0, flags & O_CLOEXEC, task_nofile(t));
 	file_put(f);
 	return ret;

@@ -265,43 +265,81 @@ SYSCALL(arch_prctl)
 	}
 }
 
-/* Has the task CAP_SYS_RESOURCE? Root in the sandbox has every capability. */
-static bool capable_sys_resource(struct task *t)
-{
-	return t->creds.euid == 0;
-}
-
-/* Read and (when nl is given) replace one resource limit. */
-static long do_prlimit(struct task *t, unsigned res, const struct rlimit *nl, struct rlimit *old)
+/* Read and (when nl is given) replace one resource limit of tg; the caller
+ * is t. Under k->lock. */
+static long do_prlimit_locked(struct task *t, struct thread_group *tg, unsigned res,
+			      const struct rlimit *nl, struct rlimit *old)
 {
 	if (res >= RLIM_NLIMITS)
 		return -EINVAL;
 	if (nl) {
 		if (nl->rlim_cur > nl->rlim_max)
 			return -EINVAL;
-		if (nl->rlim_max > t->tg->rlim[res].rlim_max && !capable_sys_resource(t))
-			return -EPERM;
 		if (res == RLIMIT_NOFILE && nl->rlim_max > NR_OPEN)
+			return -EPERM;
+		if (nl->rlim_max > tg->rlim[res].rlim_max &&
+		    !creds_capable(&t->creds, KCAP_SYS_RESOURCE))
 			return -EPERM;
 	}
 	if (old)
-		*old = t->tg->rlim[res];
+		*old = tg->rlim[res];
 	if (nl)
-		t->tg->rlim[res] = *nl;
+		tg->rlim[res] = *nl;
 	return 0;
+}
+
+static long do_prlimit(struct task *t, unsigned res, const struct rlimit *nl, struct rlimit *old)
+{
+	long ret;
+
+	pthread_mutex_lock(&t->k->lock);
+	ret = do_prlimit_locked(t, t->tg, res, nl, old);
+	pthread_mutex_unlock(&t->k->lock);
+	return ret;
+}
+
+/* May t read or change p's limits (check_prlimit_permission): its own, or
+ * a process whose real, effective and saved ids are all t's real ones, or
+ * with CAP_SYS_RESOURCE. */
+static bool may_prlimit(struct task *t, struct task *p)
+{
+	const struct creds *c = &t->creds, *pc = &p->creds;
+
+	if (p == t)
+		return true;
+	if (c->uid == pc->euid && c->uid == pc->suid && c->uid == pc->uid && c->gid == pc->egid &&
+	    c->gid == pc->sgid && c->gid == pc->gid)
+		return true;
+	return creds_capable(c, KCAP_SYS_RESOURCE);
 }
 
 SYSCALL(prlimit64)
 {
 	int pid = (int)a->a[0];
 	struct rlimit nl, old;
+	struct task *p = NULL;
 	long ret;
 
-	if (pid != 0 && pid != t->tgid)
-		return -ESRCH;
 	if (a->a[2] && mm_copy_in(t->mm, &nl, a->a[2], sizeof(nl)) < 0)
 		return -EFAULT;
-	ret = do_prlimit(t, (unsigned)a->a[1], a->a[2] ? &nl : NULL, &old);
+	pthread_mutex_lock(&t->k->lock);
+	if (pid == 0) {
+		p = t;
+	} else {
+		struct task *q;
+		list_for_each_entry(q, &t->k->tasks, knode)
+			if (q->tid == pid) {
+				p = q;
+				break;
+			}
+	}
+	if (!p)
+		ret = -ESRCH;
+	else if (!may_prlimit(t, p))
+		ret = -EPERM;
+	else
+		ret = do_prlimit_locked(t, p->tg, (unsigned)a->a[1], a->a[2] ? &nl : NULL, &old);
+	pthread_mutex_unlock(&t->k->lock);
 	if (ret == 0 && a->a[3] && mm_copy_out(t->mm, a->a[3], &old, sizeof(old)) < 0)
 		return -EFAULT;
 	return ret;
@@ -368,24 +406,6 @@ SYSCALL(sethostname)
 SYSCALL(setdomainname)
 {
 	return set_uts_name(t, t->k->domainname, a->a[0], a->a[1]);
-}
-
-SYSCALL(sched_getaffinity)
-{
-	int pid = (int)a->a[0];
-	uint64_t len = a->a[1], mask[16] = {0};
-	unsigned ncpus = MIN(t->k->ncpus, 64u * 16);
-	size_t size = ALIGN_UP((ncpus + 7) / 8, sizeof(uint64_t));
-
-	if (pid != 0 && pid != t->tid)
-		return -ESRCH;
-	if (len * 8 < ncpus || (len & (sizeof(uint64_t) - 1)))
-		return -EINVAL;
-	for (unsigned i = 0; i < ncpus; i++)
-		mask[i / 64] |= 1ull << (i % 64);
-	if (mm_copy_out(t->mm, a->a[2], mask, size) < 0)
-		return -EFAULT;
-	return (long)size;
 }
 
 SYSCALL(sched_yield)

@@ -1,6 +1,7 @@
 /*
  * Clocks and sleeping. The guest sees the host's clocks (a sandbox clock
- * offset comes with checkpointing); CPU clocks are the stub thread's.
+ * offset comes with checkpointing); CPU clocks are sentry/kernel/timers.c's
+ * (each thread's guest CPU time, a process's summed over its threads).
  */
 #include "config.h"
 #include "syscalls/handlers.h"
@@ -8,6 +9,7 @@
 #include "sentry/kernel/signal.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/futex.h"
+#include "sentry/kernel/timers.h"
 #include "sentry/mm/mm.h"
 #include "sentry/loader/vdso.h"
 #include "lib/util.h"
@@ -36,21 +38,11 @@ static uint64_t host_now(clockid_t clk)
 	return vclock_now(clk);
 }
 
-/* Linux encodes another process's CPU clock as a negative id. */
-static bool cpu_clock_self(struct task *t, clockid_t clk, bool *thread)
-{
-	int pid = (int)~(clk >> 3); /* CPUCLOCK_PID */
-
-	*thread = clk & 4;  /* CPUCLOCK_PERTHREAD_MASK */
-	if ((clk & 3) == 3) /* CPUCLOCK_WHICH: 3 is not a clock */
-		return false;
-	return pid == 0 || pid == (*thread ? t->tid : t->tgid);
-}
-
 /* The value of guest clock clk in ns, or -EINVAL. */
 static int64_t clock_read(struct task *t, clockid_t clk)
 {
-	bool thread;
+	uint64_t ns;
+	int ret;
 
 	switch (clk) {
 	case CLOCK_REALTIME:
@@ -66,13 +58,11 @@ static int64_t clock_read(struct task *t, clockid_t clk)
 		return (int64_t)host_now(CLOCK_BOOTTIME);
 	case CLOCK_TAI:
 		return (int64_t)host_now(CLOCK_TAI);
-	case CLOCK_PROCESS_CPUTIME_ID:
-	case CLOCK_THREAD_CPUTIME_ID:
-		return (int64_t)t->ctx->ops->cpu_time_ns(t->ctx);
 	default:
-		if (clk < 0 && cpu_clock_self(t, clk, &thread))
-			return (int64_t)t->ctx->ops->cpu_time_ns(t->ctx);
-		return -EINVAL;
+		if (clk != CLOCK_PROCESS_CPUTIME_ID && clk != CLOCK_THREAD_CPUTIME_ID && clk >= 0)
+			return -EINVAL;
+		ret = cpu_clock_read(t, clk, &ns);
+		return ret < 0 ? ret : (int64_t)MIN(ns, (uint64_t)INT64_MAX);
 	}
 }
 
@@ -97,9 +87,15 @@ SYSCALL(clock_getres)
 {
 	clockid_t clk = (clockid_t)a->a[0];
 	struct ktimespec ts = {0, 1};
+	uint64_t res;
 
-	if (clock_read(t, clk) < 0)
+	if (clk < 0 || clk == CLOCK_PROCESS_CPUTIME_ID || clk == CLOCK_THREAD_CPUTIME_ID) {
+		if (cpu_clock_getres(t, clk, &res) < 0)
+			return -EINVAL;
+		ts.tv_nsec = (int64_t)res;
+	} else if (clock_read(t, clk) < 0) {
 		return -EINVAL;
+	}
 	if (clk == CLOCK_REALTIME_COARSE || clk == CLOCK_MONOTONIC_COARSE)
 		ts.tv_nsec = COARSE_RES_NS;
 	if (!a->a[1])
@@ -191,6 +187,36 @@ SYSCALL(nanosleep)
 	return sleep_relative(t, rel, a->a[1]);
 }
 
+/* A sleep on a CPU clock until the absolute CPU time expires; interrupted,
+ * the time left goes to rem_addr and restart_syscall goes on. */
+static long cpu_sleep_restartable(struct task *t, clockid_t clk, bool abs, uint64_t req,
+				  uint64_t rem_addr);
+
+static long cpu_nanosleep_restart(struct task *t, struct restart_block *rb)
+{
+	return cpu_sleep_restartable(t, (clockid_t)rb->arg[0], true, rb->arg[1], rb->arg[2]);
+}
+
+static long cpu_sleep_restartable(struct task *t, clockid_t clk, bool abs, uint64_t req,
+				  uint64_t rem_addr)
+{
+	uint64_t expires = 0, left = 0;
+	long ret = cpu_clock_sleep(t, clk, abs, req, &expires, &left);
+
+	if (ret != -EINTR)
+		return ret;
+	if (rem_addr) {
+		struct ktimespec rem = ns_to_kts(left);
+		if (mm_copy_out(t->mm, rem_addr, &rem, sizeof(rem)) < 0)
+			return -EFAULT;
+	}
+	t->restart.fn = cpu_nanosleep_restart;
+	t->restart.arg[0] = (uint64_t)(int64_t)clk;
+	t->restart.arg[1] = expires;
+	t->restart.arg[2] = rem_addr;
+	return -ERESTART_RESTARTBLOCK;
+}
+
 SYSCALL(clock_nanosleep)
 {
 	clockid_t clk = (clockid_t)a->a[0];
@@ -205,17 +231,29 @@ SYSCALL(clock_nanosleep)
 	case CLOCK_TAI:
 		break;
 	case CLOCK_THREAD_CPUTIME_ID:
-		return -EOPNOTSUPP; /* as Linux: a thread cannot sleep on its own CPU time */
-	default: {
-		bool thread;
-		if (clk < 0 && cpu_clock_self(t, clk, &thread) && thread)
-			return -EOPNOTSUPP;
-		return -EINVAL; /* process CPU time and alarm clocks: not supported */
-	}
+	case CLOCK_MONOTONIC_RAW:
+	case CLOCK_REALTIME_COARSE:
+	case CLOCK_MONOTONIC_COARSE:
+		return -EOPNOTSUPP; /* clocks Linux cannot sleep on */
+	case CLOCK_REALTIME_ALARM:
+	case CLOCK_BOOTTIME_ALARM:
+		return -EOPNOTSUPP; /* no RTC (as Linux without one) */
+	case CLOCK_PROCESS_CPUTIME_ID:
+		break;
+	default:
+		if (clk >= 0)
+			return -EINVAL;
+		if ((clk & 7) == 3)
+			return -EOPNOTSUPP; /* a clock of a file descriptor */
+		break;
 	}
 	ret = timespec_in(t, a->a[2], &req);
 	if (ret < 0)
 		return ret;
+	if (clk == CLOCK_PROCESS_CPUTIME_ID || clk < 0) {
+		ret = cpu_sleep_restartable(t, clk, abs, req, abs ? 0 : a->a[3]);
+		return abs && ret == -ERESTART_RESTARTBLOCK ? -ERESTARTNOHAND : ret;
+	}
 	if (!abs)
 		return sleep_relative(t, req, a->a[3]);
 	/* Absolute sleeps restart with the same arguments (ERESTARTNOHAND). */

@@ -55,6 +55,10 @@ enum arg_fmt {
 	A_EPOLL_OP,    /* EPOLL_CTL_* */
 	A_EPOLL_EVENT, /* struct epoll_event * (shown when readable) */
 	A_SOCKADDR,    /* struct sockaddr the guest passes in; its length is the next argument */
+
+	/* process attributes */
+	A_PRCTL,	/* prctl option */
+	A_SCHED_POLICY, /* SCHED_* (with SCHED_RESET_ON_FORK) */
 };
 
 struct syscall_desc {

@@ -9,6 +9,7 @@
 #include "syscalls/handlers.h"
 #include "sentry/kernel/task.h"
 #include "sentry/kernel/kernel.h"
+#include "sentry/kernel/seccomp.h"
 #include "lib/log.h"
 #include "lib/util.h"
 
@@ -118,8 +119,10 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	     "descriptors, status flags, record and OFD locks; leases, seals, signals EINVAL", 3,
 	     A_FD, A_FCNTL_CMD, A_HEX),
 	PART(ioctl,
-	     "TCGETS, TCSETS*, TIOCGWINSZ, TIOCSWINSZ, FIONREAD, FIONBIO, FIOCLEX; others ENOTTY",
+	     "terminals and ptys (job control, termios, sizes, queues, TIOCGPTPEER...), FIONREAD, "
+	     "FIONBIO, FIOCLEX; TIOCPKT, TIOCVHANGUP, TIOCCONS, locked termios, serial: ENOTTY",
 	     3, A_FD, A_IOCTL_REQ, A_HEX),
+	NOSYS(vhangup, "ENOSYS: terminals hang up only when a pty's master closes"),
 	FULL(fstat, 2, A_FD, A_PTR),
 	FULL(stat, 2, A_STR, A_PTR),
 	FULL(lstat, 2, A_STR, A_PTR),
@@ -189,7 +192,7 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	     A_UINT),
 	PART(arch_prctl, "SET/GET_FS, SET/GET_GS, GET_CPUID; SET_CPUID is ENODEV", 2, A_ARCH_PRCTL,
 	     A_HEX),
-	PART(prlimit64, "own process only; limits are recorded, NOFILE and STACK enforced", 4,
+	PART(prlimit64, "any process (Linux's permission rules); NOFILE, NPROC, STACK enforced", 4,
 	     A_INT, A_RLIMIT_RES, A_PTR, A_PTR),
 	FULL(getrlimit, 2, A_RLIMIT_RES, A_PTR),
 	FULL(setrlimit, 2, A_RLIMIT_RES, A_PTR),
@@ -198,18 +201,35 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	     A_PTR),
 	FULL(sethostname, 2, A_STR, A_UINT),
 	FULL(setdomainname, 2, A_STR, A_UINT),
-	PART(sched_getaffinity, "reports every CPU the sandbox may use", 3, A_INT, A_UINT, A_PTR),
 	FULL(sched_yield, 0),
 	FULL(getrandom, 3, A_PTR, A_UINT, A_HEX),
+	PART(seccomp,
+	     "filters run in the sentry; no NEW_LISTENER (EINVAL), so USER_NOTIF is ENOSYS; TRACE "
+	     "is ENOSYS (no tracer); strict mode cannot make RDTSC fault",
+	     3, A_INT, A_HEX, A_PTR),
 	/* time */
 	FULL(clock_gettime, 2, A_CLOCK, A_PTR),
 	FULL(clock_getres, 2, A_CLOCK, A_PTR),
 	FULL(gettimeofday, 2, A_PTR, A_PTR),
 	FULL(time, 1, A_PTR),
 	FULL(nanosleep, 2, A_TIMESPEC, A_PTR),
-	PART(clock_nanosleep, "REALTIME, MONOTONIC, BOOTTIME, TAI; CPU and alarm clocks EINVAL", 4,
+	PART(clock_nanosleep, "alarm clocks EOPNOTSUPP (no RTC); CPU clocks checked every 4 ms", 4,
 	     A_CLOCK, A_HEX, A_TIMESPEC, A_PTR),
 	PART(getcpu, "the host CPU, folded into the sandbox's CPU count", 3, A_PTR, A_PTR, A_PTR),
+	/* timers */
+	FULL(alarm, 1, A_UINT),
+	FULL(getitimer, 2, A_INT, A_PTR),
+	PART(setitimer,
+	     "VIRTUAL and PROF both count the guest's user+system CPU time, checked every 4 ms", 3,
+	     A_INT, A_PTR, A_PTR),
+	PART(timer_create,
+	     "no alarm clocks (EOPNOTSUPP); CPU-clock timers checked every 4 ms while the "
+	     "process runs",
+	     3, A_CLOCK, A_PTR, A_PTR),
+	FULL(timer_settime, 4, A_INT, A_HEX, A_PTR, A_PTR),
+	FULL(timer_gettime, 2, A_INT, A_PTR),
+	FULL(timer_getoverrun, 1, A_INT),
+	FULL(timer_delete, 1, A_INT),
 	/* signals */
 	FULL(rt_sigaction, 4, A_SIGNAL, A_PTR, A_PTR, A_UINT),
 	FULL(rt_sigprocmask, 4, A_SIGHOW, A_PTR, A_PTR, A_UINT),
@@ -227,6 +247,8 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	FULL(restart_syscall, 0),
 	FULL(rt_sigqueueinfo, 3, A_INT, A_SIGNAL, A_PTR),
 	FULL(rt_tgsigqueueinfo, 4, A_INT, A_INT, A_SIGNAL, A_PTR),
+	FULL(signalfd, 3, A_FD, A_PTR, A_UINT),
+	FULL(signalfd4, 4, A_FD, A_PTR, A_UINT, A_HEX),
 	/* processes */
 	PART(clone, "no namespace flags (EPERM), no CLONE_PIDFD (EINVAL)", 5, A_HEX, A_PTR, A_PTR,
 	     A_PTR, A_HEX),
@@ -278,6 +300,51 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	PART(sendmmsg, "as sendmsg", 4, A_FD, A_PTR, A_UINT, A_HEX),
 	PART(recvmmsg, "as recvmsg; the timeout is checked after each message, as Linux", 5, A_FD,
 	     A_PTR, A_UINT, A_HEX, A_PTR),
+	/* credentials */
+	FULL(setuid, 1, A_INT),
+	FULL(setgid, 1, A_INT),
+	FULL(setreuid, 2, A_INT, A_INT),
+	FULL(setregid, 2, A_INT, A_INT),
+	FULL(setresuid, 3, A_INT, A_INT, A_INT),
+	FULL(setresgid, 3, A_INT, A_INT, A_INT),
+	FULL(getresuid, 3, A_PTR, A_PTR, A_PTR),
+	FULL(getresgid, 3, A_PTR, A_PTR, A_PTR),
+	FULL(setfsuid, 1, A_INT),
+	FULL(setfsgid, 1, A_INT),
+	FULL(getgroups, 2, A_INT, A_PTR),
+	PART(setgroups, "at most 256 groups (EINVAL beyond; /proc/sys/kernel/ngroups_max says so)",
+	     2, A_INT, A_PTR),
+	FULL(capget, 2, A_PTR, A_PTR),
+	FULL(capset, 2, A_PTR, A_PTR),
+	PART(prctl,
+	     "no SET_MM, SPECULATION_CTRL, IO_FLUSHER, SYSCALL_USER_DISPATCH, SCHED_CORE; "
+	     "TSC_SIGSEGV EINVAL; VMA names not kept; SET/GET_SECCOMP as seccomp",
+	     5, A_PRCTL, A_HEX, A_HEX, A_HEX, A_HEX),
+	/* scheduling and resource usage */
+	PART(getpriority, "nice values are recorded, the host does not apply them", 2, A_INT,
+	     A_INT),
+	PART(setpriority, "as getpriority", 3, A_INT, A_INT, A_INT),
+	PART(sched_setscheduler, "FIFO and RR recorded without real-time behaviour; no DEADLINE", 3,
+	     A_INT, A_SCHED_POLICY, A_PTR),
+	PART(sched_setparam, "as sched_setscheduler", 2, A_INT, A_PTR),
+	FULL(sched_getscheduler, 1, A_INT),
+	FULL(sched_getparam, 2, A_INT, A_PTR),
+	FULL(sched_get_priority_max, 1, A_SCHED_POLICY),
+	FULL(sched_get_priority_min, 1, A_SCHED_POLICY),
+	PART(sched_rr_get_interval, "Linux 6.1's values for a lone task (CFS slice, RR 100 ms)", 2,
+	     A_INT, A_PTR),
+	PART(sched_setaffinity,
+	     "masks of the sandbox's CPUs are recorded, not applied to host threads", 3, A_INT,
+	     A_UINT, A_PTR),
+	FULL(sched_getaffinity, 3, A_INT, A_UINT, A_PTR),
+	PART(membarrier,
+	     "no RSEQ commands (EINVAL, as rseq is ENOSYS); GLOBAL* interrupt all tasks", 3, A_INT,
+	     A_HEX, A_INT),
+	PART(getrusage,
+	     "user time is the guest's CPU time, system time the sentry's; maxrss is peak "
+	     "committed memory; fault, I/O and switch counts are 0",
+	     2, A_INT, A_PTR),
+	PART(times, "user time as getrusage's", 1, A_PTR),
 	/* deliberately absent */
 	NOSYS(rseq, "ENOSYS until rseq is really implemented (glibc copes)"),
 	NOSYS(clone3, "ENOSYS: glibc falls back to clone"),
@@ -324,7 +391,9 @@ void syscall_dispatch(struct task *t)
 
 	if (trace)
 		strace_enter(t, d, &a);
-	if (d && d->fn) {
+	if (seccomp_syscall(t, SECCOMP_ARCH_X86_64, &a, &ret)) {
+		/* The guest's seccomp filters decided: the handler does not run. */
+	} else if (d && d->fn) {
 		ret = d->fn(t, &a);
 	} else {
 		const char *name = syscall_name(a.nr);

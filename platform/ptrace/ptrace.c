@@ -8,6 +8,15 @@
  * one call) and a POKEUSER of rax. Full registers are read only when the
  * sentry asks for them (signals, clone, faults) and written back only when
  * it changed more than rax, rip or fs_base.
+ *
+ * CPU time: Linux lets no other process read a stub thread's CPU clock, but
+ * it does let the sentry read a stub process's. Each sample of that clock is
+ * shared among the contexts that ran in the stub since the previous one, in
+ * proportion to their time in the guest; a sample is taken when someone
+ * asks, or when a context starts running after another one ran. A stub with
+ * one running thread at a time (every single-threaded process) thus has
+ * exact times and pays no extra host call per switch; threads running at
+ * the same time share the (exact) total by their time in the guest.
  */
 #include "config.h"
 #include "platform/platform.h"
@@ -42,6 +51,9 @@ extern const struct platform_ops ptrace_platform_ops;
 
 struct ptrace_platform {
 	struct platform base;
+	/* Which address space each context is accounted in (ctx->acct_as);
+	 * taken before an address space's lock. */
+	pthread_mutex_t acct_lock;
 };
 
 /*
@@ -69,19 +81,38 @@ struct ptrace_as {
 	pthread_mutex_t lock;
 	struct stub_thread *threads; /* every live thread of the stub process */
 	unsigned nthreads, cap;
+	/* CPU accounting, under lock: the stub process's CPU clock at the last
+	 * sample, the contexts that share it, and which of them ran since the
+	 * sample (NULL: none, ACCT_MANY: more than one). */
+	uint64_t cpu_sample;
+	bool acct_started;
+	struct ptrace_ctx **acct;
+	unsigned nacct, acct_cap;
+	struct ptrace_ctx *sole, *last;
 };
+
+#define ACCT_MANY ((struct ptrace_ctx *)1)
 
 struct ptrace_ctx {
 	struct pcontext base;
-	pid_t pid;     /* the stub process of tid */
 	pid_t tid;     /* stub thread this context runs in, 0 before the first switch */
+	pid_t tgid;    /* the stub process that thread belongs to (tgkill's first argument) */
 	pid_t joining; /* a parked stub thread to seize on the first switch (add_ctx) */
 	int running;   /* inside switch_to (atomic) */
 	int interrupt; /* interrupt requested (atomic) */
+	/* CPU accounting: the address space it is accounted in (changed under
+	 * acct_lock and that space's lock), the guest CPU time it was given
+	 * (under the space's lock while it has one), its time in the guest
+	 * since the space's last sample, and when it last entered the guest. */
+	struct ptrace_as *acct_as;
+	uint64_t cpu_ns;
+	uint64_t run_ns;
+	uint64_t run_start; /* CLOCK_MONOTONIC; 0 outside the guest */
 };
 
 #define to_pas(a)  container_of(a, struct ptrace_as, base)
 #define to_pctx(c) container_of(c, struct ptrace_ctx, base)
+#define to_pp(p)   container_of(p, struct ptrace_platform, base)
 
 static pid_t gettid_cached(void)
 {
@@ -102,6 +133,134 @@ static struct spawner *spawner_of_thread(void)
 		pthread_cond_init(&my_spawner->cond, NULL);
 	}
 	return my_spawner;
+}
+
+/* --- CPU accounting ------------------------------------------------------------ */
+
+/* The stub process's CPU clock (MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED)); 0 if gone. */
+static uint64_t stub_cpu_ns(pid_t pid)
+{
+	clockid_t clk = (clockid_t)((~(unsigned)pid << 3) | 2);
+	struct timespec ts;
+
+	if (clock_gettime(clk, &ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Share what the stub used since the last sample among the contexts that
+ * ran meanwhile, by their time in the guest. as->lock held. */
+static void acct_sample(struct ptrace_as *as)
+{
+	uint64_t now = stub_cpu_ns(as->pid), mono = monotonic_ns(), total = 0, used = 0;
+	struct ptrace_ctx *one = NULL;
+	unsigned running = 0;
+
+	if (now > as->cpu_sample) {
+		used = now - as->cpu_sample;
+		as->cpu_sample = now;
+	}
+	for (unsigned i = 0; i < as->nacct; i++) {
+		struct ptrace_ctx *c = as->acct[i];
+		if (c->run_start) {
+			c->run_ns += mono - c->run_start;
+			c->run_start = mono;
+		}
+		total += c->run_ns;
+	}
+	for (unsigned i = 0; i < as->nacct; i++) {
+		struct ptrace_ctx *c = as->acct[i];
+		if (total)
+			c->cpu_ns += (uint64_t)((unsigned __int128)used * c->run_ns / total);
+		c->run_ns = 0;
+		if (c->run_start) {
+			running++;
+			one = c;
+		}
+	}
+	/* Nobody was in the guest: the stub ran injected calls for the last one. */
+	if (!total && as->last)
+		as->last->cpu_ns += used;
+	as->sole = running == 0 ? NULL : running == 1 ? one : ACCT_MANY;
+}
+
+/* ctx stops being accounted in its address space. acct_lock held. */
+static void acct_detach_locked(struct ptrace_ctx *ctx)
+{
+	struct ptrace_as *as = ctx->acct_as;
+
+	pthread_mutex_lock(&as->lock);
+	acct_sample(as);
+	for (unsigned i = 0; i < as->nacct; i++)
+		if (as->acct[i] == ctx) {
+			as->acct[i] = as->acct[--as->nacct];
+			break;
+		}
+	if (as->sole == ctx)
+		as->sole = NULL;
+	if (as->last == ctx)
+		as->last = NULL;
+	ctx->acct_as = NULL;
+	ctx->run_ns = ctx->run_start = 0;
+	pthread_mutex_unlock(&as->lock);
+}
+
+static void acct_attach(struct ptrace_as *as, struct ptrace_ctx *ctx)
+{
+	struct ptrace_platform *pp = to_pp(as->base.plat);
+
+	pthread_mutex_lock(&pp->acct_lock);
+	if (ctx->acct_as)
+		acct_detach_locked(ctx);
+	pthread_mutex_lock(&as->lock);
+	if (!as->acct_started) {
+		as->cpu_sample = stub_cpu_ns(as->pid); /* the stub's own start is not the guest's */
+		as->acct_started = true;
+	}
+	if (as->nacct == as->acct_cap) {
+		as->acct_cap = as->acct_cap ? as->acct_cap * 2 : 4;
+		as->acct = xrealloc(as->acct, as->acct_cap * sizeof(*as->acct));
+	}
+	as->acct[as->nacct++] = ctx;
+	ctx->acct_as = as;
+	pthread_mutex_unlock(&as->lock);
+	pthread_mutex_unlock(&pp->acct_lock);
+}
+
+/* ctx enters the guest: a sample first if another context ran since the last. */
+static void acct_resume(struct ptrace_as *as, struct ptrace_ctx *ctx)
+{
+	if (ctx->acct_as != as)
+		acct_attach(as, ctx);
+	pthread_mutex_lock(&as->lock);
+	if (as->sole && as->sole != ctx)
+		acct_sample(as);
+	as->sole = !as->sole ? ctx : as->sole == ctx ? ctx : ACCT_MANY;
+	ctx->run_start = monotonic_ns() | 1;
+	as->last = ctx;
+	pthread_mutex_unlock(&as->lock);
+}
+
+static void acct_stop(struct ptrace_as *as, struct ptrace_ctx *ctx)
+{
+	pthread_mutex_lock(&as->lock);
+	if (ctx->run_start) {
+		ctx->run_ns += monotonic_ns() - ctx->run_start;
+		ctx->run_start = 0;
+	}
+	pthread_mutex_unlock(&as->lock);
+}
+
+/* Every context accounted in as (going away) takes its last share. */
+static void acct_release(struct ptrace_as *as)
+{
+	struct ptrace_platform *pp = to_pp(as->base.plat);
+
+	pthread_mutex_lock(&pp->acct_lock);
+	while (as->nacct)
+		acct_detach_locked(as->acct[0]);
+	pthread_mutex_unlock(&pp->acct_lock);
+	free(as->acct);
 }
 
 /* --- address space --------------------------------------------------------- */
@@ -190,8 +349,13 @@ static void pas_remove_ctx(struct address_space *a, struct pcontext *c)
 {
 	struct ptrace_as *as = to_pas(a);
 	struct ptrace_ctx *ctx = to_pctx(c);
+	struct ptrace_platform *pp = to_pp(a->plat);
 	pid_t me = gettid_cached();
 
+	pthread_mutex_lock(&pp->acct_lock);
+	if (ctx->acct_as == as)
+		acct_detach_locked(ctx);
+	pthread_mutex_unlock(&pp->acct_lock);
 	pthread_mutex_lock(&as->lock);
 	for (unsigned i = 0; i < as->nthreads; i++) {
 		if (as->threads[i].tid != ctx->tid || as->threads[i].tracer != me)
@@ -235,6 +399,7 @@ static void pas_release(struct address_space *a)
 	struct spawner *sp = as->spawner;
 	int status;
 
+	acct_release(as);
 	kill(as->pid, SIGKILL);
 	/* Traced threads are reaped one by one (by any thread of the sentry);
 	 * the first thread goes last, once its process is empty. The list
@@ -460,7 +625,7 @@ static int pctx_switch(struct pcontext *c, struct address_space *a, struct cpu_s
 	struct ptrace_as *as = to_pas(a);
 	int status, sig, ret;
 
-	ctx->pid = as->pid;
+	ctx->tgid = as->pid;
 	ctx->tid = my_thread(as);
 	if (!ctx->tid) {
 		ret = ctx->joining ? join_thread(as, ctx) : -EPERM;
@@ -490,7 +655,9 @@ static int pctx_switch(struct pcontext *c, struct address_space *a, struct cpu_s
 		ev->kind = PEVENT_INTERRUPT;
 		return 0;
 	}
+	acct_resume(as, ctx);
 	if (ptrace(PTRACE_SYSEMU, ctx->tid, 0, 0) < 0) {
+		acct_stop(as, ctx);
 		__atomic_store_n(&ctx->running, 0, __ATOMIC_SEQ_CST);
 		return -ESRCH;
 	}
@@ -500,6 +667,7 @@ static int pctx_switch(struct pcontext *c, struct address_space *a, struct cpu_s
 			continue;
 		break;
 	}
+	acct_stop(as, ctx);
 	__atomic_store_n(&ctx->running, 0, __ATOMIC_SEQ_CST);
 	if (!WIFSTOPPED(status)) {
 		/* Killed behind our back, and reaped just now. */
@@ -547,27 +715,40 @@ static void pctx_interrupt(struct pcontext *c)
 	struct ptrace_ctx *ctx = to_pctx(c);
 
 	__atomic_store_n(&ctx->interrupt, 1, __ATOMIC_SEQ_CST);
-	/* tgkill wants the thread's process: a thread other than the stub's
-	 * first is not found under its own id. */
 	if (__atomic_load_n(&ctx->running, __ATOMIC_SEQ_CST) && ctx->tid)
-		syscall(SYS_tgkill, ctx->pid, ctx->tid, INTERRUPT_SIGNAL);
+		syscall(SYS_tgkill, ctx->tgid, ctx->tid, INTERRUPT_SIGNAL);
 }
 
+/* The guest CPU time of the context: its share of the stub's clock (see the top). */
 static uint64_t pctx_cpu_time_ns(struct pcontext *c)
 {
 	struct ptrace_ctx *ctx = to_pctx(c);
-	struct timespec ts;
-	/* The kernel's CPU clock id of a thread: ~tid << 3 | CPUCLOCK_SCHED | PERTHREAD. */
-	clockid_t clk = (clockid_t)((~(unsigned)ctx->tid << 3) | 2 | 4);
+	struct ptrace_platform *pp = to_pp(c->plat);
+	uint64_t ns;
 
-	if (!ctx->tid || clock_gettime(clk, &ts) < 0)
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	pthread_mutex_lock(&pp->acct_lock);
+	if (ctx->acct_as) {
+		pthread_mutex_lock(&ctx->acct_as->lock);
+		acct_sample(ctx->acct_as);
+		ns = ctx->cpu_ns;
+		pthread_mutex_unlock(&ctx->acct_as->lock);
+	} else {
+		ns = ctx->cpu_ns;
+	}
+	pthread_mutex_unlock(&pp->acct_lock);
+	return ns;
 }
 
 static void pctx_release(struct pcontext *c)
 {
-	free(to_pctx(c));
+	struct ptrace_ctx *ctx = to_pctx(c);
+	struct ptrace_platform *pp = to_pp(c->plat);
+
+	pthread_mutex_lock(&pp->acct_lock);
+	if (ctx->acct_as)
+		acct_detach_locked(ctx);
+	pthread_mutex_unlock(&pp->acct_lock);
+	free(ctx);
 }
 
 static const struct pcontext_ops ptrace_ctx_ops = {
@@ -653,6 +834,7 @@ static int ptrace_create(struct memfile *mf, struct platform **out, struct rung_
 	p->base.ops = &ptrace_platform_ops;
 	p->base.mf = mf;
 	p->base.fpu_size = xstate_size();
+	pthread_mutex_init(&p->acct_lock, NULL);
 	p->base.cpuid_faulting = cpuid_faulting_works();
 	log_debug("ptrace: CPUID faulting %s",
 		  p->base.cpuid_faulting ? "on (docs/cpuid.md feature set)"
@@ -664,7 +846,8 @@ static int ptrace_create(struct memfile *mf, struct platform **out, struct rung_
 
 static void ptrace_destroy(struct platform *p)
 {
-	free(container_of(p, struct ptrace_platform, base));
+	pthread_mutex_destroy(&to_pp(p)->acct_lock);
+	free(to_pp(p));
 }
 
 const struct platform_ops ptrace_platform_ops = {

@@ -1,7 +1,8 @@
 /*
  * /dev: a tmpfs populated like a container runtime's: the memory devices,
- * tty, the stdio and fd links into /proc, and an empty shm/ (sticky,
- * world-writable) for POSIX shared memory.
+ * tty and console, the stdio and fd links into /proc, ptmx (a link into
+ * devpts, mounted on pts/ by kernel_mount_system), and an empty shm/
+ * (sticky, world-writable) for POSIX shared memory.
  */
 #include "config.h"
 #include "sentry/fs/devfs.h"
@@ -54,6 +55,8 @@ struct super_block *devfs_new(struct memfile *mf)
 	node(dir, "random", S_IFCHR | 0666, DEV_MEM_RANDOM, &root);
 	node(dir, "urandom", S_IFCHR | 0666, DEV_MEM_URANDOM, &root);
 	node(dir, "tty", S_IFCHR | 0666, DEV_TTY, &root);
+	node(dir, "console", S_IFCHR | 0620, DEV_CONSOLE, &root);
+	link_to(dir, "ptmx", "pts/ptmx", &root);
 	link_to(dir, "fd", "/proc/self/fd", &root);
 	link_to(dir, "stdin", "/proc/self/fd/0", &root);
 	link_to(dir, "stdout", "/proc/self/fd/1", &root);

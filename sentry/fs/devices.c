@@ -1,7 +1,9 @@
-/* /dev/null, zero, full, random, urandom and tty. */
+/* /dev/null, zero, full, random, urandom, tty and console. */
 #include "config.h"
 #include "sentry/fs/devices.h"
 #include "sentry/fs/file.h"
+#include "sentry/fs/hosttty.h"
+#include "sentry/fs/tty.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -10,13 +12,6 @@
 #include <string.h>
 #include <sys/random.h>
 #include <unistd.h>
-
-static int host_tty = -1;
-
-void chrdev_set_tty(int hostfd)
-{
-	host_tty = hostfd;
-}
 
 static long null_read(struct file *f, void *buf, size_t len, int64_t *pos)
 {
@@ -134,19 +129,10 @@ int chrdev_open(struct inode *inode, int flags, struct file **out)
 	case DEV_MEM_URANDOM:
 		ops = &urandom_ops;
 		break;
-	case DEV_TTY: {
-		/* The caller's terminal, when rung was started from one. */
-		int fd;
-		if (host_tty < 0)
-			return -ENXIO;
-		fd = fcntl(host_tty, F_DUPFD_CLOEXEC, 3);
-		if (fd < 0)
-			return -errno;
-		f = hostfile_new(fd);
-		f->inode = inode_get(inode);
-		*out = f;
-		return 0;
-	}
+	case DEV_TTY:
+		return tty_open_current(inode, flags, out); /* the caller's terminal */
+	case DEV_CONSOLE:
+		return hosttty_open_console(inode, flags, out);
 	default:
 		return -ENXIO;
 	}

@@ -19,11 +19,12 @@ struct file;
 #define DEV_MEM_RANDOM	       DEV_MAKE(1, 8)
 #define DEV_MEM_URANDOM	       DEV_MAKE(1, 9)
 #define DEV_TTY		       DEV_MAKE(5, 0)
+#define DEV_CONSOLE	       DEV_MAKE(5, 1)
+#define DEV_PTMX	       DEV_MAKE(5, 2)
 
-/* Open a character device by inode->rdev; ENXIO for devices we do not have. */
+/* Open a character device by inode->rdev; ENXIO for devices we do not have
+ * (pty nodes are devpts', found only there). */
 int chrdev_open(struct inode *inode, int flags, struct file **out);
-/* The host fd behind /dev/tty (the caller's terminal), or -1 (kernel setup). */
-void chrdev_set_tty(int hostfd);
 /* Is f the sandbox's /dev/zero (mmap of it is anonymous memory)? */
 bool file_is_dev_zero(struct file *f);
 

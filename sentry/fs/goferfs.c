@@ -948,6 +948,8 @@ static void goferfs_release_sb(struct super_block *sb)
 {
 	struct goferfs_sb *gs = GSB(sb);
 
+	if (!gs)
+		return; /* never attached */
 	gofer_client_free(gs->c);
 	pthread_mutex_destroy(&gs->devs_lock);
 	free(gs);
@@ -959,29 +961,28 @@ static const struct super_ops goferfs_super_ops = {
 	.release = goferfs_release_sb,
 };
 
-int goferfs_new(struct gofer_client *c, struct memfile *mf, bool donate, bool exclusive,
-		struct super_block **out)
+int goferfs_new_tree(struct gofer_client *c, uint32_t tree, struct memfile *mf, bool donate,
+		     bool exclusive, struct super_block **out)
 {
 	struct super_block *sb = sb_new(&goferfs_super_ops, "9p", V9FS_MAGIC);
-	struct goferfs_sb *gs = xzalloc(sizeof(*gs));
+	struct goferfs_sb *gs;
 	struct gofer_node root;
 	struct rlimit rl;
 	struct inode *i;
 	int ret;
 
-	gs->c = c;
+	ret = tree ? gofer_attach_root(c, tree, &root) : gofer_attach(c, &root);
+	if (ret) {
+		sb_put(sb);
+		return ret;
+	}
+	gs = xzalloc(sizeof(*gs));
+	gs->c = gofer_client_get(c);
 	gs->mf = mf;
 	gs->donate = donate;
 	pthread_mutex_init(&gs->devs_lock, NULL);
 	sb->priv = gs;
 	sb->cached = exclusive;
-	ret = gofer_attach(c, &root);
-	if (ret) {
-		sb->priv = NULL;
-		free(gs);
-		sb_put(sb);
-		return ret;
-	}
 	i = node_inode(sb, &root);
 	sb->root = dentry_make_root(sb, i);
 	inode_put(i);
@@ -993,4 +994,15 @@ int goferfs_new(struct gofer_client *c, struct memfile *mf, bool donate, bool ex
 		dcache_limit((unsigned long)rl.rlim_max / 2);
 	*out = sb;
 	return 0;
+}
+
+int goferfs_new(struct gofer_client *c, struct memfile *mf, bool donate, bool exclusive,
+		struct super_block **out)
+{
+	int ret = goferfs_new_tree(c, 0, mf, donate, exclusive, out);
+
+	/* The superblock holds a reference of its own now. */
+	if (ret == 0)
+		gofer_client_free(c);
+	return ret;
 }

@@ -3,6 +3,7 @@
 #define RUNG_GOFERFS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "sentry/vfs/vfs.h"
 
@@ -17,5 +18,14 @@ struct memfile;
  */
 int goferfs_new(struct gofer_client *c, struct memfile *mf, bool donate, bool exclusive,
 		struct super_block **out);
+/*
+ * The same over tree number tree of the gofer (0: the rootfs, 1...: the bind
+ * mounts' sources), taking a reference of its own on c (the caller keeps
+ * its own). The root of a bind mount of one file is that file. A bind
+ * mount is not exclusive: the host may change it at any time, and the
+ * guest sees that.
+ */
+int goferfs_new_tree(struct gofer_client *c, uint32_t tree, struct memfile *mf, bool donate,
+		     bool exclusive, struct super_block **out);
 
 #endif

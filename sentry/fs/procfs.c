@@ -10,12 +10,14 @@
 #include "config.h"
 #include "sentry/fs/procfs.h"
 #include "sentry/fs/anon.h"
+#include "sentry/fs/tty.h"
 #include "sentry/fs/file.h"
 #include "sentry/fs/filemap.h"
 #include "sentry/fs/hostinfo.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/task.h"
 #include "sentry/kernel/process.h"
+#include "sentry/kernel/seccomp.h"
 #include "sentry/mm/mm.h"
 #include "sentry/mm/mobj.h"
 #include "sentry/mm/memfile.h"
@@ -114,6 +116,7 @@ static const char *task_state_name(char s)
 /* The fields /proc/pid/stat and status take from the process tree. */
 struct tree_ids {
 	int ppid, pgid, sid, nthreads;
+	int tty_nr, tpgid; /* the controlling terminal's device and foreground group */
 };
 
 static struct tree_ids tree_ids(struct kernel *k, struct task *t)
@@ -125,6 +128,13 @@ static struct tree_ids tree_ids(struct kernel *k, struct task *t)
 	ids.pgid = t->tg->pgid;
 	ids.sid = t->tg->sid;
 	ids.nthreads = t->tg->nr_threads;
+	ids.tty_nr = 0;
+	ids.tpgid = -1;
+	if (t->tg->tty) {
+		struct tty *tty = t->tg->tty;
+		ids.tty_nr = (int)tty_encode_dev(tty->rdev);
+		ids.tpgid = tty->pgrp == TTY_NONE ? 0 : tty->pgrp;
+	}
 	pthread_mutex_unlock(&k->lock);
 	return ids;
 }
@@ -138,11 +148,12 @@ static void gen_stat(struct proc_ctx *c, struct strbuf *o)
 
 	strbuf_printf(
 		o,
-		"%d (%s) %c %d %d %d 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 %d 0 %llu %llu 0 "
+		"%d (%s) %c %d %d %d %d %d 4194560 0 0 0 0 0 0 0 0 20 0 %d 0 %llu %llu 0 "
 		"18446744073709551615 0 0 %llu 0 0 0 %llu 0 0 0 0 0 17 0 0 0 0 0 0 0 0 %llu %llu "
 		"%llu %llu %llu 0\n",
-		t->tgid, t->comm, task_state(t), ids.ppid, ids.pgid, ids.sid, ids.nthreads,
-		(unsigned long long)start, (unsigned long long)(mm ? mm->committed : 0),
+		t->tgid, t->comm, task_state(t), ids.ppid, ids.pgid, ids.sid, ids.tty_nr, ids.tpgid,
+		ids.nthreads, (unsigned long long)start,
+		(unsigned long long)(mm ? mm->committed : 0),
 		(unsigned long long)(mm ? mm->start_stack : 0), (unsigned long long)t->sigmask,
 		(unsigned long long)(mm ? mm->start_brk : 0),
 		(unsigned long long)(mm ? mm->arg_start : 0),
@@ -184,8 +195,9 @@ static void gen_status(struct proc_ctx *c, struct strbuf *o)
 		      "VmSize:\t%8llu kB\nVmRSS:\t%8llu kB\nThreads:\t%d\nSigQ:\t0/%llu\n"
 		      "SigPnd:\t0000000000000000\nShdPnd:\t0000000000000000\nSigBlk:\t%016llx\n"
 		      "SigIgn:\t%016llx\nSigCgt:\t%016llx\nCapInh:\t%016llx\nCapPrm:\t%016llx\n"
-		      "CapEff:\t%016llx\nCapBnd:\t%016llx\nCapAmb:\t%016llx\nNoNewPrivs:\t0\n"
-		      "Seccomp:\t0\nCpus_allowed_list:\t0-%u\nvoluntary_ctxt_switches:\t0\n"
+		      "CapEff:\t%016llx\nCapBnd:\t%016llx\nCapAmb:\t%016llx\nNoNewPrivs:\t%d\n"
+		      "Seccomp:\t%d\nSeccomp_filters:\t%u\nCpus_allowed_list:\t0-%u\n"
+		      "voluntary_ctxt_switches:\t0\n"
 		      "nonvoluntary_ctxt_switches:\t0\n",
 		      t->tgid, t->tid, ids.pgid, ids.sid, (unsigned long long)vm,
 		      (unsigned long long)vm, (unsigned long long)vm, ids.nthreads,
@@ -194,7 +206,8 @@ static void gen_status(struct proc_ctx *c, struct strbuf *o)
 		      (unsigned long long)sig_set(t, 2), (unsigned long long)cr->cap_inheritable,
 		      (unsigned long long)cr->cap_permitted, (unsigned long long)cr->cap_effective,
 		      (unsigned long long)cr->cap_bounding, (unsigned long long)cr->cap_ambient,
-		      c->k->ncpus - 1);
+		      (int)__atomic_load_n(&t->no_new_privs, __ATOMIC_RELAXED), seccomp_mode(t),
+		      seccomp_filter_count(t), c->k->ncpus - 1);
 }
 
 /* The bytes of [from, to) of the process's memory (cmdline, environ). */
@@ -307,7 +320,7 @@ static void one_mount(struct mount *m, void *arg)
 {
 	struct mounts_ctx *mc = arg;
 	struct path p = {m, m->root};
-	char *where = xmalloc(VFS_PATH_MAX);
+	char *where = xmalloc(VFS_PATH_MAX), *root = xmalloc(VFS_PATH_MAX);
 	const char *opts = (m->flags & MNT_RDONLY) ? "ro" : "rw";
 
 	if (m->mountpoint) {
@@ -316,10 +329,13 @@ static void one_mount(struct mount *m, void *arg)
 	}
 	if (path_to_string(&p, &mc->root, where, VFS_PATH_MAX) < 0)
 		strcpy(where, "/");
+	/* A bind mount of part of a filesystem: where in it its root is. */
+	if (dentry_path(m->root, root, VFS_PATH_MAX) < 0)
+		strcpy(root, "/");
 	if (mc->info)
-		strbuf_printf(mc->o, "%u %u 0:%llu / %s %s%s%s%s - %s %s %s\n", m->id,
+		strbuf_printf(mc->o, "%u %u 0:%llu %s %s %s%s%s%s - %s %s %s\n", m->id,
 			      m->parent ? m->parent->id : m->id, (unsigned long long)m->sb->dev,
-			      where, opts, (m->flags & MNT_NOSUID) ? ",nosuid" : "",
+			      root, where, opts, (m->flags & MNT_NOSUID) ? ",nosuid" : "",
 			      (m->flags & MNT_NODEV) ? ",nodev" : "",
 			      (m->flags & MNT_NOEXEC) ? ",noexec" : "", m->sb->fstype, m->source,
 			      opts);
@@ -329,6 +345,7 @@ static void one_mount(struct mount *m, void *arg)
 			      (m->flags & MNT_NODEV) ? ",nodev" : "",
 			      (m->flags & MNT_NOEXEC) ? ",noexec" : "");
 	free(where);
+	free(root);
 }
 
 static void gen_mounts_common(struct proc_ctx *c, struct strbuf *o, bool info)
@@ -461,6 +478,27 @@ static void gen_hostname(struct proc_ctx *c, struct strbuf *o)
 	strbuf_printf(o, "%s\n", name);
 }
 
+static void gen_domainname(struct proc_ctx *c, struct strbuf *o)
+{
+	char name[sizeof(c->k->domainname)];
+
+	pthread_mutex_lock(&c->k->lock);
+	memcpy(name, c->k->domainname, sizeof(name));
+	pthread_mutex_unlock(&c->k->lock);
+	strbuf_printf(o, "%s\n", name);
+}
+
+static void gen_unpriv_port_start(struct proc_ctx *c, struct strbuf *o)
+{
+	strbuf_printf(o, "%u\n", c->k->net_sysctl.unprivileged_port_start);
+}
+
+static void gen_ping_group_range(struct proc_ctx *c, struct strbuf *o)
+{
+	strbuf_printf(o, "%u\t%u\n", c->k->net_sysctl.ping_group_lo,
+		      c->k->net_sysctl.ping_group_hi);
+}
+
 static void gen_osrelease(struct proc_ctx *c, struct strbuf *o)
 {
 	strbuf_printf(o, "6.1.0-rung\n");
@@ -478,7 +516,7 @@ static void gen_pid_max(struct proc_ctx *c, struct strbuf *o)
 
 static void gen_ngroups_max(struct proc_ctx *c, struct strbuf *o)
 {
-	strbuf_printf(o, "65536\n");
+	strbuf_printf(o, "%u\n", CREDS_MAX_GROUPS); /* what setgroups takes here */
 }
 
 static void gen_zero(struct proc_ctx *c, struct strbuf *o)
@@ -521,6 +559,7 @@ static const struct proc_node random_nodes[] = {
 };
 
 static const struct proc_node kernel_nodes[] = {
+	{"domainname", S_IFREG | 0644, PK_FILE, gen_domainname},
 	{"hostname", S_IFREG | 0644, PK_FILE, gen_hostname},
 	{"ngroups_max", S_IFREG | 0444, PK_FILE, gen_ngroups_max},
 	{"osrelease", S_IFREG | 0444, PK_FILE, gen_osrelease},
@@ -535,8 +574,20 @@ static const struct proc_node vm_nodes[] = {
 	{NULL},
 };
 
+static const struct proc_node ipv4_nodes[] = {
+	{"ip_unprivileged_port_start", S_IFREG | 0644, PK_FILE, gen_unpriv_port_start},
+	{"ping_group_range", S_IFREG | 0644, PK_FILE, gen_ping_group_range},
+	{NULL},
+};
+
+static const struct proc_node net_nodes[] = {
+	{"ipv4", S_IFDIR | 0555, PK_DIR, NULL, ipv4_nodes},
+	{NULL},
+};
+
 static const struct proc_node sys_nodes[] = {
 	{"kernel", S_IFDIR | 0555, PK_DIR, NULL, kernel_nodes},
+	{"net", S_IFDIR | 0555, PK_DIR, NULL, net_nodes},
 	{"vm", S_IFDIR | 0555, PK_DIR, NULL, vm_nodes},
 	{NULL},
 };

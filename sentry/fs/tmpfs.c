@@ -53,11 +53,19 @@ struct tmpfs_inode {
 	/* symlinks */
 	char *target;
 	struct list_head xattrs;
+	/* regular files: bytes counted against the filesystem's size limit
+	 * (whole pages up to the furthest byte written) */
+	uint64_t charged;
 };
 
 struct tmpfs_sb {
 	struct memfile *mf;
+	pthread_mutex_t lock; /* used */
+	uint64_t limit;	      /* size=: bytes the files may hold; 0: no limit */
+	uint64_t used;	      /* bytes charged to files */
 };
+
+#define PAGE 4096ull
 
 static const struct inode_ops tmpfs_inode_ops;
 static const struct file_ops tmpfs_file_ops;
@@ -65,6 +73,54 @@ static const struct file_ops tmpfs_dir_ops;
 
 #define TI(i)	     ((struct tmpfs_inode *)(i)->priv)
 #define dirent_of(n) rb_entry(n, struct tmpfs_dirent, node)
+
+/*
+ * The size limit (size=): a file is charged whole pages up to the furthest
+ * byte written into it (write, fallocate), and gives them back when it
+ * shrinks or goes. How many of len bytes at pos fit (inode->lock held): len,
+ * fewer (a short write), or 0 (ENOSPC); with all, len or 0.
+ */
+static uint64_t charge(struct inode *i, uint64_t pos, uint64_t len, bool all)
+{
+	struct tmpfs_sb *ts = i->sb->priv;
+	struct tmpfs_inode *ti = TI(i);
+	uint64_t need = ALIGN_UP(pos + len, PAGE), room, end;
+
+	if (need <= ti->charged)
+		return len;
+	pthread_mutex_lock(&ts->lock);
+	room = ts->limit ? ts->limit - ts->used : UINT64_MAX;
+	if (need - ti->charged <= room) {
+		ts->used += need - ti->charged;
+		ti->charged = need;
+		pthread_mutex_unlock(&ts->lock);
+		return len;
+	}
+	end = ti->charged + ALIGN_DOWN(room, PAGE);
+	if (all || end <= pos) {
+		pthread_mutex_unlock(&ts->lock);
+		return 0;
+	}
+	ts->used += end - ti->charged;
+	ti->charged = end;
+	pthread_mutex_unlock(&ts->lock);
+	return end - pos;
+}
+
+/* The file is size bytes now: give back the pages past it (inode->lock held). */
+static void uncharge(struct inode *i, uint64_t size)
+{
+	struct tmpfs_sb *ts = i->sb->priv;
+	struct tmpfs_inode *ti = TI(i);
+	uint64_t keep = MIN(ti->charged, ALIGN_UP(size, PAGE));
+
+	if (keep == ti->charged)
+		return;
+	pthread_mutex_lock(&ts->lock);
+	ts->used -= ti->charged - keep;
+	pthread_mutex_unlock(&ts->lock);
+	ti->charged = keep;
+}
 
 static struct inode *tmpfs_new_inode(struct super_block *sb, uint32_t mode, const struct creds *c,
 				     struct inode *dir)
@@ -405,8 +461,10 @@ static int tmpfs_setattr(struct inode *inode, const struct iattr *a)
 	clock_gettime(CLOCK_REALTIME, &now);
 	pthread_mutex_lock(&inode->lock);
 	if (a->valid & ATTR_SIZE) {
-		if (a->size < inode->size)
+		if (a->size < inode->size) {
 			ps_truncate(&TI(inode)->data, a->size);
+			uncharge(inode, a->size);
+		}
 		inode->size = a->size;
 		inode->mtime = now;
 	}
@@ -555,6 +613,7 @@ static void tmpfs_evict(struct inode *inode)
 		free(x->value);
 		free(x);
 	}
+	uncharge(inode, 0);
 	ps_release(&ti->data);
 	free(ti->target);
 	free(ti);
@@ -603,7 +662,10 @@ static long tmpfs_write(struct file *f, const void *buf, size_t len, int64_t *po
 	pthread_mutex_lock(&i->lock);
 	if (f->flags & O_APPEND)
 		*pos = (int64_t)i->size;
-	n = ps_write(&TI(i)->data, buf, len, (uint64_t)*pos);
+	if (len && !(len = (size_t)charge(i, (uint64_t)*pos, len, false)))
+		n = -ENOSPC;
+	else
+		n = ps_write(&TI(i)->data, buf, len, (uint64_t)*pos);
 	if (n > 0) {
 		*pos += n;
 		if ((uint64_t)*pos > i->size)
@@ -659,6 +721,8 @@ static int tmpfs_fallocate(struct file *f, int mode, int64_t off, int64_t len)
 			ps_zero_range(&TI(i)->data, (uint64_t)off, MIN(end, i->size));
 	} else if (mode & ~FALLOC_FL_KEEP_SIZE) {
 		ret = -EOPNOTSUPP;
+	} else if (len > 0 && !charge(i, (uint64_t)off, (uint64_t)len, true)) {
+		ret = -ENOSPC;
 	} else if (!(mode & FALLOC_FL_KEEP_SIZE) && end > i->size) {
 		i->size = end;
 		i->blocks = ALIGN_UP(i->size, 4096) / 512;
@@ -757,8 +821,16 @@ static const struct inode_ops tmpfs_inode_ops = {
 
 static int tmpfs_statfs(struct super_block *sb, struct statfs_info *out)
 {
+	struct tmpfs_sb *ts = sb->priv;
+
 	out->bsize = out->frsize = 4096;
 	out->blocks = out->bfree = out->bavail = 1ul << 20;
+	if (ts->limit) {
+		pthread_mutex_lock(&ts->lock);
+		out->blocks = ts->limit / PAGE;
+		out->bfree = out->bavail = (ts->limit - ts->used) / PAGE;
+		pthread_mutex_unlock(&ts->lock);
+	}
 	out->files = out->ffree = 1ul << 20;
 	out->namelen = VFS_NAME_MAX;
 	return 0;
@@ -766,7 +838,10 @@ static int tmpfs_statfs(struct super_block *sb, struct statfs_info *out)
 
 static void tmpfs_release(struct super_block *sb)
 {
-	free(sb->priv);
+	struct tmpfs_sb *ts = sb->priv;
+
+	pthread_mutex_destroy(&ts->lock);
+	free(ts);
 }
 
 static const struct super_ops tmpfs_super_ops = {
@@ -781,6 +856,7 @@ struct super_block *tmpfs_new(struct memfile *mf, uint32_t root_mode, uint32_t u
 	struct inode *root;
 
 	ts->mf = mf;
+	pthread_mutex_init(&ts->lock, NULL);
 	sb->priv = ts;
 	root = tmpfs_new_inode(sb, S_IFDIR | (root_mode & 07777), NULL, NULL);
 	root->uid = uid;
@@ -788,6 +864,15 @@ struct super_block *tmpfs_new(struct memfile *mf, uint32_t root_mode, uint32_t u
 	sb->root = dentry_make_root(sb, root);
 	inode_put(root);
 	return sb;
+}
+
+void tmpfs_set_size_limit(struct super_block *sb, uint64_t bytes)
+{
+	struct tmpfs_sb *ts = sb->priv;
+
+	pthread_mutex_lock(&ts->lock);
+	ts->limit = ALIGN_UP(bytes, PAGE);
+	pthread_mutex_unlock(&ts->lock);
 }
 
 bool inode_is_tmpfs(const struct inode *i)

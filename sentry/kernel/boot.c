@@ -5,6 +5,7 @@
 #include "config.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/fs/devfs.h"
+#include "sentry/fs/devpts.h"
 #include "sentry/fs/tmpfs.h"
 #include "sentry/fs/procfs.h"
 #include "sentry/fs/sysfs.h"
@@ -23,7 +24,8 @@ static int mount_new(struct kernel *k, const char *path, struct super_block *sb,
 	return ret;
 }
 
-/* /dev, /proc and /sys: the sandbox's own, whatever the rootfs holds there. */
+/* /dev (with /dev/pts), /proc and /sys: the sandbox's own, whatever the
+ * rootfs holds there. */
 int kernel_mount_system(struct kernel *k, struct rung_error *err)
 {
 	int ret = mount_new(k, "/proc", procfs_new(k), MNT_NOSUID | MNT_NODEV | MNT_NOEXEC, "proc",
@@ -31,6 +33,9 @@ int kernel_mount_system(struct kernel *k, struct rung_error *err)
 
 	if (ret == 0)
 		ret = mount_new(k, "/dev", devfs_new(k->mf), MNT_NOSUID, "devfs", err);
+	if (ret == 0)
+		ret = mount_new(k, "/dev/pts", devpts_new(), MNT_NOSUID | MNT_NOEXEC, "devpts",
+				err);
 	if (ret == 0)
 		ret = mount_new(k, "/sys", sysfs_new(k->mf, k->ncpus),
 				MNT_RDONLY | MNT_NOSUID | MNT_NODEV | MNT_NOEXEC, "sysfs", err);
@@ -53,7 +58,7 @@ int kernel_boot_empty_root(struct kernel *k, struct rung_error *err)
 }
 
 int kernel_boot_gofer_root(struct kernel *k, struct gofer_client *c, bool donate, bool overlay,
-			   struct rung_error *err)
+			   bool read_only, struct rung_error *err)
 {
 	struct super_block *sb, *upper, *ovl;
 	int ret = goferfs_new(c, k->mf, donate, true, &sb);
@@ -68,10 +73,10 @@ int kernel_boot_gofer_root(struct kernel *k, struct gofer_client *c, bool donate
 				  sb->root->inode->gid);
 		ovl = overlay_new(upper, sb);
 		sb_put(upper);
-		kernel_set_root(k, ovl, 0, "overlay");
+		kernel_set_root(k, ovl, read_only ? MNT_RDONLY : 0, "overlay");
 		sb_put(ovl);
 	} else {
-		kernel_set_root(k, sb, 0, "rootfs");
+		kernel_set_root(k, sb, read_only ? MNT_RDONLY : 0, "rootfs");
 	}
 	sb_put(sb);
 	return kernel_mount_system(k, err);

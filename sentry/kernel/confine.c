@@ -9,6 +9,7 @@
  */
 #include "config.h"
 #include "sentry/kernel/confine.h"
+#include "sentry/kernel/disasm.h"
 #include "sentry/kernel/filter.h"
 #include "lib/error.h"
 #include "lib/log.h"
@@ -58,8 +59,10 @@ int sentry_confine(const struct confine_opts *o, struct rung_error *err)
 {
 	int ret = 0;
 
-	if (o->empty_root)
+	if (o->empty_root) {
+		disasm_preload(); /* its library is gone with the host's root */
 		ret = empty_root(err);
+	}
 	if (ret == 0)
 		ret = drop_caps(err);
 	if (ret == 0 && o->seccomp)

@@ -9,6 +9,8 @@
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/futex.h"
 #include "sentry/kernel/process.h"
+#include "sentry/kernel/rusage.h"
+#include "sentry/kernel/timers.h"
 #include "sentry/loader/elf.h"
 #include "sentry/loader/vdso.h"
 #include "sentry/mm/mm.h"
@@ -241,6 +243,8 @@ static int exec_elf(struct exec_ctx *x, struct file *f)
 	struct address_space *as = NULL;
 	struct file *interp = NULL;
 	struct mm *mm = NULL;
+	struct creds creds = t->creds; /* the new image's (creds_exec) */
+	bool secure;
 	uint64_t stack_limit, stack_top, gap, bias = 0, rsp;
 	const char *base;
 	int ret;
@@ -248,6 +252,8 @@ static int exec_elf(struct exec_ctx *x, struct file *f)
 	ret = mm_new(t->k->mf, t->k->cfg.memory_limit, &mm);
 	if (ret < 0)
 		return ret;
+	if (t->mm)
+		mm->thp_disable = t->mm->thp_disable; /* PR_SET_THP_DISABLE survives exec */
 	/* Layout, as Linux: stack at the top (randomised), the mmap area below
 	 * it with a gap for the stack limit, PIE images at ET_DYN_BASE. */
 	stack_limit = t->tg->rlim[RLIMIT_STACK].rlim_cur;
@@ -314,11 +320,12 @@ static int exec_elf(struct exec_ctx *x, struct file *f)
 	sp.phnum = info.ehdr.e_phnum;
 	sp.entry = res.entry;
 	sp.base = info.interp ? ires.bias : 0;
-	sp.uid = t->creds.uid;
-	sp.euid = t->creds.euid;
-	sp.gid = t->creds.gid;
-	sp.egid = t->creds.egid;
-	sp.secure = false;
+	secure = creds_exec(&creds);
+	sp.uid = creds.uid;
+	sp.euid = creds.euid;
+	sp.gid = creds.gid;
+	sp.egid = creds.egid;
+	sp.secure = secure;
 	sp.hwcap = getauxval(AT_HWCAP);
 	sp.hwcap2 = getauxval(AT_HWCAP2);
 	sp.minsigstksz = getauxval(AT_MINSIGSTKSZ) ? getauxval(AT_MINSIGSTKSZ) : MINSIGSTKSZ_AVX;
@@ -342,10 +349,14 @@ static int exec_elf(struct exec_ctx *x, struct file *f)
 	ret = de_thread(t);
 	if (ret < 0)
 		goto out;
+	if (t->mm)
+		rusage_note_mm(t, t->mm);
+	task_exec_creds(t, &creds, secure);
 	leave_mm(t);
 	t->mm = mm;
 	mm->users = 1;
 	mm = NULL;
+	timers_exec(t);
 	task_vfork_release(t);
 	memset(&t->cpu.regs, 0, sizeof(t->cpu.regs));
 	t->cpu.regs.rip = info.interp ? ires.entry : res.entry;
@@ -487,6 +498,9 @@ int task_exec(struct task *t, int dirfd, const char *path, char *const argv[], c
 	int ret;
 
 	*why = NULL;
+	ret = task_exec_nproc_check(t);
+	if (ret)
+		return ret;
 	ret = open_exec(t, dirfd, path, lookup, &f);
 	if (ret)
 		return ret;

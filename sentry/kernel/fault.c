@@ -6,14 +6,15 @@
 #include "config.h"
 #include "sentry/kernel/task.h"
 #include "sentry/kernel/cpuid.h"
+#include "sentry/kernel/disasm.h"
 #include "sentry/kernel/process.h"
+#include "sentry/kernel/seccomp.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/mm/mm.h"
 #include "syscalls/syscall.h"
 #include "lib/log.h"
 #include "lib/util.h"
 
-#include <capstone/capstone.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -28,44 +29,14 @@ static unsigned decode_insn(struct task *t, uint64_t rip, char *text, int size)
 {
 	uint8_t code[16];
 	size_t n = 0;
-	csh cs;
-	cs_insn *insn = NULL;
-	unsigned access = 0;
 
-	snprintf(text, (size_t)size, "?");
 	while (n < sizeof(code) && mm_peek(t->mm, code + n, rip + n, 1) == 0)
 		n++;
 	if (n == 0) {
 		snprintf(text, (size_t)size, "(no code there)");
 		return 0;
 	}
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
-		return 0;
-	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
-	if (cs_disasm(cs, code, n, rip, 1, &insn) == 1) {
-		snprintf(text, (size_t)size, "%.31s%s%.*s", insn->mnemonic,
-			 insn->op_str[0] ? " " : "", size - 33, insn->op_str);
-		for (uint8_t i = 0; insn->detail && i < insn->detail->x86.op_count; i++) {
-			const cs_x86_op *op = &insn->detail->x86.operands[i];
-			if (op->type != X86_OP_MEM)
-				continue;
-			if (op->access & CS_AC_READ)
-				access |= ACCESS_READ;
-			if (op->access & CS_AC_WRITE)
-				access |= ACCESS_WRITE;
-		}
-		/* push/call/ret and friends touch the stack without a memory operand. */
-		if (!access && insn->detail) {
-			for (uint8_t i = 0; i < insn->detail->regs_write_count; i++)
-				if (insn->detail->regs_write[i] == X86_REG_RSP)
-					access = ACCESS_READ | ACCESS_WRITE;
-		}
-		cs_free(insn, 1);
-	} else {
-		snprintf(text, (size_t)size, "(undecodable)");
-	}
-	cs_close(&cs);
-	return access;
+	return disasm_one(code, n, rip, text, size);
 }
 
 static const char *access_name(unsigned access)
@@ -185,6 +156,17 @@ static void emulate_vsyscall(struct task *t, uint64_t addr, bool ret_done)
 	a.nr = nrs[idx];
 	a.a[0] = r->rdi;
 	a.a[1] = r->rsi;
+	a.a[2] = r->rdx;
+	a.a[3] = r->r10;
+	a.a[4] = r->r8;
+	a.a[5] = r->r9;
+	/* The guest's seccomp filters see an emulated vsyscall as Linux shows
+	 * it: its number, made at the vsyscall entry's address. */
+	if (seccomp_syscall_at(t, SECCOMP_ARCH_X86_64, &a, addr, &ret)) {
+		r->rax = (uint64_t)ret;
+		task_regs_dirty(t, CPU_DIRTY_ALL);
+		return;
+	}
 	d = syscall_lookup(a.nr);
 	ret = d && d->fn ? d->fn(t, &a) : -ENOSYS;
 	if (ret == -EFAULT) {

@@ -54,16 +54,19 @@ static const struct {
 	{SCMP_SYS(madvise), "malloc trimming, thread stack release"},
 	{SCMP_SYS(brk), "malloc"},
 	/* threads and blocking */
-	{SCMP_SYS(futex), "sentry locks and task sleeps"},
+	{SCMP_SYS(futex), "sentry locks, task sleeps, the timer thread's sleep until a deadline"},
 	{SCMP_SYS(sched_yield), "sched_yield of the guest"},
+	{SCMP_SYS(sched_getaffinity), "malloc's arena limit: glibc counts the usable CPUs "
+				      "once threads outnumber arenas"},
 	{SCMP_SYS(set_robust_list), "new sentry threads (glibc)"},
 	{SCMP_SYS(rseq), "new sentry threads (glibc)"},
-	{SCMP_SYS(exit), "a task thread ends"},
+	{SCMP_SYS(exit), "a task thread (or the timer thread) ends"},
 	{SCMP_SYS(exit_group), "the sandbox ends"},
 	{SCMP_SYS(rt_sigprocmask), "sentry threads block host signals"},
 	{SCMP_SYS(rt_sigaction), "glibc sets up its internal signals with the first thread"},
 	{SCMP_SYS(rt_sigreturn), "returning from a signal handler"},
 	{SCMP_SYS(rt_sigtimedwait), "the signal thread waits for SIGINT/SIGTERM"},
+	{SCMP_SYS(restart_syscall), "a sleep interrupted by a cgroup freeze (pause) goes on"},
 	{SCMP_SYS(getpid), "glibc (raise, pthread)"},
 	{SCMP_SYS(getuid), "the guest's credentials start as the caller's"},
 	{SCMP_SYS(geteuid), "the guest's credentials start as the caller's"},
@@ -85,7 +88,7 @@ static const struct {
 	{SCMP_SYS(timerfd_settime), "guest timerfd_settime"},
 	{SCMP_SYS(timerfd_gettime), "guest timerfd_gettime"},
 	/* time */
-	{SCMP_SYS(clock_gettime), "guest clocks (when the vDSO falls back)"},
+	{SCMP_SYS(clock_gettime), "guest clocks; stub processes' CPU clocks (guest CPU time)"},
 	{SCMP_SYS(clock_nanosleep), "nothing yet; glibc's nanosleep"},
 	{SCMP_SYS(nanosleep), "glibc's sleep"},
 	{SCMP_SYS(gettimeofday), "the guest's vsyscall gettimeofday, trapped in the stub"},
@@ -112,8 +115,11 @@ static const struct {
 	(CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM | \
 	 CLONE_SETTLS | CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID)
 
-static const unsigned long ioctls[] = {TCGETS,	   TCSETS,     TCSETSW, TCSETSF,
-				       TIOCGWINSZ, TIOCSWINSZ, FIONREAD};
+/* Terminal requests on the host terminal and inherited stdio: settings,
+ * size, queues and flow (TCFLSH, TCXONC), and whether rung is in the
+ * foreground (TIOCGPGRP). Never TIOCSTI, TIOCSCTTY or TIOCSPGRP. */
+static const unsigned long ioctls[] = {TCGETS,	 TCSETS,   TCSETSW, TCSETSF, TIOCGWINSZ, TIOCSWINSZ,
+				       FIONREAD, TIOCOUTQ, TCFLSH,  TCXONC,  TIOCGPGRP};
 
 #ifndef PR_SET_SYSCALL_USER_DISPATCH
 #define PR_SET_SYSCALL_USER_DISPATCH 59
@@ -170,6 +176,10 @@ scmp_filter_ctx sentry_filter_build(int memfd)
 	/* Terminal requests the guest makes on inherited stdio. */
 	for (size_t i = 0; i < ARRAY_SIZE(ioctls); i++)
 		ADD(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1, SCMP_A1(SCMP_CMP_EQ, ioctls[i]));
+	/* tcdrain of the host terminal: TCSBRK with a non-zero argument, which
+	 * sends no break. */
+	ADD(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 2, SCMP_A1(SCMP_CMP_EQ, TCSBRK),
+	    SCMP_A2(SCMP_CMP_EQ, 1));
 	/* What a new stub sets up before it stops for its tracer. */
 	for (size_t i = 0; i < ARRAY_SIZE(prctls); i++)
 		ADD(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prctl), 1,

@@ -3,6 +3,8 @@
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/task.h"
 #include "sentry/kernel/process.h"
+#include "sentry/kernel/ktimer.h"
+#include "sentry/kernel/timers.h"
 #include "sentry/mm/memfile.h"
 #include "sentry/fs/file.h"
 #include "sentry/fs/tmpfs.h"
@@ -32,6 +34,7 @@ int kernel_create(const struct kernel_config *cfg, struct kernel **out, struct r
 	k->cfg = *cfg;
 	snprintf(k->hostname, sizeof(k->hostname), "rung");
 	snprintf(k->domainname, sizeof(k->domainname), "(none)");
+	sysctl_init(&k->net_sysctl);
 	list_init(&k->tasks);
 	list_init(&k->groups);
 	k->task_limit = cfg->task_limit ? cfg->task_limit : KERNEL_DEFAULT_TASK_LIMIT;
@@ -40,6 +43,7 @@ int kernel_create(const struct kernel_config *cfg, struct kernel **out, struct r
 	k->next_tid = 1;
 	k->boot_ns = monotonic_ns();
 	hostinfo_capture();
+	creds_capture_host(); /* the guest starts with the caller's credentials */
 	k->ncpus = 1;
 	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
 		k->ncpus = (unsigned)CPU_COUNT(&set);
@@ -72,72 +76,14 @@ void kernel_set_root(struct kernel *k, struct super_block *sb, unsigned flags, c
 	k->root.dentry = dentry_get(k->mntns->root->root);
 }
 
-/* Find or create (as root) the directory name under p; *out is referenced. */
-static int mkdir_one(struct path *p, const char *name, struct dentry **out)
-{
-	struct inode *dir = p->dentry->inode, *inode = NULL;
-	struct dentry *d;
-	struct creds root;
-	int ret;
-
-	creds_init(&root, 0, 0);
-	pthread_mutex_lock(&dir->dir_lock);
-	ret = vfs_lookup_child_locked(p, name, &d);
-	if (ret == 0 && !d->inode) {
-		ret = dir->ops->mkdir ? dir->ops->mkdir(dir, name, S_IFDIR | 0755, &root, &inode)
-				      : -EROFS;
-		dentry_put(d);
-		d = NULL;
-		if (ret == 0) {
-			d = dentry_add(p->dentry, name, inode);
-			inode_put(inode);
-		}
-	}
-	pthread_mutex_unlock(&dir->dir_lock);
-	if (ret == 0)
-		*out = d;
-	return ret;
-}
-
-int kernel_mount(struct kernel *k, const char *path, struct super_block *sb, unsigned flags,
-		 const char *source, struct rung_error *err)
-{
-	struct path p = k->root;
-	char *copy = xstrdup(path), *save = NULL, *name;
-	int ret = 0;
-
-	path_get(&p);
-	for (name = strtok_r(copy, "/", &save); name && ret == 0;
-	     name = strtok_r(NULL, "/", &save)) {
-		struct dentry *d;
-		struct mount *m;
-		ret = mkdir_one(&p, name, &d);
-		if (ret)
-			break;
-		dentry_put(p.dentry);
-		p.dentry = d;
-		/* Step onto whatever is already mounted there. */
-		while (p.dentry->nmounts && (m = mount_lookup(p.mnt, p.dentry))) {
-			path_put(&p);
-			p.mnt = m;
-			p.dentry = dentry_get(m->root);
-		}
-	}
-	if (ret == 0)
-		ret = mount_attach(k->mntns, &p, sb, flags, source);
-	path_put(&p);
-	free(copy);
-	if (ret < 0)
-		return rung_error_make(err, -ret, "mount %s on `%s`", sb->fstype, path);
-	return 0;
-}
-
 void kernel_destroy(struct kernel *k)
 {
 	struct thread_group *tg, *n;
 
 	if (!k)
 		return;
+	ktimer_base_destroy(k);
+	timers_kernel_destroy(k);
 	/* Zombies nobody reaped, and init's group. */
 	list_for_each_entry_safe(tg, n, &k->groups, knode) {
 		list_del_init(&tg->knode);
@@ -159,6 +105,13 @@ void kernel_set_hostname(struct kernel *k, const char *name)
 {
 	pthread_mutex_lock(&k->lock);
 	snprintf(k->hostname, sizeof(k->hostname), "%s", name);
+	pthread_mutex_unlock(&k->lock);
+}
+
+void kernel_set_task_limit(struct kernel *k, unsigned limit)
+{
+	pthread_mutex_lock(&k->lock);
+	k->task_limit = limit ? limit : KERNEL_DEFAULT_TASK_LIMIT;
 	pthread_mutex_unlock(&k->lock);
 }
 

@@ -12,8 +12,10 @@
 #include <stdint.h>
 
 #include "sentry/vfs/vfs.h"
+#include "sentry/kernel/sysctl.h"
 #include "lib/list.h"
 
+struct kernel;
 struct rung_error;
 struct memfile;
 struct thread_group;
@@ -21,6 +23,8 @@ struct platform;
 struct vdso;
 struct platform_ops;
 struct task;
+struct ktimer_base;
+struct timers_kernel;
 struct unix_net;
 
 /* The pid namespace's pid_max (also /proc/sys/kernel/pid_max). */
@@ -38,6 +42,11 @@ struct kernel_config {
 	bool strace;
 	uint64_t memory_limit; /* guest memory, bytes */
 	int host_init_fd;      /* host_exec: the init program, opened before confinement */
+	/* The init's parent is a job-control shell outside (rung do on a
+	 * terminal): the init's process group is not orphaned, and this is
+	 * called (k->lock held) when the init stops (CLD_STOPPED, by sig) or
+	 * continues (CLD_CONTINUED). NULL: the init has no such parent. */
+	void (*init_job_stop)(struct kernel *k, int why, int sig);
 };
 
 struct kernel {
@@ -67,8 +76,14 @@ struct kernel {
 	bool done;	     /* every task thread is gone */
 	int exit_status;     /* the sandbox's exit status, 0-255 */
 
+	/* Timers (sentry/kernel/ktimer.c) and the sandbox-wide state of process
+	 * timers (sentry/kernel/timers.c): made on first use, under lock. */
+	struct ktimer_base *ktimers;
+	struct timers_kernel *timers;
 	/* The UTS namespace's names (uname, sethostname). */
 	char hostname[65], domainname[65];
+	/* Network sysctls (set before the guest runs; read-only after). */
+	struct net_sysctl net_sysctl;
 
 	/* Unix socket names and state (sentry/net/unix.c), made on first use. */
 	struct unix_net *unix_net;
@@ -83,23 +98,45 @@ void kernel_destroy(struct kernel *k);
 /* No root filesystem to serve: an empty tmpfs root with /dev and /tmp, and
  * the init program read from a host path (sentry/kernel/boot.c). */
 int kernel_boot_empty_root(struct kernel *k, struct rung_error *err);
-/* The rootfs the gofer serves (client c, owned from here on) as "/", with
- * /proc, /dev and /sys mounted on it. donate: file data through donated fds;
- * overlay: under a tmpfs that takes every write (the rootfs stays as it is). */
+/* The rootfs the gofer serves (a reference on client c, owned from here on)
+ * as "/", with /proc, /dev and /sys mounted on it. donate: file data through
+ * donated fds; overlay: under a tmpfs that takes every write (the rootfs
+ * stays as it is); read_only: the root mount refuses writes (EROFS). */
 struct gofer_client;
 int kernel_boot_gofer_root(struct kernel *k, struct gofer_client *c, bool donate, bool overlay,
-			   struct rung_error *err);
+			   bool read_only, struct rung_error *err);
 /* Mount the sandbox's /proc, /dev and /sys on the root. */
 int kernel_mount_system(struct kernel *k, struct rung_error *err);
 
 /* Make sb (with flags MNT_*) the guest's root filesystem. */
 void kernel_set_root(struct kernel *k, struct super_block *sb, unsigned flags, const char *source);
-/* Mount sb at the guest directory path (created if missing). */
+/*
+ * Mounts while the sandbox is built (sentry/kernel/mounts.c). Guest paths
+ * are resolved as root from the guest's root, symlinks followed inside the
+ * guest's tree.
+ *
+ * kernel_mount: sb at path, which is made when missing (a directory, or an
+ * empty file when sb's root is not a directory). kernel_mount_root: the
+ * same for the subtree at root (a bind mount). kernel_remount_readonly:
+ * path bound onto itself read-only (OCI readonlyPaths). kernel_mask_path:
+ * an empty read-only directory, or a /dev/null, over path (OCI
+ * maskedPaths). The last two do nothing where path does not exist.
+ */
 int kernel_mount(struct kernel *k, const char *path, struct super_block *sb, unsigned flags,
 		 const char *source, struct rung_error *err);
+int kernel_mount_root(struct kernel *k, const char *path, struct dentry *root, unsigned flags,
+		      const char *source, struct rung_error *err);
+int kernel_remount_readonly(struct kernel *k, const char *path, struct rung_error *err);
+int kernel_mask_path(struct kernel *k, const char *path, struct rung_error *err);
+/* Make the directory path and its parents (as root, whatever the mounts'
+ * flags: a container's cwd on a read-only root, as runc makes it). */
+int kernel_make_dir(struct kernel *k, const char *path);
 
 /* The sandbox's hostname (at most 64 bytes are kept). */
 void kernel_set_hostname(struct kernel *k, const char *name);
+/* The tasks the sandbox may have at once from now on (0: the default);
+ * tasks beyond it are not killed, new ones get EAGAIN. */
+void kernel_set_task_limit(struct kernel *k, unsigned limit);
 
 /* Wait until every task has exited; returns the sandbox's exit status. */
 int kernel_wait(struct kernel *k);

@@ -6,11 +6,15 @@
 #include "config.h"
 #include "sentry/kernel/process.h"
 #include "sentry/kernel/signal.h"
+#include "sentry/kernel/seccomp.h"
 #include "sentry/kernel/task.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/futex.h"
+#include "sentry/kernel/rusage.h"
+#include "sentry/kernel/timers.h"
 #include "sentry/mm/mm.h"
 #include "sentry/fs/file.h"
+#include "sentry/fs/tty.h"
 #include "platform/platform.h"
 #include "lib/log.h"
 #include "lib/util.h"
@@ -153,8 +157,12 @@ static void notify_parent_cldstop(struct thread_group *tg, int why)
 	struct thread_group *parent = tg->parent;
 	siginfo_t info;
 
-	if (!parent)
+	if (!parent) {
+		/* The init's parent is outside: rung, a job on the host. */
+		if (tg == tg->k->init_tg && tg->k->cfg.init_job_stop)
+			tg->k->cfg.init_job_stop(tg->k, why, tg->stop_sig);
 		return;
+	}
 	memset(&info, 0, sizeof(info));
 	info.si_signo = SIGCHLD;
 	info.si_code = why;
@@ -231,6 +239,13 @@ void task_stop_locked(struct task *t)
 
 /* --- process groups and sessions ---------------------------------------------------- */
 
+/* Has tg a parent outside the sandbox in another group of its session (the
+ * init of rung do under a job-control shell)? */
+static bool parent_outside(struct thread_group *tg)
+{
+	return !tg->parent && tg == tg->k->init_tg && tg->k->cfg.init_job_stop;
+}
+
 bool pgrp_orphaned_locked(struct kernel *k, int pgid)
 {
 	struct thread_group *tg;
@@ -239,7 +254,7 @@ bool pgrp_orphaned_locked(struct kernel *k, int pgid)
 		struct thread_group *p = tg->parent;
 		if (tg->pgid != pgid || (tg->flags & (TG_ZOMBIE | TG_REAPED | TG_EXITING)))
 			continue;
-		if (p && p->pgid != pgid && p->sid == tg->sid)
+		if ((p && p->pgid != pgid && p->sid == tg->sid) || parent_outside(tg))
 			return false;
 	}
 	return true;
@@ -254,7 +269,8 @@ static bool pgrp_orphaned_without(struct kernel *k, int pgid, struct thread_grou
 		struct thread_group *p = tg->parent;
 		if (tg == ignore || tg->pgid != pgid || (tg->flags & (TG_ZOMBIE | TG_REAPED)))
 			continue;
-		if (p && p != ignore && p->pgid != pgid && p->sid == tg->sid)
+		if ((p && p != ignore && p->pgid != pgid && p->sid == tg->sid) ||
+		    parent_outside(tg))
 			return false;
 	}
 	return true;
@@ -463,10 +479,10 @@ long task_clone(struct task *t, uint64_t flags, uint64_t newsp, uint64_t ptid, u
 	memcpy(c->comm, t->comm, sizeof(c->comm));
 	c->creds = t->creds;
 	c->sigmask = t->sigmask;
-	c->keep_capabilities = t->keep_capabilities;
 	c->no_new_privs = t->no_new_privs;
 	c->cpuid_fault = t->cpuid_fault;
 	c->dumpable = t->dumpable;
+	sched_fork(&c->sched, &t->sched);
 	/* A thread sharing the stack-switching memory must not share the altstack. */
 	if ((flags & (CLONE_VM | CLONE_VFORK)) != CLONE_VM)
 		c->altstack = t->altstack;
@@ -531,7 +547,8 @@ long task_clone(struct task *t, uint64_t flags, uint64_t newsp, uint64_t ptid, u
 	if (t->tg->flags & TG_EXITING || (t->work & WORK_KILL)) {
 		ret = -ERESTARTNOINTR; /* dying anyway: the child never runs */
 	} else if (k->live_tasks >= k->task_limit ||
-		   (t->creds.uid != 0 &&
+		   (t->creds.uid != 0 && !creds_capable(&t->creds, KCAP_SYS_RESOURCE) &&
+		    !creds_capable(&t->creds, KCAP_SYS_ADMIN) &&
 		    tasks_of_uid(k, t->creds.uid) >= t->tg->rlim[RLIMIT_NPROC].rlim_cur)) {
 		ret = -EAGAIN;
 	} else {
@@ -542,6 +559,8 @@ long task_clone(struct task *t, uint64_t flags, uint64_t newsp, uint64_t ptid, u
 		goto fail;
 	}
 	c->tid = (int)ret;
+	/* Under the lock, so that a thread's TSYNC reaches the child too. */
+	seccomp_fork_locked(c, t);
 	if (flags & CLONE_THREAD) {
 		c->tg = tg_get(t->tg);
 	} else {
@@ -675,6 +694,27 @@ static struct thread_group *new_reaper(struct kernel *k, struct thread_group *tg
 	return k->init_tg;
 }
 
+/* PR_SET_PDEATHSIG: the threads of child c that asked for a signal when
+ * their parent dies get it, as a kill() from the dying process. (Linux
+ * sends it when the parent *thread* dies; the sandbox's parents are
+ * processes, so it comes when the parent process does.) */
+static void send_pdeath_signals(struct thread_group *tg, struct thread_group *c)
+{
+	struct task *th;
+	siginfo_t info;
+
+	list_for_each_entry(th, &c->threads, tg_node) {
+		if (!th->pdeath_signal)
+			continue;
+		memset(&info, 0, sizeof(info));
+		info.si_signo = th->pdeath_signal;
+		info.si_code = SI_USER;
+		info.si_pid = tg->tgid;
+		info.si_uid = tg->uid;
+		signal_send_locked(th, &info, true);
+	}
+}
+
 /* The last thread of tg is gone: reparent its children, become a zombie (or
  * be reaped), and end the sandbox when tg is its init. */
 static void tg_exit_locked(struct thread_group *tg)
@@ -682,6 +722,9 @@ static void tg_exit_locked(struct thread_group *tg)
 	struct kernel *k = tg->k;
 	struct thread_group *c, *n, *reaper;
 
+	/* A controlling process's terminal (Linux's disassociate_ctty(1)). */
+	if (tg->sid == tg->tgid)
+		tty_session_leader_exit_locked(tg);
 	tg->flags |= TG_ZOMBIE;
 	if (!tg->parent && tg->on_exit)
 		tg->on_exit(tg->exit_arg, tg->exit_code);
@@ -699,6 +742,7 @@ static void tg_exit_locked(struct thread_group *tg)
 	}
 	reaper = new_reaper(k, tg);
 	list_for_each_entry_safe(c, n, &tg->children, sibling) {
+		send_pdeath_signals(tg, c);
 		list_del(&c->sibling);
 		if (reaper && reaper != tg) {
 			c->parent = reaper;
@@ -735,11 +779,21 @@ void task_do_exit(struct task *t)
 	struct kernel *k = t->k;
 	struct thread_group *tg = t->tg;
 	struct mm *mm = t->mm;
-	uint64_t cpu = t->ctx ? t->ctx->ops->cpu_time_ns(t->ctx) : 0;
+	struct fdtable *files;
+	uint64_t cpu = task_cpu_time_ns(t);
+	uint64_t sys = rusage_self_sentry_ns();
 	bool last_user;
 
 	task_vfork_release(t);
 	exit_robust_list(t);
+	/* The files close before the parent can learn of the exit (Linux's
+	 * exit_files comes before exit_notify): once wait returns, a pipe or a
+	 * pty whose other end the child held is at its end. */
+	pthread_mutex_lock(&k->lock);
+	files = t->files;
+	t->files = NULL;
+	pthread_mutex_unlock(&k->lock);
+	fdtable_put(files);
 	/* Leave the address space: others may go on running in it. */
 	if (mm) {
 		last_user = __atomic_sub_fetch(&mm->users, 1, __ATOMIC_SEQ_CST) == 0;
@@ -753,6 +807,10 @@ void task_do_exit(struct task *t)
 	list_del(&t->tg_node);
 	tg->nr_threads--;
 	tg->dead_utime_ns += cpu;
+	tg->dead_stime_ns += sys;
+	if (mm)
+		rusage_note_mm_locked(tg, mm);
+	timers_thread_exit_locked(t);
 	if (tg->leader == t)
 		tg->uid = t->creds.uid;
 	if (!(tg->flags & TG_EXITING) && tg->nr_threads == 0)
@@ -762,9 +820,10 @@ void task_do_exit(struct task *t)
 		tg->flags |= TG_STOPPED | TG_REPORT_STOP;
 		notify_parent_cldstop(tg, CLD_STOPPED);
 	}
-	if (tg->nr_threads == 0)
+	if (tg->nr_threads == 0) {
+		timers_group_exit_locked(tg);
 		tg_exit_locked(tg);
-	else if ((tg->flags & TG_EXECING) && tg->execer)
+	} else if ((tg->flags & TG_EXECING) && tg->execer)
 		task_wake(tg->execer);
 	k->live_tasks--;
 	pthread_mutex_unlock(&k->lock);
@@ -778,8 +837,6 @@ void task_do_exit(struct task *t)
 	}
 	t->mm = NULL;
 	mm_put(mm);
-	fdtable_put(t->files);
-	t->files = NULL;
 	fs_struct_put(t->fs);
 	t->fs = NULL;
 	path_put(&t->exe);
@@ -840,9 +897,12 @@ static bool wait_report(struct task *t, struct thread_group *c, int options,
 		}
 		fill_rusage(&res->ru, c->dead_utime_ns + c->child_utime_ns,
 			    c->dead_stime_ns + c->child_stime_ns);
+		res->ru.ru_maxrss = (long)MAX(c->maxrss_kb, c->child_maxrss_kb);
 		if (!keep) {
 			t->tg->child_utime_ns += c->dead_utime_ns + c->child_utime_ns;
 			t->tg->child_stime_ns += c->dead_stime_ns + c->child_stime_ns;
+			t->tg->child_maxrss_kb =
+				MAX(t->tg->child_maxrss_kb, (uint64_t)res->ru.ru_maxrss);
 			tg_release_locked(c);
 		}
 		return true;

@@ -76,6 +76,15 @@ void recalc_sigpending_locked(struct task *t);
 int dequeue_signal_locked(struct task *t, uint64_t mask, siginfo_t *info);
 int signal_send_locked(struct task *target, const siginfo_t *info, bool group);
 int signal_send_tg_locked(struct thread_group *tg, const siginfo_t *info);
+/*
+ * A POSIX timer's signal, in two steps (Linux's send_sigqueue): prepare
+ * applies the rules that run before any signal is queued and says whether
+ * t would take sig at all (false: ignored, or t's process is dying);
+ * enqueue then queues info to t (or its process) even when a standard
+ * signal of that number is pending (the timer's entry is its own).
+ */
+bool signal_prepare_locked(struct task *t, int sig);
+void signal_enqueue_locked(struct task *t, const siginfo_t *info, bool group);
 /* A fault's signal: delivered even if blocked or ignored (then fatal). */
 void signal_force_locked(struct task *t, const siginfo_t *info);
 void signal_force(struct task *t, const siginfo_t *info);

@@ -12,6 +12,8 @@
 #include "sentry/kernel/process.h"
 #include "sentry/kernel/task.h"
 #include "sentry/kernel/kernel.h"
+#include "sentry/kernel/timers.h"
+#include "sentry/fs/signalfd.h"
 #include "lib/log.h"
 #include "lib/util.h"
 
@@ -214,6 +216,7 @@ static int send_signal_locked(struct task *t, const siginfo_t *info, bool group,
 	list_add_tail(&q->link, &pending->list);
 	pending->set |= SIGBIT(sig);
 	complete_signal(t, sig, group, forced);
+	signalfd_notify();
 	return 0;
 }
 
@@ -237,6 +240,26 @@ int signal_send(struct task *target, const siginfo_t *info, bool group)
 	ret = signal_send_locked(target, info, group);
 	pthread_mutex_unlock(&k->lock);
 	return ret;
+}
+
+bool signal_prepare_locked(struct task *t, int sig)
+{
+	if (t->exited || (t->tg->flags & (TG_EXITING | TG_ZOMBIE)))
+		return false;
+	prepare_signal(t, sig);
+	return !sig_ignored(t, sig, false);
+}
+
+void signal_enqueue_locked(struct task *t, const siginfo_t *info, bool group)
+{
+	struct sigpending *pending = group ? &t->tg->shared : &t->pending;
+	struct sigqueue *q = xmalloc(sizeof(*q));
+
+	q->info = *info;
+	list_add_tail(&q->link, &pending->list);
+	pending->set |= SIGBIT(info->si_signo);
+	complete_signal(t, info->si_signo, group, false);
+	signalfd_notify();
 }
 
 int signal_send_tg_locked(struct thread_group *tg, const siginfo_t *info)
@@ -403,6 +426,9 @@ int dequeue_signal_locked(struct task *t, uint64_t mask, siginfo_t *info)
 		if (sig)
 			take(&t->tg->shared, sig, info);
 	}
+	/* A timer's signal taken: the timer goes on (itimer and POSIX timer re-arming). */
+	if (sig)
+		timers_dequeued_locked(t, info);
 	recalc_sigpending_locked(t);
 	return sig;
 }

@@ -3,8 +3,10 @@
 #include "sentry/kernel/spawn.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/process.h"
+#include "sentry/kernel/seccomp.h"
 #include "sentry/kernel/task.h"
 #include "sentry/fs/file.h"
+#include "sentry/fs/hosttty.h"
 #include "lib/error.h"
 #include "lib/util.h"
 
@@ -94,7 +96,8 @@ static int set_cwd(struct task *t, const struct kernel_process *p, struct rung_e
 	return 0;
 }
 
-/* The host fds the caller gave, as the guest's fds 0, 1, 2. */
+/* The host fds the caller gave, as the guest's fds 0, 1, 2 (the host
+ * terminal as a terminal of the guest's). */
 static int import_stdio(struct task *t, const struct kernel_process *p, struct rung_error *err)
 {
 	for (int fd = 0; fd < 3; fd++) {
@@ -105,8 +108,23 @@ static int import_stdio(struct task *t, const struct kernel_process *p, struct r
 		dup = fcntl(p->stdio[fd], F_DUPFD_CLOEXEC, 3);
 		if (dup < 0)
 			return rung_error_make(err, errno, "duplicate host fd %d", p->stdio[fd]);
-		f = hostfile_new(dup);
+		f = hosttty_stdio_file(t, dup);
 		fd_install_at(t->files, f, fd, false, 3);
+		file_put(f);
+	}
+	return 0;
+}
+
+/* The caller's further host fds, as the guest's fds 3, 4, ... */
+static int import_extra_fds(struct task *t, const struct kernel_process *p, struct rung_error *err)
+{
+	for (size_t i = 0; i < p->nextra; i++) {
+		int dup = fcntl(p->extra_fds[i], F_DUPFD_CLOEXEC, 3);
+		struct file *f;
+		if (dup < 0)
+			return rung_error_make(err, errno, "duplicate host fd %d", p->extra_fds[i]);
+		f = hostfile_new(dup);
+		fd_install_at(t->files, f, 3 + (int)i, false, 4 + (unsigned)i);
 		file_put(f);
 	}
 	return 0;
@@ -120,11 +138,11 @@ static int build_task(struct kernel *k, const struct kernel_process *p, struct t
 	int ret;
 
 	if (p->caller_creds) {
-		creds_init(&t->creds, (uint32_t)getuid(), (uint32_t)getgid());
+		creds_init_host(&t->creds);
 	} else {
 		creds_init(&t->creds, p->uid, p->gid);
-		t->creds.ngroups = (uint32_t)MIN(p->ngroups, (size_t)CREDS_MAX_GROUPS);
-		memcpy(t->creds.groups, p->groups, t->creds.ngroups * sizeof(uint32_t));
+		creds_install_groups(&t->creds, p->groups,
+				     (uint32_t)MIN(p->ngroups, (size_t)CREDS_MAX_GROUPS));
 		if (p->has_caps) {
 			t->creds.cap_bounding = p->cap_bounding & CAP_ALL_MASK;
 			t->creds.cap_effective = p->cap_effective & CAP_ALL_MASK;
@@ -134,9 +152,12 @@ static int build_task(struct kernel *k, const struct kernel_process *p, struct t
 		}
 	}
 	t->no_new_privs = p->no_new_privs;
+	seccomp_task_init(t, p->seccomp);
 	t->sighand = xzalloc(sizeof(*t->sighand));
 	t->sighand->refs = 1;
 	t->fs = fs_struct_new(&k->root, &k->root);
+	if (p->has_umask)
+		t->fs->umask = (uint32_t)p->umask & 0777;
 	t->files = fdtable_new();
 	t->init_path = xstrdup(p->path ? p->path : p->argv[0]);
 	t->init_argv = strv_dup(p->argv);
@@ -144,6 +165,8 @@ static int build_task(struct kernel *k, const struct kernel_process *p, struct t
 	ret = set_cwd(t, p, err);
 	if (ret == 0)
 		ret = import_stdio(t, p, err);
+	if (ret == 0)
+		ret = import_extra_fds(t, p, err);
 	if (ret < 0) {
 		task_free_unstarted(t);
 		return ret;
@@ -211,7 +234,11 @@ int kernel_start_init(struct kernel *k, const struct kernel_process *p, struct r
 	pthread_mutex_lock(&k->lock);
 	link_process(k, t, tg, true);
 	k->next_tid = 2;
+	/* A host signal ended the sandbox before its init was there. */
+	if (k->exiting)
+		tg_start_exit_locked(tg, k->exit_status > 128 ? k->exit_status - 128 : SIGKILL);
 	pthread_mutex_unlock(&k->lock);
+	hosttty_attach_init(tg);
 	ret = task_start(t);
 	if (ret < 0)
 		return rung_error_make(err, -ret, "start the init task thread");

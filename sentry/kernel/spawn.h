@@ -12,6 +12,7 @@
 
 struct kernel;
 struct rung_error;
+struct seccomp_filter;
 
 struct kernel_rlimit {
 	int resource;
@@ -33,8 +34,16 @@ struct kernel_process {
 	const struct kernel_rlimit *rlimits;
 	size_t nrlimits;
 	bool no_new_privs;
+	int umask; /* the file mode creation mask, when has_umask (else 022) */
+	bool has_umask;
+	/* A seccomp filter stack the process starts with (the OCI profile), or NULL. */
+	struct seccomp_filter *seccomp;
 	/* Host fds that become the guest's fds 0, 1, 2 (duplicated; -1: left closed). */
 	int stdio[3];
+	/* More host fds for the guest's fds 3, 4, ... (duplicated; runc's
+	 * --preserve-fds). */
+	const int *extra_fds;
+	size_t nextra;
 	/* The stdio is a terminal: the process leads a new session (exec -t). */
 	bool new_session;
 	/* A spawned process has no parent in the sandbox: this is called (under

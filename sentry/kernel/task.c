@@ -3,7 +3,9 @@
 #include "sentry/kernel/task.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/process.h"
+#include "sentry/kernel/seccomp.h"
 #include "sentry/kernel/signal.h"
+#include "sentry/kernel/timers.h"
 #include "sentry/kernel/spawn.h"
 #include "sentry/mm/mm.h"
 #include "sentry/fs/file.h"
@@ -51,6 +53,7 @@ void task_put(struct task *t)
 	if (t->ctx)
 		t->ctx->ops->release(t->ctx);
 	sigpending_flush(&t->pending, ~0ull);
+	seccomp_task_release(t);
 	tg_put(t->tg);
 	free(t->cpu.fpu);
 	free(t->init_path);
@@ -286,7 +289,9 @@ void *task_main(void *arg)
 	const char *why = NULL;
 	char name[16];
 	sigset_t all;
+	struct tg_timers *tt;
 	struct pevent ev;
+	long ret32;
 	int ret;
 
 	/* Host signals are the main thread's business. */
@@ -296,6 +301,7 @@ void *task_main(void *arg)
 	/* Named after its task, for whoever debugs the sentry (ps -L, gdb). */
 	snprintf(name, sizeof(name), "task:%d", t->tid);
 	prctl(PR_SET_NAME, name, 0, 0, 0);
+	__atomic_store_n(&t->host_tid, (int)syscall(SYS_gettid), __ATOMIC_RELEASE);
 
 	if (t->init_path) {
 		ret = task_exec_init(t, &why);
@@ -321,7 +327,11 @@ void *task_main(void *arg)
 			signal_do_work(t);
 		if (must_exit(t))
 			break;
+		tt = timers_guest_enter(t); /* CPU timers watch who runs guest code */
+		__atomic_add_fetch(&t->guest_seq, 1, __ATOMIC_SEQ_CST);
 		ret = t->ctx->ops->switch_to(t->ctx, t->mm->as, &t->cpu, &ev);
+		__atomic_add_fetch(&t->guest_seq, 1, __ATOMIC_SEQ_CST);
+		timers_guest_leave(tt);
 		if (ret < 0) {
 			/* The stub died under us (killed from outside): so does the guest. */
 			log_warning("pid %d (%s): guest process lost: %s", t->tgid, t->comm,
@@ -338,12 +348,14 @@ void *task_main(void *arg)
 			t->syscall_nr = -1;
 			break;
 		case PEVENT_SYSCALL32:
-			/* The 32-bit entry points are never 64-bit calls in disguise. */
-			if (kernel_note_unsupported(k, 1023))
+			/* The 32-bit entry points are never 64-bit calls in disguise
+			 * (but the guest's seccomp filters see them, as in Linux). */
+			ret32 = -ENOSYS;
+			if (!seccomp_syscall32(t, &ret32) && kernel_note_unsupported(k, 1023))
 				log_info("unsupported syscall ABI (int 0x80/sysenter/x32, nr %llu) "
 					 "by %s",
 					 (unsigned long long)t->cpu.regs.orig_rax, t->comm);
-			t->cpu.regs.rax = (uint64_t)-ENOSYS;
+			t->cpu.regs.rax = (uint64_t)ret32;
 			task_regs_dirty(t, CPU_DIRTY_RAX);
 			break;
 		case PEVENT_FAULT:

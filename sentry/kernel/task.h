@@ -29,6 +29,7 @@
 
 #include "platform/platform.h"
 #include "sentry/kernel/creds.h"
+#include "sentry/kernel/sched.h"
 #include "sentry/kernel/wait.h"
 #include "sentry/vfs/vfs.h"
 #include "lib/list.h"
@@ -37,7 +38,9 @@ struct kernel;
 struct mm;
 struct fdtable;
 struct fs_struct;
+struct tg_timers;
 struct spawn_wait;
+struct seccomp_filter;
 
 #define TASK_COMM_LEN 16
 #define GUEST_NSIG    64
@@ -114,8 +117,17 @@ struct thread_group {
 	/* CPU time of exited threads, and of reaped children (times, getrusage). */
 	uint64_t dead_utime_ns, dead_stime_ns;
 	uint64_t child_utime_ns, child_stime_ns;
+	/* Peak memory (getrusage's ru_maxrss, KiB): its own, and its reaped children's. */
+	uint64_t maxrss_kb, child_maxrss_kb;
 	/* The controlling terminal (sentry/fs/tty), when there is one. */
 	void *tty;
+	/* itimers, POSIX timers, CPU-timer state (sentry/kernel/timers.c):
+	 * made on first use, freed when the last thread exits. */
+	struct tg_timers *timers;
+	/* The terminal's foreground group when a hang-up took the terminal from
+	 * this session leader: SIGHUP goes there when it exits. */
+	bool has_tty_old_pgrp;
+	int tty_old_pgrp;
 };
 
 /* task->work (atomic): what the run loop must look at before running the guest. */
@@ -141,6 +153,7 @@ struct task {
 	char comm[TASK_COMM_LEN];
 
 	pthread_t thread;
+	int host_tid; /* of the sentry thread, once it runs (atomic) */
 	struct pcontext *ctx;
 	struct cpu_state cpu;
 	struct mm *mm;
@@ -175,12 +188,23 @@ struct task {
 
 	/* Blocking: a futex word bumped by every wake-up (sentry/kernel/wait.h). */
 	uint32_t wake_seq;
-	bool exited;		/* the run loop is over */
-	bool needs_as;		/* a fork child: make the address space on its own thread */
-	bool keep_capabilities; /* PR_SET_KEEPCAPS */
-	bool cpuid_fault;	/* the guest asked for ARCH_SET_CPUID 0: CPUID gives it SIGSEGV */
+	bool exited;	  /* the run loop is over */
+	bool needs_as;	  /* a fork child: make the address space on its own thread */
+	bool cpuid_fault; /* the guest asked for ARCH_SET_CPUID 0: CPUID gives it SIGSEGV */
 	bool no_new_privs;
 	bool dumpable;
+	/* set*uid went over RLIMIT_NPROC: the next execve fails with EAGAIN if it still is. */
+	bool nproc_exceeded;
+	struct task_sched sched;
+	/* Odd while the task runs guest code, even in the sentry (atomic): a
+	 * membarrier waits for running tasks to pass through the sentry. */
+	uint32_t guest_seq;
+	/* prctl state kept per task (PR_MCE_KILL flags). */
+	unsigned mce_kill;
+	/* Guest seccomp (sentry/kernel/seccomp.h): SECCOMP_MODE_* and the
+	 * newest filter of the task's stack. */
+	int seccomp_mode;
+	struct seccomp_filter *seccomp;
 
 	/* What the task execs first (kernel_start_init, kernel_spawn), and who
 	 * waits to learn whether that exec worked. */

@@ -112,6 +112,8 @@ int mm_fork(struct mm *old, struct mm **out)
 	mm->arg_end = old->arg_end;
 	mm->env_start = old->env_start;
 	mm->env_end = old->env_end;
+	mm->thp_disable = old->thp_disable;
+	mm->membarrier_reg = old->membarrier_reg;
 	for (v = vma_first(old); v && ret == 0; v = vma_next(v)) {
 		struct vma *n;
 		if (v->flags & VMA_DONTFORK)

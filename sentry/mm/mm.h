@@ -104,7 +104,18 @@ struct mm {
 
 	uint64_t committed; /* bytes of VMAs that have memory behind them */
 	uint64_t limit;	    /* the sandbox's guest memory limit */
+
+	/* Per address space flags of the process (kept over fork). */
+	bool thp_disable;	 /* PR_SET_THP_DISABLE (kept over exec too) */
+	unsigned membarrier_reg; /* MEMBARRIER_CMD_REGISTER_* done (reset by exec) */
+	uint64_t committed_peak; /* committed before its last decrease (getrusage's maxrss) */
 };
+
+/* The most memory mm has had committed (a racy read is fine). */
+static inline uint64_t mm_committed_peak(const struct mm *mm)
+{
+	return mm->committed > mm->committed_peak ? mm->committed : mm->committed_peak;
+}
 
 /* An mmap: the guest's arguments, plus what the memory holds. */
 struct mmap_req {

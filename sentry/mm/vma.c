@@ -101,6 +101,8 @@ void vma_unlink(struct mm *mm, struct vma *v)
 {
 	rb_erase(&mm->vmas, &v->node);
 	mm->nr_vmas--;
+	if (mm->committed > mm->committed_peak)
+		mm->committed_peak = mm->committed;
 	if (v->mobj)
 		mm->committed -= v->end - v->start;
 }

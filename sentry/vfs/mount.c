@@ -29,14 +29,14 @@ void mount_put(struct mount *m)
 	free(m);
 }
 
-static struct mount *mount_alloc(struct mnt_namespace *ns, struct super_block *sb, unsigned flags,
-				 const char *source)
+static struct mount *mount_alloc(struct mnt_namespace *ns, struct super_block *sb,
+				 struct dentry *root, unsigned flags, const char *source)
 {
 	struct mount *m = xzalloc(sizeof(*m));
 
 	m->refs = 1; /* the namespace's */
 	m->sb = sb_get(sb);
-	m->root = dentry_get(sb->root);
+	m->root = dentry_get(root);
 	m->flags = flags;
 	m->id = ns->next_id++;
 	m->source = xstrdup(source ? source : "none");
@@ -68,7 +68,7 @@ struct mnt_namespace *mntns_new(struct super_block *sb, unsigned flags, const ch
 	list_init(&ns->mounts);
 	ns->next_id = 20;
 	pthread_mutex_lock(&mount_lock);
-	ns->root = mount_alloc(ns, sb, flags, source);
+	ns->root = mount_alloc(ns, sb, sb->root, flags, source);
 	pthread_mutex_unlock(&mount_lock);
 	return ns;
 }
@@ -76,12 +76,21 @@ struct mnt_namespace *mntns_new(struct super_block *sb, unsigned flags, const ch
 int mount_attach(struct mnt_namespace *ns, const struct path *at, struct super_block *sb,
 		 unsigned flags, const char *source)
 {
+	return mount_attach_root(ns, at, sb->root, flags, source);
+}
+
+int mount_attach_root(struct mnt_namespace *ns, const struct path *at, struct dentry *root,
+		      unsigned flags, const char *source)
+{
 	struct mount *m;
 
-	if (!at->dentry->inode || !S_ISDIR(at->dentry->inode->mode))
-		return -ENOTDIR;
+	/* A directory on a directory, anything else on anything but one (Linux's rule). */
+	if (!at->dentry->inode || !root->inode)
+		return -ENOENT;
+	if (S_ISDIR(at->dentry->inode->mode) != S_ISDIR(root->inode->mode))
+		return S_ISDIR(root->inode->mode) ? -ENOTDIR : -EISDIR;
 	pthread_mutex_lock(&mount_lock);
-	m = mount_alloc(ns, sb, flags, source);
+	m = mount_alloc(ns, root->sb, root, flags, source);
 	m->parent = mount_get(at->mnt);
 	m->mountpoint = dentry_get(at->dentry);
 	at->dentry->nmounts++;

@@ -87,7 +87,10 @@ static struct dentry *cached_child(struct dentry *dir, const char *name)
 {
 	struct dentry *d = dentry_lookup_cached(dir, name);
 
-	if (d && !d->sb->cached && d->sb->ops->revalidate && d->sb->ops->revalidate(d) != 0) {
+	/* A mountpoint stays what it is (something is mounted on it, whatever
+	 * the filesystem under it says now), as Linux's d_invalidate leaves it. */
+	if (d && !d->sb->cached && !d->nmounts && d->sb->ops->revalidate &&
+	    d->sb->ops->revalidate(d) != 0) {
 		dentry_delete(d);
 		dentry_put(d);
 		d = NULL;

@@ -334,9 +334,14 @@ struct mount *mount_get(struct mount *m);
 void mount_put(struct mount *m);
 /* A namespace whose root is sb's root. */
 struct mnt_namespace *mntns_new(struct super_block *sb, unsigned flags, const char *source);
-/* Attach sb at path (a directory) with flags. */
+/* Attach sb at path (a directory, or a non-directory when sb's root is one) with flags. */
 int mount_attach(struct mnt_namespace *ns, const struct path *at, struct super_block *sb,
 		 unsigned flags, const char *source);
+/* Attach the subtree at root (a dentry of a mounted filesystem: a bind
+ * mount) at path; a directory goes on a directory, a non-directory on a
+ * non-directory (else -ENOTDIR / -EISDIR). */
+int mount_attach_root(struct mnt_namespace *ns, const struct path *at, struct dentry *root,
+		      unsigned flags, const char *source);
 /* A mount of sb in no namespace (MNT_INTERNAL); the reference is the caller's. */
 struct mount *mount_internal(struct super_block *sb);
 /* The mount on top of (mnt, dentry), with a reference, or NULL. */

@@ -7,18 +7,38 @@ E2E_TESTS = \
 	tests/e2e/hostpoll.sh \
 	tests/e2e/isolation.sh \
 	tests/e2e/lifecycle.sh \
+	tests/e2e/level1.sh \
 	tests/e2e/rootfs_write.sh \
 	tests/e2e/escape.sh \
 	tests/e2e/programs.sh \
-	tests/e2e/fs_host.sh
+	tests/e2e/fs_host.sh \
+	tests/e2e/tty.sh \
+	tests/e2e/multiproc.sh \
+	tests/e2e/robustness.sh \
+	tests/e2e/mounts.sh \
+	tests/e2e/bundle_mounts.sh \
+	tests/e2e/docker.sh \
+	tests/e2e/docker_container.sh \
+	tests/e2e/oci_seccomp.sh \
+	tests/e2e/oci_cli.sh \
+	tests/e2e/microvm.sh \
+	tests/e2e/docker_microvm.sh
 
 # Guest programs of the e2e tests, built static like the guest tests (and
-# swapper, which escape.sh runs on the host).
+# swapper, which escape.sh runs on the host, and oci_cli.sh's host
+# helpers recvtty and reaper).
 E2E_PROGS = \
+	bomb \
 	hostpoll \
 	isolation \
 	fsops \
-	swapper
+	ocitest \
+	recvtty \
+	reaper \
+	seccomp_probe \
+	swapper \
+	sysv_msg \
+	ttyfg
 
 E2E_BINS = $(E2E_PROGS:%=tests/e2e/bin/%)
 
@@ -28,4 +48,4 @@ tests/e2e/bin/%: $(srcdir)/tests/e2e/%.c
 
 check_DATA += $(E2E_BINS)
 TESTS += $(E2E_TESTS)
-EXTRA_DIST += tests/e2e/lib.sh $(E2E_TESTS) $(E2E_PROGS:%=tests/e2e/%.c)
+EXTRA_DIST += tests/e2e/lib.sh tests/e2e/dockerd.sh $(E2E_TESTS) $(E2E_PROGS:%=tests/e2e/%.c)

@@ -30,6 +30,7 @@ tmp_file=/tmp/rung-isolation-$$
 shm_file=/dev/shm/rung-isolation-$$
 rm -f "$tmp_file" "$shm_file"
 names="$(cat /proc/sys/kernel/hostname) $(cat /proc/sys/kernel/domainname)"
+host_mounts_hold -s # no docker.sh mounting overlays meanwhile
 cat /proc/self/mountinfo >"$E2E_TMP/mounts.before"
 sleep 600 &
 canary=$!

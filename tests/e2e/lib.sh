@@ -144,3 +144,13 @@ check_clean() {
 		diag "$left" "$zombies"
 	fi
 }
+
+# host_mounts_hold -x|-s: a test that adds mounts to the host's mount table
+# while it runs (dockerd's overlays: docker.sh) holds this lock exclusively;
+# a test that compares the host's mount table before and after
+# (isolation.sh) holds it shared: neither sees the other's. Held until the
+# script exits.
+host_mounts_hold() {
+	exec 8>/tmp/rung-e2e-host-mounts.lock
+	flock "$1" 8
+}

@@ -116,18 +116,17 @@ static inline void gt_symlink(const char *target, const char *dir, const char *n
 	free(p);
 }
 
-/* Start a gofer over root with nchan channels, the first nclient of them in a client. */
-static inline void gt_start(struct gt_gofer *g, const char *root, bool ro, unsigned nchan,
-			    unsigned nclient)
+/* Start a gofer as cfg says with nchan channels, the first nclient of them in a client. */
+static inline void gt_start_cfg(struct gt_gofer *g, const struct gofer_config *cfg, unsigned nchan,
+				unsigned nclient)
 {
-	struct gofer_config cfg = {.rootfs = root, .read_only = ro};
 	struct rung_error err = {0};
 	int fds[GT_MAX_CHAN];
 
 	memset(g, 0, sizeof(*g));
 	ck_assert_uint_le(nchan, GT_MAX_CHAN);
 	ck_assert_uint_le(nclient, nchan);
-	if (gofer_spawn(&cfg, nchan, &g->pid, fds, &err) < 0) {
+	if (gofer_spawn(cfg, nchan, &g->pid, fds, &err) < 0) {
 		char *s = rung_error_string(&err);
 		ck_abort_msg("gofer_spawn: %s", s);
 	}
@@ -138,6 +137,15 @@ static inline void gt_start(struct gt_gofer *g, const char *root, bool ro, unsig
 		ck_assert_int_eq(gofer_client_new(fds, nclient, &g->c), 0);
 		ck_assert_int_eq(gofer_attach(g->c, &g->root), 0);
 	}
+}
+
+/* Start a gofer over root with nchan channels, the first nclient of them in a client. */
+static inline void gt_start(struct gt_gofer *g, const char *root, bool ro, unsigned nchan,
+			    unsigned nclient)
+{
+	struct gofer_config cfg = {.rootfs = root, .read_only = ro};
+
+	gt_start_cfg(g, &cfg, nchan, nclient);
 }
 
 /* Wait up to timeout_ms for the gofer to exit; returns its wait status or -1. */

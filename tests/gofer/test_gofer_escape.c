@@ -391,6 +391,74 @@ START_TEST(test_magic_links)
 }
 END_TEST
 
+/* Bind mounts' sources are trees of their own: each attaches at its source
+ * (a directory, or a single file), no walk leaves it, read-only ones refuse
+ * writes, and no other tree number attaches. */
+START_TEST(test_bind_trees)
+{
+	char *inner = gt_path(outside, "inner"), *secret = gt_path(outside, "secret");
+	struct gofer_bind binds[] = {
+		{.source = inner, .read_only = false, .recursive = true},
+		{.source = secret, .read_only = true, .recursive = false},
+	};
+	struct gofer_config cfg = {.rootfs = root, .binds = binds, .nbinds = 2};
+	struct gofer_node dir, file, nodes[2];
+	struct stat hs;
+	struct gt_gofer g;
+	unsigned nwalked;
+	uint64_t fid;
+	int status, fd;
+	char buf[64] = "";
+
+	gt_start_cfg(&g, &cfg, 2, 2);
+	/* Tree 0 is the rootfs, as a bare ATTACH has it. */
+	ck_assert_int_eq(gofer_attach_root(g.c, 0, &nodes[0]), 0);
+	ck_assert_uint_eq(nodes[0].stat.ino, g.root.stat.ino);
+	ck_assert_int_eq(gofer_attach_root(g.c, 3, &nodes[0]), -EINVAL);
+	ck_assert_int_eq(gofer_attach_root(g.c, UINT32_MAX, &nodes[0]), -EINVAL);
+
+	ck_assert_int_eq(gofer_attach_root(g.c, 1, &dir), 0);
+	hs = host_stat(inner);
+	ck_assert(S_ISDIR(dir.stat.mode));
+	ck_assert_uint_eq(dir.stat.ino, hs.st_ino);
+	{
+		const char *up[] = {".."}, *target[] = {"target"};
+
+		ck_assert_int_eq(gofer_walk(g.c, dir.handle, up, 1, nodes, &nwalked, &status),
+				 -EINVAL);
+		ck_assert_int_eq(gofer_walk(g.c, dir.handle, target, 1, nodes, &nwalked, &status),
+				 0);
+		ck_assert_uint_eq(nwalked, 1);
+		ck_assert_int_eq(gofer_open(g.c, nodes[0].handle, O_RDONLY, true, &fid, &fd), 0);
+		ck_assert_int_gt(read(fd, buf, sizeof(buf) - 1), 0);
+		close(fd);
+		ck_assert_str_eq(buf, "outside target\n");
+	}
+	/* A read-write tree takes changes, on the host. */
+	ck_assert_int_eq(gofer_mkdir(g.c, dir.handle, "made", 0755, 0, 0, &nodes[1]), 0);
+	ck_assert_int_eq(gofer_unlink(g.c, dir.handle, "made", AT_REMOVEDIR), 0);
+
+	ck_assert_int_eq(gofer_attach_root(g.c, 2, &file), 0);
+	hs = host_stat(secret);
+	ck_assert(S_ISREG(file.stat.mode));
+	ck_assert_uint_eq(file.stat.ino, hs.st_ino);
+	ck_assert_int_eq(gofer_open(g.c, file.handle, O_RDWR, true, &fid, &fd), -EROFS);
+	ck_assert_int_eq(gofer_open(g.c, file.handle, O_RDONLY, false, &fid, &fd), 0);
+	ck_assert_int_eq(gofer_read(g.c, fid, 0, buf, sizeof(buf) - 1), 15);
+	ck_assert_int_eq(gofer_mkdir(g.c, file.handle, "pwned", 0755, 0, 0, &nodes[1]), -ENOTDIR);
+	{
+		struct gofer_setattr_req req = {.handle = file.handle, .mask = GOFER_SETATTR_SIZE};
+		struct gofer_stat st;
+
+		ck_assert_int_eq(gofer_setattr(g.c, &req, &st), -EROFS);
+	}
+	gt_stop(&g);
+	check_outside_intact();
+	free(inner);
+	free(secret);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("gofer escapes");
@@ -403,6 +471,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_bad_names);
 	tcase_add_test(tc, test_swap_race);
 	tcase_add_test(tc, test_magic_links);
+	tcase_add_test(tc, test_bind_trees);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -183,7 +183,7 @@ START_TEST(test_ring_restricted)
 	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp), 0);
 	procfd = open("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	rootfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	ck_assert_int_eq(gofer_server_new(&sp[0], 1, procfd, rootfd, true, &srv, &err), 0);
+	ck_assert_int_eq(gofer_server_new(&sp[0], 1, procfd, &rootfd, 1, true, &srv, &err), 0);
 
 	sqe = io_uring_get_sqe(&srv->ring);
 	io_uring_prep_nop(sqe);

@@ -35,10 +35,17 @@ GUEST_TESTS = \
 	segv_rowrite \
 	segv_stack \
 	sig_deliver \
+	sig_signalfd \
 	sig_spin \
 	thr_basic \
 	timerfd \
 	tls \
+	timer_alarm \
+	timer_itimer \
+	timer_posix \
+	timer_cpu \
+	timer_exec \
+	timer_overrun \
 	vdso \
 	fs_open \
 	fs_rw \
@@ -49,6 +56,19 @@ GUEST_TESTS = \
 	fs_special \
 	fs_mmap \
 	fs_exec \
+	cred_ids \
+	cred_caps \
+	cred_threads \
+	prctl_basic \
+	prctl_pdeath \
+	sched_policy \
+	sched_nice \
+	sched_rusage \
+	sched_membarrier \
+	pty_open \
+	pty_ldisc \
+	pty_poll \
+	tty_jobctl \
 	unix_block \
 	unix_dgram \
 	unix_errors \
@@ -63,7 +83,16 @@ GUEST_TESTS = \
 	fs_reopen \
 	fs_tmpfile \
 	fs_pending \
-	fs_exec_nest
+	fs_exec_nest \
+	seccomp_arch \
+	seccomp_basic \
+	seccomp_inherit \
+	seccomp_invalid \
+	seccomp_kill \
+	seccomp_perm \
+	seccomp_strict \
+	seccomp_trap \
+	seccomp_vsyscall
 
 # Built like the others but not run by `make check` until rung passes them:
 # `GUEST_LIST=pending.list tests/guest/run.sh` runs them (see each one's
@@ -77,7 +106,9 @@ GUEST_STDIN = \
 
 GUEST_ALL = $(GUEST_TESTS) $(GUEST_PENDING)
 GUEST_BINS = $(GUEST_ALL:%=tests/guest/bin/%-static) $(GUEST_ALL:%=tests/guest/bin/%-pie)
-GUEST_H_DEPS = $(srcdir)/tests/guest/guest.h $(srcdir)/tests/guest/fsguest.h
+GUEST_H_DEPS = $(srcdir)/tests/guest/guest.h $(srcdir)/tests/guest/fsguest.h \
+	$(srcdir)/tests/guest/ttyguest.h \
+	$(srcdir)/tests/guest/seccompguest.h
 GUEST_CFLAGS = -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter
 
 tests/guest/bin/%-static: $(srcdir)/tests/guest/%.c $(GUEST_H_DEPS)
@@ -99,7 +130,8 @@ tests/guest/bin/pending.list: Makefile
 
 check_DATA += $(GUEST_BINS) tests/guest/bin/tests.list tests/guest/bin/pending.list
 TESTS += tests/guest/run.sh
-EXTRA_DIST += tests/guest/run.sh tests/guest/guest.h tests/guest/fsguest.h \
+EXTRA_DIST += tests/guest/run.sh tests/guest/guest.h tests/guest/fsguest.h tests/guest/ttyguest.h \
+	tests/guest/seccompguest.h \
 	$(GUEST_ALL:%=tests/guest/%.c) $(GUEST_STDIN)
 
 # (and the e2e tests' programs: Makefile.am's clean-local runs this one)

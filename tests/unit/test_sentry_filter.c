@@ -22,8 +22,17 @@
 #include <sys/ioctl.h>
 #include <sys/random.h>
 #include <sys/wait.h>
+#include <linux/futex.h>
 #include <linux/sched.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <time.h>
 #include <unistd.h>
+
+static void *idle_thread(void *arg)
+{
+	return arg;
+}
 
 /* Run fn in a child under the filter; returns its wait status. */
 static int under_filter(void (*fn)(int memfd))
@@ -73,6 +82,11 @@ static void allowed(int memfd)
 	/* Opening a file fails quietly (glibc's malloc tries one; there are none). */
 	if (open("/etc/passwd", O_RDONLY) != -1 || errno != ENOENT)
 		_exit(6);
+	/* The host terminal's requests pass (on no descriptor: EBADF). */
+	if (ioctl(-1, TIOCOUTQ, buf) != -1 || errno != EBADF || ioctl(-1, TIOCGPGRP, buf) != -1 ||
+	    errno != EBADF || ioctl(-1, TCFLSH, 0) != -1 || errno != EBADF ||
+	    ioctl(-1, TCSBRK, 1) != -1 || errno != EBADF)
+		_exit(11);
 	/* The host poller: an epoll instance, a host timerfd in it, a look at
 	 * readiness now, and the wait of its thread; timerfds for the guest. */
 	{
@@ -93,6 +107,23 @@ static void allowed(int memfd)
 			_exit(10);
 		close(tfd);
 		close(ep);
+	}
+	/* The timer thread: made with pthread_create, sleeps on a futex until an
+	 * absolute deadline; CPU clocks of a (stub) process are read. */
+	{
+		pthread_t th;
+		uint32_t word = 0;
+		struct timespec past = {0, 1}, ts;
+		clockid_t stub_clock = (clockid_t)((~(unsigned)getpid() << 3) | 2);
+		if (pthread_create(&th, NULL, idle_thread, NULL) != 0 ||
+		    pthread_join(th, NULL) != 0)
+			_exit(11);
+		if (syscall(SYS_futex, &word, FUTEX_WAIT_BITSET_PRIVATE, 0, &past, NULL,
+			    FUTEX_BITSET_MATCH_ANY) != -1 ||
+		    errno != ETIMEDOUT)
+			_exit(12);
+		if (clock_gettime(stub_clock, &ts) < 0)
+			_exit(13);
 	}
 	(void)fds;
 }
@@ -155,12 +186,31 @@ static void do_io_uring(int memfd)
 
 static void do_ioctl(int memfd)
 {
-	ioctl(0, 0x5422 /* TIOCSCTTY */, 0);
+	ioctl(0, 0x540E /* TIOCSCTTY */, 0);
 }
 
-static void (*const forbidden[])(int) = {do_socket,	   do_unlink,	do_exec_mmap,
-					 do_exec_mprotect, do_execve,	do_setrlimit,
-					 do_fork_flags,	   do_io_uring, do_ioctl};
+static void do_ioctl_sti(int memfd)
+{
+	char c = 'x';
+
+	ioctl(0, TIOCSTI, &c); /* faking input on the host's terminal */
+}
+
+static void do_ioctl_break(int memfd)
+{
+	ioctl(0, TCSBRK, 0); /* a break on the host's line */
+}
+
+static void do_ioctl_spgrp(int memfd)
+{
+	int pgrp = 1;
+
+	ioctl(0, TIOCSPGRP, &pgrp);
+}
+
+static void (*const forbidden[])(int) = {do_socket, do_unlink,	  do_exec_mmap,	  do_exec_mprotect,
+					 do_execve, do_setrlimit, do_fork_flags,  do_io_uring,
+					 do_ioctl,  do_ioctl_sti, do_ioctl_break, do_ioctl_spgrp};
 
 START_TEST(test_forbidden_calls_kill)
 {

@@ -12,10 +12,14 @@ UNIT_TESTS = \
 	tests/unit/test_systrap_filter \
 	tests/unit/test_vdso \
 	tests/unit/test_sentry_filter \
+	tests/unit/test_ktimer \
 	tests/unit/test_log \
 	tests/unit/test_error \
 	tests/unit/test_util \
-	tests/unit/test_unix
+	tests/unit/test_creds \
+	tests/unit/test_unix \
+	tests/unit/test_seccomp \
+	tests/unit/test_level1
 
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
@@ -81,6 +85,10 @@ tests_unit_test_util_SOURCES = tests/unit/test_util.c tests/unit/unit.h
 tests_unit_test_util_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_util_LDADD = $(UNIT_LDADD)
 
+tests_unit_test_ktimer_SOURCES = tests/unit/test_ktimer.c tests/unit/unit.h
+tests_unit_test_ktimer_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_ktimer_LDADD = $(UNIT_LDADD)
+
 tests_unit_test_sentry_filter_SOURCES = tests/unit/test_sentry_filter.c
 tests_unit_test_sentry_filter_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_sentry_filter_LDADD = $(UNIT_LDADD)
@@ -88,3 +96,15 @@ tests_unit_test_sentry_filter_LDADD = $(UNIT_LDADD)
 tests_unit_test_unix_SOURCES = tests/unit/test_unix.c tests/unit/unit.h
 tests_unit_test_unix_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_unix_LDADD = $(UNIT_LDADD)
+
+tests_unit_test_creds_SOURCES = tests/unit/test_creds.c tests/unit/unit.h
+tests_unit_test_creds_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_creds_LDADD = $(UNIT_LDADD)
+
+tests_unit_test_seccomp_SOURCES = tests/unit/test_seccomp.c tests/unit/unit.h
+tests_unit_test_seccomp_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_seccomp_LDADD = $(UNIT_LDADD)
+
+tests_unit_test_level1_SOURCES = tests/unit/test_level1.c tests/unit/unit.h
+tests_unit_test_level1_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_level1_LDADD = $(UNIT_LDADD)

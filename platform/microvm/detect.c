@@ -1,0 +1,111 @@
+/* Host detection for the VM tiers (see detect.h). */
+#include "config.h"
+#include "platform/microvm/detect.h"
+#include "lib/error.h"
+#include "lib/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/kvm.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Does /proc/cpuinfo list flag (a whole word) for the first CPU? */
+static bool cpu_flag(const char *flag)
+{
+	FILE *f = fopen("/proc/cpuinfo", "re");
+	char *line = NULL;
+	size_t cap = 0;
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (getline(&line, &cap, f) > 0) {
+		if (strncmp(line, "flags", 5) != 0)
+			continue;
+		for (char *tok = strtok(strchr(line, ':') ? strchr(line, ':') + 1 : line, " \t\n");
+		     tok; tok = strtok(NULL, " \t\n"))
+			if (strcmp(tok, flag) == 0)
+				found = true;
+		break;
+	}
+	free(line);
+	fclose(f);
+	return found;
+}
+
+int vm_kvm_usable(struct rung_error *err)
+{
+	const char *force = getenv("RUNG_VM_ACCEL");
+	int fd, vm, api;
+
+	if (force && strcmp(force, "kvm") == 0)
+		return 0;
+	if (force && strcmp(force, "tcg") == 0)
+		return rung_error_make(err, 0, "RUNG_VM_ACCEL=tcg");
+	fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return rung_error_make(err, errno, "/dev/kvm");
+	api = ioctl(fd, KVM_GET_API_VERSION, 0);
+	if (api != KVM_API_VERSION) {
+		close(fd);
+		return rung_error_make(err, 0, "/dev/kvm speaks API %d, not %d", api,
+				       KVM_API_VERSION);
+	}
+	vm = ioctl(fd, KVM_CREATE_VM, 0);
+	if (vm < 0) {
+		int e = errno;
+		close(fd);
+		return rung_error_make(err, e, "KVM_CREATE_VM");
+	}
+	close(vm);
+	close(fd);
+	if (!cpu_flag("vmx") && !cpu_flag("svm"))
+		return rung_error_make(err, 0,
+				       "/dev/kvm works but the CPU has neither VMX nor SVM (a "
+				       "paravirtual KVM such as PVM, which boots only guests built "
+				       "for it)");
+	return 0;
+}
+
+unsigned long vm_host_tsc_khz(void)
+{
+	FILE *f = fopen("/proc/cpuinfo", "re");
+	char *line = NULL;
+	size_t cap = 0;
+	double mhz = 0;
+
+	if (!f)
+		return 0;
+	while (getline(&line, &cap, f) > 0)
+		if (strncmp(line, "cpu MHz", 7) == 0 &&
+		    sscanf(strchr(line, ':') + 1, "%lf", &mhz) == 1)
+			break;
+	free(line);
+	fclose(f);
+	return (unsigned long)(mhz * 1000.0);
+}
+
+char *vm_qemu_binary(void)
+{
+	const char *env = getenv("RUNG_QEMU"), *path = getenv("PATH");
+	char *dirs, *save = NULL;
+
+	if (env && *env)
+		return access(env, X_OK) == 0 ? xstrdup(env) : NULL;
+	dirs = xstrdup(path && *path ? path : "/usr/local/bin:/usr/bin:/bin");
+	for (char *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+		char *cand = xasprintf("%s/qemu-system-x86_64", d);
+		if (access(cand, X_OK) == 0) {
+			free(dirs);
+			return cand;
+		}
+		free(cand);
+	}
+	free(dirs);
+	return NULL;
+}

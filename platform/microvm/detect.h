@@ -1,0 +1,24 @@
+/* What this host offers the VM tiers: KVM, the host TSC, the QEMU binary. */
+#ifndef RUNG_MICROVM_DETECT_H
+#define RUNG_MICROVM_DETECT_H
+
+#include <stdbool.h>
+
+struct rung_error;
+
+/*
+ * Can KVM run an ordinary guest here? /dev/kvm must open, speak API 12,
+ * create a VM, and the CPU must have VMX or SVM: a KVM without them (PVM,
+ * the hypervisor of some cloud sandboxes) runs only guests built for it.
+ * 0, or < 0 with the reason in err. RUNG_VM_ACCEL=kvm|tcg overrides.
+ */
+int vm_kvm_usable(struct rung_error *err);
+
+/* The host TSC frequency in kHz (TCG guests on microvm need it), or 0. */
+unsigned long vm_host_tsc_khz(void);
+
+/* The QEMU binary: $RUNG_QEMU, or qemu-system-x86_64 on $PATH (malloc'd),
+ * or NULL when there is none. */
+char *vm_qemu_binary(void);
+
+#endif

@@ -1,0 +1,223 @@
+#!/bin/sh
+# shellcheck disable=SC1010,SC2016 # `do` is rung's subcommand; $vars are for the guest's sh
+# The VM levels (--isolation=microvm, the dev.rung.isolation annotation):
+# a real Linux guest under QEMU, with the sentry's stdio, exit-status,
+# exec, kill and delete behaviour. Without KVM this runs under TCG (the
+# tests allow emulation), where a boot takes seconds: few VMs boot here,
+# each checked for several things, and the boot times are printed.
+set -u
+# shellcheck source-path=SCRIPTDIR
+. "$(dirname "$0")/lib.sh"
+T=$E2E_TMP
+N=29
+plan $N
+export RUNG_ALLOW_EMULATION=1
+E2E_TIMEOUT=180
+BB=/bin/busybox
+
+skip_all() {
+	for _ in $(seq $N); do skip "$1"; done
+	exit 0
+}
+command -v qemu-system-x86_64 >/dev/null || skip_all "no qemu-system-x86_64 (apt-get install qemu-system-x86)"
+[ -x "$BB" ] || skip_all "no $BB (apt-get install busybox-static)"
+if ! rung setup-vm >"$T/setup" 2>&1; then
+	skip_all "no guest kernel or initramfs: $(tail -n 1 "$T/setup")"
+fi
+diag "$(cat "$T/setup")"
+
+# A rootfs of busybox alone.
+R=$T/rootfs
+mkdir -p "$R/bin" "$R/tmp" "$R/etc"
+cp "$BB" "$R/bin/busybox"
+for a in sh cat echo ls sleep printf kill hostname md5sum head; do ln -s busybox "$R/bin/$a"; done
+
+now() { date +%s.%N; }
+since() { echo "$(now) $1" | awk '{ printf "%.2f", $1 - $2 }'; }
+
+# --- rung do ---------------------------------------------------------------------------
+# stdin is 1 MiB of random bytes: cat must give them back unchanged (binary
+# clean, and it must see EOF to end); stderr stays apart; a fake exit line
+# on stdout changes nothing.
+head -c 1048576 /dev/urandom >"$T/in.bin"
+t0=$(now)
+rung do --isolation=microvm --rootfs "$R" -- sh -c 'cat; echo to-stderr >&2; echo "EXIT 0"; echo "SBX_EXIT=0" >&2; exit 7' \
+	<"$T/in.bin" >"$T/out.bin" 2>"$T/err"
+st=$?
+diag "rung do (boot, 1 MiB through cat, exit): $(since "$t0") s"
+check_eq "do: the exit status comes back (7), not a fake one printed" 7 "$st"
+head -c 1048576 "$T/out.bin" >"$T/out.head"
+check "do: 1 MiB of stdin comes back through cat byte for byte" cmp -s "$T/in.bin" "$T/out.head"
+check_eq "do: stdout ends with what the process printed after cat" "EXIT 0" "$(tail -c +1048577 "$T/out.bin")"
+check_that "do: stderr is separate" 'contains "$T/err" "^to-stderr$" && ! contains "$T/out.bin" to-stderr'
+check_that "do: TCG is used only with a warning" 'contains "$T/err" "TCG emulation" || ! contains "$T/setup" "TCG"'
+
+# A file written in the guest (--overlay none) is on the host's rootfs;
+# a signal's death is 128 + signal.
+t0=$(now)
+out=$(rung do --isolation=microvm --rootfs "$R" --overlay none -- sh -c 'echo from-the-guest >/tmp/written; hostname; kill -9 $$' 2>/dev/null)
+st=$?
+diag "rung do (boot, write, kill -9): $(since "$t0") s"
+check_eq "do: a process killed by SIGKILL ends rung with 137" 137 "$st"
+check_eq "do: the guest's hostname is rung" rung "$out"
+check_eq "do: a file written in the guest is in the rootfs on the host" from-the-guest "$(cat "$R/tmp/written" 2>/dev/null)"
+
+# --- --isolation=auto --------------------------------------------------------------------
+# A System V message queue needs a real kernel: under auto the first run is
+# the sentry's, which records the unsupported calls; the next run of the
+# same workload moves to the microVM level by itself.
+cp "$E2E_BIN/sysv_msg" "$R/bin/sysv_msg"
+A="--root $T/auto"
+out=$(rung $A --isolation=auto do --rootfs "$R" -- /bin/sysv_msg 2>"$T/auto1.err")
+check_that "auto: the first run is the sentry's, where msgget is unsupported" '[ "$out" = "msg: Function not implemented" ]'
+rung $A compat >"$T/compat"
+check_that "rung compat shows the record: msgget made it a microvm workload" 'contains "$T/compat" "microvm .*/bin/sysv_msg: .*msgget"'
+t0=$(now)
+out=$(rung $A --isolation=auto --debug do --rootfs "$R" -- /bin/sysv_msg 2>"$T/auto2.err")
+diag "rung do under auto, moved to the microVM level: $(since "$t0") s"
+check_that "auto: the next run moves to the microVM level and works" '[ "$out" = "msg ok" ] && contains "$T/auto2.err" "auto chose microvm"'
+
+# --- the OCI commands --------------------------------------------------------------------
+# bundle DIR ARGS: a bundle on $R whose annotation asks for the microVM
+# level; ARGS is the JSON array of the init's arguments.
+bundle() {
+	mkdir -p "$1"
+	cat >"$1/config.json" <<JSON
+{
+	"ociVersion": "1.0.2",
+	"process": {
+		"terminal": false,
+		"user": {"uid": 0, "gid": 0},
+		"args": $2,
+		"env": ["PATH=/bin", "HOME=/"],
+		"cwd": "/",
+		"capabilities": {"bounding": ["CAP_KILL", "CAP_CHOWN", "CAP_DAC_OVERRIDE"]},
+		"rlimits": [{"type": "RLIMIT_NOFILE", "hard": 1024, "soft": 1024}]
+	},
+	"root": {"path": "$R", "readonly": false},
+	"hostname": "vmtest",
+	"mounts": [
+		{"destination": "/proc", "type": "proc", "source": "proc"},
+		{"destination": "/dev", "type": "tmpfs", "source": "tmpfs", "options": ["nosuid", "strictatime", "mode=755", "size=65536k"]},
+		{"destination": "/dev/pts", "type": "devpts", "source": "devpts", "options": ["nosuid", "noexec", "newinstance", "ptmxmode=0666", "mode=0620"]},
+		{"destination": "/etc/marker", "type": "bind", "source": "$T/marker", "options": ["rbind", "ro"]}
+	],
+	"annotations": {"dev.rung.isolation": "microvm"},
+	"linux": {"namespaces": [{"type": "pid"}, {"type": "mount"}, {"type": "ipc"}, {"type": "uts"}]}
+}
+JSON
+}
+echo bind-mounted-file >"$T/marker"
+S="--root $T/state"
+# c1 runs; c2 is only created, then deleted by force. Both boot at once.
+bundle "$T/c1" '["sh", "-c", "trap \"echo got-term; exit 9\" TERM; echo started; while :; do sleep 1; done"]'
+bundle "$T/c2" '["sh", "-c", "while :; do :; done"]'
+t0=$(now)
+rung $S create --bundle "$T/c2" c2 >"$T/c2.out" 2>&1 &
+c2=$!
+rung $S create --bundle "$T/c1" c1 >"$T/c1.out" 2>"$T/c1.err"
+check_eq "create at the microvm level (annotation) succeeds" 0 $?
+diag "two creates at once (two boots): $(since "$t0") s"
+wait $c2
+check_that "state says created" '"$RUNG" $S state c1 | grep -q "\"status\": \"created\""'
+rung $S start c1
+st=$?
+check_that "start: the init runs" '[ $st = 0 ] && "$RUNG" $S state c1 | grep -q "\"status\": \"running\""'
+
+t0=$(now)
+out=$(printf 'from-stdin' | rung $S exec c1 sh -c 'cat; echo; hostname; cat /etc/marker; echo exec-file >/tmp/exec; exit 5')
+st=$?
+diag "exec into the running VM: $(since "$t0") s"
+check_eq "exec: its exit status" 5 "$st"
+check_eq "exec: stdin, stdout, the spec's hostname, a bind-mounted file" "from-stdin
+vmtest
+bind-mounted-file" "$out"
+check_eq "exec: a file it writes is on the host" exec-file "$(cat "$R/tmp/exec" 2>/dev/null)"
+# exec -t: the console socket gets a pty's master; the process has a
+# terminal of the container's /dev/pts.
+if command -v python3 >/dev/null; then
+	python3 - "$T/console.sock" >"$T/console.out" <<'PY' &
+import array, os, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind(sys.argv[1])
+s.listen(1)
+c, _ = s.accept()
+_, anc, _, _ = c.recvmsg(64, socket.CMSG_LEN(4))
+fd = array.array("i", anc[0][2][:4])[0]
+out = b""
+while True:
+    try:
+        d = os.read(fd, 4096)
+    except OSError:
+        break
+    if not d:
+        break
+    out += d
+print(out.decode(errors="replace").replace("\r", ""), end="")
+PY
+	reader=$!
+	i=0
+	while [ ! -S "$T/console.sock" ] && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	rung $S exec -t --console-socket "$T/console.sock" c1 sh -c 'tty; exit 3'
+	st=$?
+	wait $reader
+	check_that "exec -t: a terminal of the container's /dev/pts, the exit status" '[ $st = 3 ] && contains "$T/console.out" "^/dev/pts/[0-9]+$"'
+else
+	skip "exec -t: no python3 for the console socket"
+fi
+rung $S pause c1
+check_that "pause freezes the VM (state paused)" '"$RUNG" $S state c1 | grep -q "\"status\": \"paused\""'
+rung $S resume c1
+check_that "resume (state running)" '"$RUNG" $S state c1 | grep -q "\"status\": \"running\""'
+rung $S exec c1 no-such-program 2>"$T/err"
+st=$?
+check_that "exec of a missing program fails as runc's does" '[ $st != 0 ] && contains "$T/err" "executable file not found"'
+pid=$("$RUNG" $S state c1 | sed -n 's/.*"pid": \([0-9]*\).*/\1/p')
+rung $S kill c1 TERM
+i=0
+while kill -0 "$pid" 2>/dev/null && [ $i -lt 300 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+check_that "kill TERM: the init's trap ran and the container stopped" 'contains "$T/c1.out" got-term && "$RUNG" $S state c1 | grep -q "\"status\": \"stopped\""'
+rung $S delete c1
+check_eq "delete of the stopped container" 0 $?
+
+rung $S delete --force c2
+check_eq "delete --force of a created VM whose guest never exits" 0 $?
+check_that "no state is left" '[ -z "$(ls "$T/state")" ]'
+
+# Level 5 is refused at create, naming what the host lacks; rung check
+# lists every level.
+bundle "$T/c3" '["true"]'
+rung $S --isolation=confidential create --bundle "$T/c3" c3 2>"$T/c3.err"
+st=$?
+check_that "--isolation=confidential: refused at create with what is missing, no state left" \
+	'[ $st != 0 ] && contains "$T/c3.err" "level 5 unsupported on this host: ." && [ -z "$(ls "$T/state")" ]'
+rung check >"$T/check"
+check_that "rung check: levels 2 to 5, each with a status" \
+	'[ "$(grep -Ec "^[2-5] +(sentry|microvm|vm|confidential) +(usable|emulated|unusable) " "$T/check")" = 4 ]'
+
+# No QEMU of ours may be left: each one's command line names its run directory.
+i=0
+while ps -eo args= | grep -v grep | grep -q "qemu-system.*$T" && [ $i -lt 50 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+check_that "no QEMU process is left" '! ps -eo args= | grep -v grep | grep -q "qemu-system.*$T"'
+# Every rung process of this test names $T in its arguments: this is
+# lib.sh's check_clean scoped to it (parallel OCI tests' sandboxes lead
+# sessions of their own, which check_clean would count).
+ours_left() {
+	ps -eo args= | grep -F "$T" | grep -v grep
+	ps -eo ppid=,stat=,pid= | awk -v p=$$ '$1 == p && $2 ~ /^Z/'
+}
+i=0
+while [ -n "$(ours_left)" ] && [ $i -lt 50 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+check_that "no rung process or zombie of this test is left" '[ -z "$(ours_left)" ]'
