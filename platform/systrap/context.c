@@ -403,6 +403,18 @@ static uint32_t write_back(struct systrap_ctx *ctx, struct cpu_state *cpu)
 
 /* --- the context operations ------------------------------------------------------ */
 
+/* Account the guest time (written by the context's own sentry thread only). */
+static void acct_set(struct systrap_ctx *ctx, uint64_t guest, uint64_t since)
+{
+	uint32_t seq = ctx->acct_seq;
+
+	__atomic_store_n(&ctx->acct_seq, seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	__atomic_store_n(&ctx->guest_ns, guest, __ATOMIC_RELAXED);
+	__atomic_store_n(&ctx->resumed_ns, since, __ATOMIC_RELAXED);
+	__atomic_store_n(&ctx->acct_seq, seq + 2, __ATOMIC_RELEASE);
+}
+
 static int sctx_switch(struct pcontext *c, struct address_space *a, struct cpu_state *cpu,
 		       struct pevent *ev)
 {
@@ -444,13 +456,14 @@ static int sctx_switch(struct pcontext *c, struct address_space *a, struct cpu_s
 	*(uint32_t *)(ctx->sp + SP_SPIN) = ctx->spin_stub;
 	*(uint32_t *)(ctx->sp + SP_YIELD) = ctx->yield;
 	t0 = monotonic_ns();
+	acct_set(ctx, ctx->guest_ns, t0);
 	st32(ctx->sp + SP_RESUME_SEQ, ctx->seq);
 	if (ld32(ctx->st + ST_STUB_SLEEPS))
 		syscall(SYS_futex, ctx->sp + SP_RESUME_SEQ, FUTEX_WAKE, 1, NULL, NULL, 0);
 	ret = await_trap(ctx, ctx->spin_sentry, ctx->yield);
 	__atomic_store_n(&ctx->running, 0, __ATOMIC_SEQ_CST);
 	t1 = monotonic_ns();
-	ctx->guest_ns += t1 - t0;
+	acct_set(ctx, ctx->guest_ns + (t1 - t0), 0);
 	if (ret < 0)
 		return ret;
 	ret = take_trap(ctx, cpu, ev);
@@ -487,9 +500,29 @@ static void sctx_interrupt(struct pcontext *c)
 		syscall(SYS_tgkill, ctx->pid, ctx->tid, INTERRUPT_SIGNAL);
 }
 
+/*
+ * The guest time of the context: the time its thread spent between an
+ * answer and the next trap (running, or runnable: the sentry cannot read a
+ * stub thread's CPU clock), up to now while it runs. Read by any thread
+ * (CPU-time timers poll it).
+ */
 static uint64_t sctx_cpu_time_ns(struct pcontext *c)
 {
-	return to_sctx(c)->guest_ns;
+	struct systrap_ctx *ctx = to_sctx(c);
+	uint64_t guest, since;
+	uint32_t seq;
+
+	do {
+		seq = __atomic_load_n(&ctx->acct_seq, __ATOMIC_ACQUIRE);
+		guest = __atomic_load_n(&ctx->guest_ns, __ATOMIC_RELAXED);
+		since = __atomic_load_n(&ctx->resumed_ns, __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	} while ((seq & 1) || __atomic_load_n(&ctx->acct_seq, __ATOMIC_RELAXED) != seq);
+	if (since) {
+		uint64_t now = monotonic_ns();
+		guest += now > since ? now - since : 0;
+	}
+	return guest;
 }
 
 static void sctx_release(struct pcontext *c)

@@ -99,7 +99,10 @@ struct systrap_ctx {
 	unsigned fpsize;
 	int running;   /* waiting for the guest (atomic) */
 	int interrupt; /* interrupt requested (atomic) */
-	uint64_t guest_ns;
+	/* Guest time (context.c): the time it ran before, and since when it runs
+	 * now (0: it does not), under a sequence count. */
+	uint32_t acct_seq;
+	uint64_t guest_ns, resumed_ns;
 	/* The pairing of the task's sentry thread and its stub thread (pairing.c). */
 	enum pair_mode mode;
 	int cpu;	      /* the sentry thread's CPU, -1 before the first switch */
