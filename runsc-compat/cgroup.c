@@ -450,6 +450,17 @@ int cgroup_update(const char *path, const char *json, struct rung_error *err)
 	json_object_put(o);
 	return ret < 0 ? -1 : 0;
 }
+/* Is the v1 hierarchy of controller mounted here? */
+static bool v1_mounted(const char *controller)
+{
+	char *base = xasprintf(CGROUP_ROOT "/%s", controller);
+	struct stat st;
+	bool ok = stat(base, &st) == 0;
+
+	free(base);
+	return ok;
+}
+
 int cgroup_create(const char *path, const struct oci_resources *res, struct rung_error *err)
 {
 	int ret;
@@ -463,16 +474,12 @@ int cgroup_create(const char *path, const struct oci_resources *res, struct rung
 		return res && res->raw ? cgroup_update(path, res->raw, err) : 0;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(v1_controllers); i++) {
-		char *base = xasprintf(CGROUP_ROOT "/%s", v1_controllers[i]), *dir;
-		struct stat st;
-		if (stat(base, &st) < 0) {
-			free(base);
-			continue; /* not mounted here */
-		}
-		dir = xasprintf("%s%s", base, path);
+		char *dir;
+		if (!v1_mounted(v1_controllers[i]))
+			continue;
+		dir = xasprintf(CGROUP_ROOT "/%s%s", v1_controllers[i], path);
 		ret = mkdir_p(dir, strcmp(v1_controllers[i], "cpuset") == 0);
 		free(dir);
-		free(base);
 		if (ret < 0)
 			return rung_error_make(err, -ret, "create the %s cgroup `%s`",
 					       v1_controllers[i], path);
@@ -500,16 +507,12 @@ int cgroup_join(const char *path, pid_t pid, struct rung_error *err)
 		return 0;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(v1_controllers); i++) {
-		char *base = xasprintf(CGROUP_ROOT "/%s", v1_controllers[i]), *f;
-		struct stat st;
-		if (stat(base, &st) < 0) {
-			free(base);
+		char *f;
+		if (!v1_mounted(v1_controllers[i]))
 			continue;
-		}
-		f = xasprintf("%s%s/%s", base, path, file);
+		f = cgroup_file(path, v1_controllers[i], file);
 		ret = write_file(f, pidbuf);
 		free(f);
-		free(base);
 		if (ret < 0)
 			return rung_error_make(err, -ret, "join the %s cgroup `%s`",
 					       v1_controllers[i], path);
