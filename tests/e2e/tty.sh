@@ -26,13 +26,16 @@ fi
 
 # start NAME COMMAND: run the shell command line COMMAND under script(1) on
 # a new pty, typed at from fd 3 (a fifo); its output goes to $T/NAME.out.
+# script runs $SHELL -c COMMAND; COMMAND is exec'd so that no shell (dash
+# does not exec a lone command by itself) shares the foreground group and
+# dies of the ^C meant for rung.
 start() {
 	name=$1
 	shift
 	rm -f "$T/$name.in"
 	mkfifo "$T/$name.in"
 	(
-		timeout -k 5 "$E2E_TIMEOUT" script -qefc "$*" /dev/null <"$T/$name.in" \
+		SHELL=/bin/sh timeout -k 5 "$E2E_TIMEOUT" script -qefc "exec $*" /dev/null <"$T/$name.in" \
 			>"$T/$name.out" 2>&1
 		echo $? >"$T/$name.st"
 	) &
@@ -43,7 +46,7 @@ start() {
 seen() {
 	i=0
 	while [ $i -lt 200 ]; do
-		tr -d '\r' <"$T/$1.out" | grep -Eq -- "$2" && return 0
+		tr -d '\r' 2>/dev/null <"$T/$1.out" | grep -Eq -- "$2" && return 0
 		sleep 0.1
 		i=$((i + 1))
 	done
