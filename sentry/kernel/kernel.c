@@ -37,6 +37,7 @@ int kernel_create(const struct kernel_config *cfg, struct kernel **out, struct r
 	sysctl_init(&k->net_sysctl);
 	list_init(&k->tasks);
 	list_init(&k->groups);
+	list_init(&k->sig_ucounts);
 	k->task_limit = cfg->task_limit ? cfg->task_limit : KERNEL_DEFAULT_TASK_LIMIT;
 	pthread_mutex_init(&k->lock, NULL);
 	pthread_cond_init(&k->cond, NULL);

@@ -80,6 +80,8 @@ struct kernel {
 	 * timers (sentry/kernel/timers.c): made on first use, under lock. */
 	struct ktimer_base *ktimers;
 	struct timers_kernel *timers;
+	/* Queued signals per user (struct sig_ucount, sentry/kernel/signal.c). */
+	struct list_head sig_ucounts;
 	/* The UTS namespace's names (uname, sethostname). */
 	char hostname[65], domainname[65];
 	/* Network sysctls (set before the guest runs; read-only after). */

@@ -16,6 +16,7 @@ struct kernel;
 struct task;
 struct thread_group;
 struct sigpending;
+struct sigqueue;
 
 /* clone(2) with Linux's flag rules; returns the child's tid or -errno. */
 long task_clone(struct task *t, uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t ctid,
@@ -72,6 +73,8 @@ long task_getsid(struct task *t, int pid);
 /* Signal internals shared with signal.c. */
 void sigpending_init(struct sigpending *p);
 void sigpending_flush(struct sigpending *p, uint64_t which);
+/* Free a queue entry taken off its list, uncharging its user. */
+void sigqueue_free(struct sigqueue *q);
 void recalc_sigpending_locked(struct task *t);
 int dequeue_signal_locked(struct task *t, uint64_t mask, siginfo_t *info);
 int signal_send_locked(struct task *target, const siginfo_t *info, bool group);

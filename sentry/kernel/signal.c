@@ -74,6 +74,58 @@ void sigpending_init(struct sigpending *p)
 	list_init(&p->list);
 }
 
+/*
+ * RLIMIT_SIGPENDING: every queued signal is charged to the real uid of the
+ * task it is queued for, and a user may have at most the target's limit
+ * queued (__sigqueue_alloc). The counts change under this leaf lock: a
+ * queue entry is freed wherever its task's last reference goes, with or
+ * without k->lock.
+ */
+static pthread_mutex_t ucount_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Charge one signal to uid, unless that makes more than limit. */
+static struct sig_ucount *ucount_charge(struct kernel *k, uint32_t uid, uint64_t limit)
+{
+	struct sig_ucount *c, *found = NULL;
+
+	pthread_mutex_lock(&ucount_lock);
+	list_for_each_entry(c, &k->sig_ucounts, node)
+		if (c->uid == uid) {
+			found = c;
+			break;
+		}
+	if (found && (uint64_t)found->n + 1 > limit) {
+		found = NULL;
+	} else if (found) {
+		found->n++;
+	} else if (limit >= 1) {
+		found = xzalloc(sizeof(*found));
+		found->uid = uid;
+		found->n = 1;
+		list_add_tail(&found->node, &k->sig_ucounts);
+	}
+	pthread_mutex_unlock(&ucount_lock);
+	return found;
+}
+
+static void ucount_put(struct sig_ucount *c)
+{
+	if (!c)
+		return;
+	pthread_mutex_lock(&ucount_lock);
+	if (--c->n == 0) {
+		list_del(&c->node);
+		free(c);
+	}
+	pthread_mutex_unlock(&ucount_lock);
+}
+
+void sigqueue_free(struct sigqueue *q)
+{
+	ucount_put(q->uc);
+	free(q);
+}
+
 void sigpending_flush(struct sigpending *p, uint64_t which)
 {
 	struct sigqueue *q, *n;
@@ -81,7 +133,7 @@ void sigpending_flush(struct sigpending *p, uint64_t which)
 	list_for_each_entry_safe(q, n, &p->list, link)
 		if (which & SIGBIT(q->info.si_signo)) {
 			list_del(&q->link);
-			free(q);
+			sigqueue_free(q);
 		}
 	p->set &= ~which;
 }
@@ -201,7 +253,9 @@ static int send_signal_locked(struct task *t, const siginfo_t *info, bool group,
 {
 	int sig = info->si_signo;
 	struct sigpending *pending = group ? &t->tg->shared : &t->pending;
+	struct sig_ucount *uc;
 	struct sigqueue *q;
+	bool override;
 
 	if (t->exited || (t->tg->flags & (TG_EXITING | TG_ZOMBIE)))
 		return 0;
@@ -211,9 +265,21 @@ static int send_signal_locked(struct task *t, const siginfo_t *info, bool group,
 	/* Standard signals do not queue: a second one while one is pending is lost. */
 	if (sig < SIGRTMIN_K && (pending->set & SIGBIT(sig)))
 		return 0;
-	q = xmalloc(sizeof(*q));
-	q->info = *info;
-	list_add_tail(&q->link, &pending->list);
+	/* Past RLIMIT_SIGPENDING, a standard signal from the kernel or kill()
+	 * still gets its entry; a real-time one sent with information
+	 * (sigqueue, a timer, ...) fails with EAGAIN; anything else is still
+	 * delivered, with its information lost (__send_signal_locked). */
+	override = sig < SIGRTMIN_K && (info->si_code >= 0 || forced);
+	uc = ucount_charge(t->k, t->creds.uid,
+			   override ? UINT64_MAX : t->tg->rlim[RLIMIT_SIGPENDING].rlim_cur);
+	if (uc) {
+		q = xmalloc(sizeof(*q));
+		q->info = *info;
+		q->uc = uc;
+		list_add_tail(&q->link, &pending->list);
+	} else if (sig >= SIGRTMIN_K && info->si_code != SI_USER) {
+		return -EAGAIN;
+	}
 	pending->set |= SIGBIT(sig);
 	complete_signal(t, sig, group, forced);
 	signalfd_notify();
@@ -255,7 +321,9 @@ void signal_enqueue_locked(struct task *t, const siginfo_t *info, bool group)
 	struct sigpending *pending = group ? &t->tg->shared : &t->pending;
 	struct sigqueue *q = xmalloc(sizeof(*q));
 
+	/* A POSIX timer's signal: the timer was charged when it was made. */
 	q->info = *info;
+	q->uc = NULL;
 	list_add_tail(&q->link, &pending->list);
 	pending->set |= SIGBIT(info->si_signo);
 	complete_signal(t, info->si_signo, group, false);
@@ -391,7 +459,7 @@ static void take(struct sigpending *p, int sig, siginfo_t *info)
 			continue;
 		*info = q->info;
 		list_del(&q->link);
-		free(q);
+		sigqueue_free(q);
 		break;
 	}
 	list_for_each_entry(q, &p->list, link)

@@ -59,10 +59,19 @@ struct sighand {
 	struct k_sigaction action[GUEST_NSIG];
 };
 
+/* Signals queued for one user, against RLIMIT_SIGPENDING (Linux's
+ * UCOUNT_RLIMIT_SIGPENDING); in kernel->sig_ucounts while n > 0. */
+struct sig_ucount {
+	struct list_head node;
+	uint32_t uid;
+	unsigned n;
+};
+
 /* One queued signal with its information. */
 struct sigqueue {
 	struct list_head link;
 	siginfo_t info;
+	struct sig_ucount *uc; /* the user it is charged to; NULL: not charged */
 };
 
 /* Pending signals: the set, and the queue that carries their siginfo (a

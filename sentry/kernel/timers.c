@@ -1241,7 +1241,7 @@ static void flush_timer_signals(struct sigpending *p)
 		if (q->info.si_code == SI_TIMER) {
 			drop |= SIGBIT(q->info.si_signo);
 			list_del(&q->link);
-			free(q);
+			sigqueue_free(q);
 		} else {
 			keep |= SIGBIT(q->info.si_signo);
 		}
