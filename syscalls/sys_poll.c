@@ -287,6 +287,29 @@ static unsigned do_pollfd(struct task *t, struct poll_wqueues *p, struct poll_ta
 	return mask;
 }
 
+/*
+ * After a pass of poll or select over its descriptors found *ready of them
+ * ready: true when the wait is over (*ready is then the result, or
+ * -ERESTARTNOHAND for a signal); otherwise block until a wake-up, the
+ * deadline or a signal, which the next pass looks at.
+ */
+static bool pass_ends_wait(struct task *t, uint32_t snap, uint64_t deadline, long *ready,
+			   bool *timed_out, bool *interrupted)
+{
+	int ret;
+
+	if (!*ready && (*interrupted || task_signal_pending(t)))
+		*ready = -ERESTARTNOHAND;
+	if (*ready || *timed_out)
+		return true;
+	ret = task_block(t, snap, deadline);
+	if (ret == -ETIMEDOUT)
+		*timed_out = true;
+	else if (ret == -EINTR)
+		*interrupted = true;
+	return false;
+}
+
 static long do_poll(struct task *t, struct kpollfd *fds, unsigned nfds, const struct kts *end)
 {
 	struct poll_wqueues table;
@@ -303,7 +326,6 @@ static long do_poll(struct task *t, struct kpollfd *fds, unsigned nfds, const st
 	}
 	for (;;) {
 		uint32_t snap = task_wake_snapshot(t);
-		int ret;
 
 		for (unsigned i = 0; i < nfds; i++)
 			if (do_pollfd(t, &table, pt, &fds[i])) {
@@ -312,15 +334,8 @@ static long do_poll(struct task *t, struct kpollfd *fds, unsigned nfds, const st
 				pt = NULL;
 			}
 		pt = NULL;
-		if (!count && (interrupted || task_signal_pending(t)))
-			count = -ERESTARTNOHAND;
-		if (count || timed_out)
+		if (pass_ends_wait(t, snap, deadline, &count, &timed_out, &interrupted))
 			break;
-		ret = task_block(t, snap, deadline);
-		if (ret == -ETIMEDOUT)
-			timed_out = true;
-		else if (ret == -EINTR)
-			interrupted = true;
 	}
 	poll_freewait(&table);
 	return count;
@@ -485,7 +500,6 @@ static long do_select(struct task *t, unsigned long n, struct fd_set_bits *fds,
 	}
 	for (;;) {
 		uint32_t snap = task_wake_snapshot(t);
-		int ret;
 
 		retval = 0;
 		for (unsigned long w = 0; w < FDS_LONGS(n); w++) {
@@ -532,15 +546,8 @@ static long do_select(struct task *t, unsigned long n, struct fd_set_bits *fds,
 				fds->res_ex[w] = res_ex;
 		}
 		pt = NULL;
-		if (!retval && (interrupted || task_signal_pending(t)))
-			retval = -ERESTARTNOHAND;
-		if (retval || timed_out)
+		if (pass_ends_wait(t, snap, deadline, &retval, &timed_out, &interrupted))
 			break;
-		ret = task_block(t, snap, deadline);
-		if (ret == -ETIMEDOUT)
-			timed_out = true;
-		else if (ret == -EINTR)
-			interrupted = true;
 	}
 	poll_freewait(&table);
 	return retval;

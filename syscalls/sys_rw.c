@@ -182,7 +182,8 @@ SYSCALL(write)
 	return ret;
 }
 
-SYSCALL(pread64)
+/* pread64 and pwrite64: fd, buf, count, pos. */
+static long do_prw(struct task *t, const struct syscall_args *a, bool write)
 {
 	struct file *f;
 	long ret;
@@ -192,26 +193,24 @@ SYSCALL(pread64)
 	f = fd_get(t->files, (int)a->a[0]);
 	if (!f)
 		return -EBADF;
-	ret = (f->fmode & FMODE_PREAD) ? do_read(t, f, a->a[1], a->a[2], (int64_t)a->a[3])
-				       : -ESPIPE;
+	if (!(f->fmode & FMODE_PREAD))
+		ret = -ESPIPE;
+	else if (write)
+		ret = do_write(t, f, a->a[1], a->a[2], (int64_t)a->a[3]);
+	else
+		ret = do_read(t, f, a->a[1], a->a[2], (int64_t)a->a[3]);
 	file_put(f);
 	return ret;
 }
 
+SYSCALL(pread64)
+{
+	return do_prw(t, a, false);
+}
+
 SYSCALL(pwrite64)
 {
-	struct file *f;
-	long ret;
-
-	if ((int64_t)a->a[3] < 0)
-		return -EINVAL;
-	f = fd_get(t->files, (int)a->a[0]);
-	if (!f)
-		return -EBADF;
-	ret = (f->fmode & FMODE_PREAD) ? do_write(t, f, a->a[1], a->a[2], (int64_t)a->a[3])
-				       : -ESPIPE;
-	file_put(f);
-	return ret;
+	return do_prw(t, a, true);
 }
 
 /* Copy in and check an iovec array; returns the total length (clipped) or -errno. */

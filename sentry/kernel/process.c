@@ -304,7 +304,8 @@ static void kill_orphaned_pgrp(struct kernel *k, int pgid, struct thread_group *
 		}
 }
 
-long task_getpgid(struct task *t, int pid)
+/* The process group (or, with sid, the session) of process pid (0: t's own). */
+static long group_id_of(struct task *t, int pid, bool sid)
 {
 	struct thread_group *tg;
 	long ret;
@@ -313,23 +314,19 @@ long task_getpgid(struct task *t, int pid)
 		return -ESRCH;
 	pthread_mutex_lock(&t->k->lock);
 	tg = pid ? kernel_find_tg_locked(t->k, pid, true) : t->tg;
-	ret = tg ? tg->pgid : -ESRCH;
+	ret = !tg ? -ESRCH : sid ? tg->sid : tg->pgid;
 	pthread_mutex_unlock(&t->k->lock);
 	return ret;
 }
 
+long task_getpgid(struct task *t, int pid)
+{
+	return group_id_of(t, pid, false);
+}
+
 long task_getsid(struct task *t, int pid)
 {
-	struct thread_group *tg;
-	long ret;
-
-	if (pid < 0)
-		return -ESRCH;
-	pthread_mutex_lock(&t->k->lock);
-	tg = pid ? kernel_find_tg_locked(t->k, pid, true) : t->tg;
-	ret = tg ? tg->sid : -ESRCH;
-	pthread_mutex_unlock(&t->k->lock);
-	return ret;
+	return group_id_of(t, pid, true);
 }
 
 long task_setpgid(struct task *t, int pid, int pgid)
