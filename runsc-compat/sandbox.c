@@ -227,6 +227,9 @@ int sandbox_setup(const struct sandbox_config *cfg, struct sandbox **out, struct
 		ret = protect_paths(sb->k, cfg, err);
 	if (ret == 0)
 		ret = set_sysctls(sb->k, cfg, err);
+	/* Before confinement: the stack opens what it needs on the host. */
+	if (ret == 0)
+		ret = net_setup(sb->k, cfg->network, cfg->egress, err);
 	if (ret < 0)
 		goto fail;
 	gofer_client_free(client);

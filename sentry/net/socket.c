@@ -7,7 +7,11 @@
 #include "config.h"
 #include "sentry/net/socket.h"
 #include "sentry/net/unix.h"
+#include "sentry/net/inet_host.h"
+#include "sentry/net/net.h"
+#include "sentry/net/netstack.h"
 #include "sentry/fs/file.h"
+#include "sentry/kernel/kernel.h"
 #include "sentry/kernel/task.h"
 #include "sentry/mm/mm.h"
 #include "lib/util.h"
@@ -258,8 +262,14 @@ int socket_create(struct task *t, int family, int type, int protocol, struct soc
 	switch (family) {
 	case AF_UNIX:
 		return unix_create(t, type, protocol, out);
+	case AF_INET:
+	case AF_INET6:
+		if (!t->k->net)
+			return -EAFNOSUPPORT;
+		if (t->k->net->mode == NET_MODE_HOST)
+			return inet_host_create(t, family, type, protocol, out);
+		return netstack_socket_create(t->k, family, type, protocol, out);
 	default:
-		/* Other families come with the network stack. */
 		return -EAFNOSUPPORT;
 	}
 }
