@@ -1,12 +1,14 @@
 /* A sandbox's network: its mode, configuration and egress policy (net.h). */
 #include "config.h"
 #include "sentry/net/net.h"
+#include "sentry/net/egress.h"
 #include "sentry/net/netstack.h"
 #include "sentry/kernel/kernel.h"
 #include "lib/error.h"
 #include "lib/log.h"
 #include "lib/util.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,6 +64,9 @@ int net_setup(struct kernel *k, enum net_mode mode, const char *egress, struct r
 
 	n->mode = mode;
 	k->net = n;
+	ret = egress_parse(egress, NULL, &n->egress, err);
+	if (ret < 0)
+		return ret;
 	if (mode == NET_MODE_NONE) {
 		net_config_loopback(&n->cfg);
 	} else {
@@ -77,7 +82,6 @@ int net_setup(struct kernel *k, enum net_mode mode, const char *egress, struct r
 		return rung_error_wrap(err, "--network=%s", net_mode_name(mode));
 	log_debug("network: %s, %zu interfaces, %zu routes", net_mode_name(mode), n->cfg.nifs,
 		  n->cfg.nroutes);
-	(void)egress;
 	return 0;
 }
 
@@ -90,6 +94,16 @@ void net_teardown(struct kernel *k)
 	if (n->stack)
 		netstack_stop(k);
 	net_config_free(&n->cfg);
+	egress_free(n->egress);
 	free(n);
 	k->net = NULL;
+}
+
+int net_egress_check(struct kernel *k, const void *sa, int len, bool connect)
+{
+	if (!k->net)
+		return 0;
+	if (egress_check(k->net->egress, sa, len, connect ? "a connection" : "a datagram") == 0)
+		return 0;
+	return connect ? -ECONNREFUSED : -EACCES;
 }

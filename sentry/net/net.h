@@ -44,6 +44,13 @@ const char *net_mode_name(enum net_mode m);
  * sentry is confined.
  */
 int net_setup(struct kernel *k, enum net_mode mode, const char *egress, struct rung_error *err);
+/*
+ * The egress policy's verdict on a guest connect (connect: true) or send
+ * to the sockaddr sa (len bytes) from an AF_INET/AF_INET6 socket: 0, or
+ * -ECONNREFUSED (connect) / -EACCES (a datagram's destination) when it is
+ * denied (logged). Without a network set up (unit tests), everything goes.
+ */
+int net_egress_check(struct kernel *k, const void *sa, int len, bool connect);
 /* Stop the stack and free k->net (kernel_destroy). */
 void net_teardown(struct kernel *k);
 /* The mode of k's network (sandbox when none was set up: unit tests). */
