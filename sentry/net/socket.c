@@ -9,6 +9,7 @@
 #include "sentry/net/unix.h"
 #include "sentry/net/inet_host.h"
 #include "sentry/net/net.h"
+#include "sentry/net/netlink.h"
 #include "sentry/net/netstack.h"
 #include "sentry/fs/file.h"
 #include "sentry/kernel/kernel.h"
@@ -312,7 +313,10 @@ int socket_create(struct task *t, int family, int type, int protocol, struct soc
 		if (t->k->net->mode == NET_MODE_HOST)
 			return inet_host_create(t, family, type, protocol, out);
 		return netstack_socket_create(t->k, family, type, protocol, out);
+	case AF_NETLINK:
+		return netlink_create(t, type, protocol, out);
 	default:
+		/* AF_PACKET, AF_BLUETOOTH, ...: docs/syscalls.md. */
 		return -EAFNOSUPPORT;
 	}
 }
