@@ -203,14 +203,14 @@ bool egress_allowed(const struct egress_policy *p, int family, const uint8_t *ad
 	static const uint8_t v6_lo[16] = {[15] = 1};
 	const struct egress_rule *best = NULL;
 	uint8_t v4[4];
+	bool loopback;
 
 	if (family == AF_INET6 && embedded_v4(addr, v4)) {
 		family = AF_INET;
 		addr = v4;
 	}
-	if ((family == AF_INET && addr[0] == 127) ||
-	    (family == AF_INET6 && memcmp(addr, v6_lo, 16) == 0))
-		return true;
+	loopback = (family == AF_INET && addr[0] == 127) ||
+		   (family == AF_INET6 && memcmp(addr, v6_lo, 16) == 0);
 	if (!p)
 		return true;
 	for (size_t i = 0; i < p->nrules; i++) {
@@ -228,7 +228,8 @@ bool egress_allowed(const struct egress_policy *p, int family, const uint8_t *ad
 	}
 	if (best)
 		return best->allow;
-	return !p->default_deny;
+	/* The loopback goes unless a rule of the user's names it. */
+	return loopback || !p->default_deny;
 }
 
 int egress_check(const struct egress_policy *p, const void *sa, int len, const char *what)

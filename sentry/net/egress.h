@@ -17,7 +17,7 @@
  * the built-in ranges deny: 10/8, 172.16/12, 192.168/16, 100.64/10,
  * 169.254/16 (the cloud metadata address 169.254.169.254), fc00::/7 (incl.
  * fd00::/8), fe80::/10, and the metadata host names. The loopback
- * (127/8, ::1) is always allowed. IPv4-mapped (::ffff:a.b.c.d) and NAT64
+ * (127/8, ::1) is allowed unless a deny rule names it. IPv4-mapped (::ffff:a.b.c.d) and NAT64
  * (64:ff9b::/96) addresses are checked as the IPv4 address they carry.
  */
 #ifndef RUNG_NET_EGRESS_H

@@ -97,6 +97,12 @@ START_TEST(test_rules)
 	p = parse("allow=1.2.3.4,deny=1.2.3.4");
 	ck_assert(!allowed(p, "1.2.3.4"));
 	egress_free(p);
+	/* The loopback too, when a rule names it. */
+	p = parse("deny=127.0.0.1,deny=::1");
+	ck_assert(!allowed(p, "127.0.0.1"));
+	ck_assert(!allowed(p, "::1"));
+	ck_assert(allowed(p, "127.0.0.2"));
+	egress_free(p);
 }
 END_TEST
 
