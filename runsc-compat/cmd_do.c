@@ -385,6 +385,8 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 		do_usage(stderr);
 		return rung_error_make(err, 0, "do: no program given");
 	}
+	if (!cfg.egress)
+		cfg.egress = g->egress;
 	if (net_mode_parse(g->network, &cfg.network) < 0)
 		return rung_error_make(err, 0, "--network: sandbox, host or none, not `%s`",
 				       g->network);

@@ -478,7 +478,8 @@ static int enter_netns(const struct oci_spec *spec, bool *fresh, struct rung_err
 }
 
 /* The network mode: the dev.rung.network annotation, else --network; and
- * the egress policy of dev.rung.egress (*egress: the caller frees). */
+ * the egress policy: dev.rung.egress, else --egress (*egress: the caller
+ * frees; NULL: the built-in policy). */
 static int network_config(const struct container_args *a, enum net_mode *mode, char **egress,
 			  struct rung_error *err)
 {
@@ -486,6 +487,8 @@ static int network_config(const struct container_args *a, enum net_mode *mode, c
 	const char *name = ann ? ann : a->g->network;
 
 	*egress = spec_annotation(a->spec, NET_EGRESS_ANNOTATION);
+	if (!*egress && a->g->egress)
+		*egress = xstrdup(a->g->egress);
 	if (net_mode_parse(name, mode) < 0)
 		return rung_error_make(err, EINVAL, "%s `%s`: not sandbox, host or none",
 				       ann ? "annotation " NET_MODE_ANNOTATION : "--network", name);
