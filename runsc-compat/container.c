@@ -455,7 +455,6 @@ static void report(int fd, const char *msg)
 static int enter_netns(const struct oci_spec *spec, bool *fresh, struct rung_error *err)
 {
 	const struct oci_namespace *ns = spec_namespace(spec, "network");
-	int fd;
 
 	*fresh = false;
 	if (!ns)
@@ -466,15 +465,7 @@ static int enter_netns(const struct oci_spec *spec, bool *fresh, struct rung_err
 		*fresh = true;
 		return level1_lo_up(err);
 	}
-	fd = open(ns->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || setns(fd, CLONE_NEWNET) < 0) {
-		int e = errno;
-		if (fd >= 0)
-			close(fd);
-		return rung_error_make(err, e, "join the network namespace `%s`", ns->path);
-	}
-	close(fd);
-	return 0;
+	return sandbox_join_netns(ns->path, "linux.namespaces", err);
 }
 
 /* The network mode: the dev.rung.network annotation, else --network; and
