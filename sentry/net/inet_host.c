@@ -68,13 +68,30 @@ static struct inet_host *host_sock_new(int fd, int family, int type)
 	return h;
 }
 
+/* An ICMP "ping" socket: the guest's groups against its
+ * net.ipv4.ping_group_range, as Linux's ping_init_sock. */
+static bool ping_allowed(struct task *t)
+{
+	const struct net_sysctl *n = &t->k->net_sysctl;
+	const struct creds *c = &t->creds;
+
+	if (c->egid >= n->ping_group_lo && c->egid <= n->ping_group_hi)
+		return true;
+	for (uint32_t i = 0; i < c->ngroups; i++)
+		if (c->groups[i] >= n->ping_group_lo && c->groups[i] <= n->ping_group_hi)
+			return true;
+	return false;
+}
+
 int inet_host_create(struct task *t, int family, int type, int protocol, struct socket **out)
 {
 	int fd;
 
-	(void)t;
 	if (type != SOCK_STREAM && type != SOCK_DGRAM && type != SOCK_RAW)
 		return -ESOCKTNOSUPPORT;
+	if (type == SOCK_DGRAM && (protocol == IPPROTO_ICMP || protocol == IPPROTO_ICMPV6) &&
+	    !ping_allowed(t))
+		return -EACCES;
 	/* The sentry has no capabilities: a raw socket is EPERM from the host,
 	 * as for a guest without CAP_NET_RAW. */
 	fd = socket(family, type | SOCK_NONBLOCK | SOCK_CLOEXEC, protocol);
