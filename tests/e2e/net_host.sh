@@ -3,13 +3,15 @@
 # --network=host as the guest's tools see it: in rung's own network
 # namespace, `ip addr` and `ip route` (AF_NETLINK dumps served by the
 # sentry) say what they say natively, a guest listener shows in
-# /proc/net/tcp and netstat, and a guest server answers the host.
+# /proc/net/tcp and netstat, and a guest server answers the host. And the
+# TCP and UDP guest tests with their IPv6 half, in a network namespace of
+# the test's own where ::1 exists (the host may have none).
 set -u
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/lib.sh"
-plan 6
+plan 8
 BB=$(command -v busybox) || {
-	for _ in $(seq 6); do skip "no busybox"; done
+	for _ in $(seq 8); do skip "no busybox"; done
 	exit 0
 }
 
@@ -43,4 +45,20 @@ check_that "netstat -tln in the guest shows it" \
 out=$(printf 'GET / HTTP/1.0\r\n\r\n' | timeout 5 "$BB" nc 127.0.0.1 "$port" 2>&1 | tail -n 1)
 check_eq "the host reaches the guest's server" from-the-guest "$out"
 wait
+
+NS=rung-v6-$$
+if [ "$(id -u)" = 0 ] && command -v ip >/dev/null && ip netns add "$NS" 2>/dev/null; then
+	ip -n "$NS" link set lo up
+	for t in net_tcp net_udp; do
+		ip netns exec "$NS" timeout -k 5 "$E2E_TIMEOUT" "$RUNG" do --network host \
+			"$GUEST_BIN/$t-static" >"$E2E_TMP/$t.out" 2>"$E2E_TMP/$t.err"
+		st=$?
+		check_that "$t with IPv6 (::1 in a namespace of the test's own): status $st" \
+			'[ $st = 0 ] && ! contains "$E2E_TMP/$t.err" "no ::1" && contains "$E2E_TMP/$t.out" "^ok: IPv6"'
+	done
+	ip netns del "$NS"
+else
+	skip "no network namespace for the IPv6 checks"
+	skip "no network namespace for the IPv6 checks"
+fi
 check_clean "the host-mode checks"
