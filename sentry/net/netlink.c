@@ -40,6 +40,8 @@ struct nl_sock {
 	pthread_mutex_t lock;
 	struct waitq wq;
 	struct list_head queue; /* struct nl_dgram, oldest first */
+	size_t queued;		/* bytes in queue (at most about rcvbuf) */
+	bool overrun;		/* answers were dropped: the next receive says ENOBUFS */
 	uint32_t portid;	/* 0 until bound (autobind: the tgid) */
 	uint64_t rcvtimeo;
 	int rcvbuf, sndbuf;
@@ -391,12 +393,20 @@ static long nl_sendmsg(struct socket *s, struct sock_msg *m)
 	     h = NLMSG_NEXT(h, rem)) {
 		if (!(h->nlmsg_flags & NLM_F_REQUEST))
 			continue;
+		/* A receive buffer's worth is queued at most, as Linux drops
+		 * what does not fit (and says ENOBUFS once). */
+		if (n->queued >= (size_t)n->rcvbuf) {
+			n->overrun = true;
+			break;
+		}
 		answer(n, h, &o);
-	}
-	while (!list_empty(&o.dgrams)) {
-		struct nl_dgram *d = list_first_entry(&o.dgrams, struct nl_dgram, node);
-		list_del(&d->node);
-		list_add_tail(&d->node, &n->queue);
+		while (!list_empty(&o.dgrams)) {
+			struct nl_dgram *d = list_first_entry(&o.dgrams, struct nl_dgram, node);
+			list_del(&d->node);
+			list_add_tail(&d->node, &n->queue);
+			n->queued += d->len;
+		}
+		o.cur = NULL;
 	}
 	pthread_mutex_unlock(&n->lock);
 	free(buf);
@@ -415,6 +425,12 @@ static long nl_recvmsg(struct socket *s, struct sock_msg *m)
 	pthread_mutex_lock(&n->lock);
 	while (list_empty(&n->queue)) {
 		struct task *t = current_task();
+
+		if (n->overrun) {
+			n->overrun = false;
+			pthread_mutex_unlock(&n->lock);
+			return -ENOBUFS;
+		}
 		struct waiter w = {0};
 		uint32_t snap;
 		int r;
@@ -451,6 +467,7 @@ static long nl_recvmsg(struct socket *s, struct sock_msg *m)
 		ret = (long)d->len;
 	if (!(m->flags & MSG_PEEK)) {
 		list_del(&d->node);
+		n->queued -= d->len;
 		free(d);
 	}
 	pthread_mutex_unlock(&n->lock);
