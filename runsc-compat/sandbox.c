@@ -16,6 +16,8 @@
 #include "lib/util.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -227,6 +229,9 @@ int sandbox_setup(const struct sandbox_config *cfg, struct sandbox **out, struct
 		ret = protect_paths(sb->k, cfg, err);
 	if (ret == 0)
 		ret = set_sysctls(sb->k, cfg, err);
+	/* Before confinement: the stack opens what it needs on the host. */
+	if (ret == 0)
+		ret = net_setup(sb->k, cfg->network, cfg->egress, err);
 	if (ret < 0)
 		goto fail;
 	gofer_client_free(client);
@@ -235,8 +240,10 @@ int sandbox_setup(const struct sandbox_config *cfg, struct sandbox **out, struct
 	if (cfg->tty >= 0 && hosttty_setup(sb->k, cfg->tty, job_control) < 0)
 		log_debug("the caller's terminal is not one the guest can have");
 	if (cfg->confine) {
-		struct confine_opts co = {
-			.empty_root = true, .seccomp = true, .memfd = sb->k->mf->fd};
+		struct confine_opts co = {.empty_root = true,
+					  .seccomp = true,
+					  .memfd = sb->k->mf->fd,
+					  .host_network = cfg->network == NET_MODE_HOST};
 		ret = sentry_confine(&co, err);
 		if (ret < 0) {
 			rung_error_wrap(err, "confine the sandbox (rung needs root)");
@@ -251,6 +258,20 @@ fail:
 	mounts_plan_free(&plan);
 	sandbox_destroy(sb);
 	return -1;
+}
+
+int sandbox_join_netns(const char *path, const char *what, struct rung_error *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || setns(fd, CLONE_NEWNET) < 0) {
+		int e = errno;
+		if (fd >= 0)
+			close(fd);
+		return rung_error_make(err, e, "%s: join the network namespace `%s`", what, path);
+	}
+	close(fd);
+	return 0;
 }
 
 void sandbox_destroy(struct sandbox *sb)

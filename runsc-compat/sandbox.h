@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "sentry/net/net.h"
+
 struct rung_error;
 struct kernel;
 struct platform_ops;
@@ -37,6 +39,10 @@ struct sandbox_config {
 	int tty;       /* the caller's terminal (its /dev/tty) for the guest, or -1 */
 	bool confine;  /* drop the host filesystem, capabilities; seccomp */
 	int compat_fd; /* > 2: the `auto` record to finish at the end (compat.h) */
+	/* The guest's network (sentry/net/net.h), set up in the current network
+	 * namespace; egress: the policy (NULL: the default). */
+	enum net_mode network;
+	const char *egress;
 };
 
 struct sandbox {
@@ -44,6 +50,10 @@ struct sandbox {
 	pid_t gofer;
 	int compat_fd; /* the `auto` record, or -1 */
 };
+
+/* Join the network namespace at path (a file of `ip netns` or
+ * /proc/PID/ns/net); what names the path in messages: "--netns", ... */
+int sandbox_join_netns(const char *path, const char *what, struct rung_error *err);
 
 /* Build the sandbox: gofer, kernel, filesystems, then confinement. */
 int sandbox_setup(const struct sandbox_config *cfg, struct sandbox **out, struct rung_error *err);

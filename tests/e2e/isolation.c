@@ -26,7 +26,9 @@
 #include <errno.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/netlink.h>
 #include <linux/reboot.h>
+#include <linux/rtnetlink.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -216,13 +218,55 @@ static void files(const char *file, const char *scratch)
 	result(sys(SYS_name_to_handle_at, AT_FDCWD, "/", buf, &path, 0), "name_to_handle_at(/)");
 }
 
+/*
+ * An AF_NETLINK route socket is the sandbox's own (served by the sentry
+ * from its configuration): opening one is fine, but a change through it
+ * (lo down) must be refused. Anything else is an escape.
+ */
+static void netlink_change(void)
+{
+	struct {
+		struct nlmsghdr h;
+		struct ifinfomsg i;
+	} req = {.h = {.nlmsg_len = sizeof(req),
+		       .nlmsg_type = RTM_NEWLINK,
+		       .nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK,
+		       .nlmsg_seq = 1},
+		 .i = {.ifi_index = 1, .ifi_change = 1 /* IFF_UP */}};
+	char buf[512];
+	long fd = sys(SYS_socket, AF_NETLINK, SOCK_RAW, NETLINK_ROUTE), n;
+	const struct nlmsghdr *h = (const void *)buf;
+
+	if (fd < 0) {
+		result(fd, "socket(AF_NETLINK, SOCK_RAW)");
+		return;
+	}
+	n = sys(SYS_sendto, fd, &req, sizeof(req), 0, NULL, 0);
+	if (n < 0) {
+		result(n, "netlink RTM_NEWLINK (lo down)");
+		close((int)fd);
+		return;
+	}
+	n = sys(SYS_recvfrom, fd, buf, sizeof(buf), 0, NULL, NULL);
+	close((int)fd);
+	if (n >= (long)NLMSG_LENGTH(sizeof(struct nlmsgerr)) && h->nlmsg_type == NLMSG_ERROR &&
+	    ((const struct nlmsgerr *)NLMSG_DATA(h))->error < 0) {
+		printf("denied: netlink RTM_NEWLINK (lo down) (%s, a sandbox-local socket)\n",
+		       strerrorname_np(-((const struct nlmsgerr *)NLMSG_DATA(h))->error));
+		denied++;
+		fflush(stdout);
+		return;
+	}
+	result(n < 0 ? n : 0, "netlink RTM_NEWLINK (lo down)");
+}
+
 static void network(void)
 {
 	result(sys(SYS_socket, AF_INET, SOCK_RAW, 1 /* ICMP */), "socket(AF_INET, SOCK_RAW)");
 	result(sys(SYS_socket, AF_INET, SOCK_STREAM, 0), "socket(AF_INET, SOCK_STREAM)");
 	result(sys(SYS_socket, AF_INET6, SOCK_DGRAM, 0), "socket(AF_INET6, SOCK_DGRAM)");
 	result(sys(SYS_socket, AF_PACKET, SOCK_RAW, 0), "socket(AF_PACKET, SOCK_RAW)");
-	result(sys(SYS_socket, AF_NETLINK, SOCK_RAW, 0), "socket(AF_NETLINK, SOCK_RAW)");
+	netlink_change();
 }
 
 /* The other system call ABIs: int $0x80 (ia32 numbers) and x32. Returns
