@@ -1,5 +1,6 @@
 #include "config.h"
 #include "sentry/mm/memfile.h"
+#include "sentry/mm/frames.h"
 #include "lib/error.h"
 #include "lib/util.h"
 #include "platform/platform.h"
@@ -60,6 +61,7 @@ int memfile_create(uint64_t capacity, struct memfile **out, struct rung_error *e
 	mf->base = base;
 	mf->capacity = capacity;
 	pthread_mutex_init(&mf->lock, NULL);
+	pthread_mutex_init(&mf->frames_lock, NULL);
 	*out = mf;
 	return 0;
 }
@@ -74,9 +76,11 @@ void memfile_destroy(struct memfile *mf)
 		rb_erase(&mf->free, n);
 		free(extent_of(n));
 	}
+	frames_destroy(mf);
 	munmap(mf->base, mf->capacity);
 	close(mf->fd);
 	pthread_mutex_destroy(&mf->lock);
+	pthread_mutex_destroy(&mf->frames_lock);
 	free(mf);
 }
 
@@ -91,10 +95,40 @@ void memfile_punch(struct memfile *mf, uint64_t off, uint64_t len)
 		memset(mf->base + off, 0, len);
 }
 
+/* Small copies (copy on write) probe page by page: SEEK_HOLE from a data
+ * page scans on through all the data after it, which may be the whole of a
+ * large process's memory. */
+#define COPY_PROBE_MAX (64 * GUEST_PAGE_SIZE)
+
+static void copy_probed(struct memfile *mf, uint64_t dst, uint64_t src, uint64_t len)
+{
+	uint64_t end = src + len;
+	off_t at = lseek(mf->fd, (off_t)src, SEEK_DATA);
+
+	while (at >= 0 && (uint64_t)at < end) {
+		uint64_t run = (uint64_t)at;
+		off_t next = -1;
+		while (run < end) {
+			run += GUEST_PAGE_SIZE;
+			next = run < end ? lseek(mf->fd, (off_t)run, SEEK_DATA) : -1;
+			if (next != (off_t)run)
+				break;
+		}
+		run = MIN(run, end);
+		memcpy(mf->base + dst + ((uint64_t)at - src), mf->base + (uint64_t)at,
+		       run - (uint64_t)at);
+		at = next;
+	}
+}
+
 void memfile_copy(struct memfile *mf, uint64_t dst, uint64_t src, uint64_t len)
 {
 	uint64_t end = src + len, at = src;
 
+	if (len <= COPY_PROBE_MAX) {
+		copy_probed(mf, dst, src, len);
+		return;
+	}
 	while (at < end) {
 		off_t data = lseek(mf->fd, (off_t)at, SEEK_DATA), hole;
 		if (data < 0 || (uint64_t)data >= end)
