@@ -97,27 +97,32 @@ void memfile_punch(struct memfile *mf, uint64_t off, uint64_t len)
 
 /* Small copies (copy on write) probe page by page: SEEK_HOLE from a data
  * page scans on through all the data after it, which may be the whole of a
- * large process's memory. */
+ * large process's memory. Holes are not copied: reading one through the
+ * mapping would give the source a page it did not have. */
 #define COPY_PROBE_MAX (64 * GUEST_PAGE_SIZE)
+
+/* Does the page at off hold data? mincore sees the pages in memory at once;
+ * one it does not see may still be swapped out, which SEEK_DATA knows. */
+static bool page_has_data(struct memfile *mf, uint64_t off, const unsigned char *incore)
+{
+	return (incore && (*incore & 1)) || lseek(mf->fd, (off_t)off, SEEK_DATA) == (off_t)off;
+}
 
 static void copy_probed(struct memfile *mf, uint64_t dst, uint64_t src, uint64_t len)
 {
-	uint64_t end = src + len;
-	off_t at = lseek(mf->fd, (off_t)src, SEEK_DATA);
+	unsigned char vec[COPY_PROBE_MAX / GUEST_PAGE_SIZE];
+	bool have_vec = mincore(mf->base + src, len, vec) == 0;
+	uint64_t at = 0, pages = len / GUEST_PAGE_SIZE;
 
-	while (at >= 0 && (uint64_t)at < end) {
-		uint64_t run = (uint64_t)at;
-		off_t next = -1;
-		while (run < end) {
-			run += GUEST_PAGE_SIZE;
-			next = run < end ? lseek(mf->fd, (off_t)run, SEEK_DATA) : -1;
-			if (next != (off_t)run)
-				break;
-		}
-		run = MIN(run, end);
-		memcpy(mf->base + dst + ((uint64_t)at - src), mf->base + (uint64_t)at,
-		       run - (uint64_t)at);
-		at = next;
+	while (at < pages) {
+		uint64_t run = at;
+		while (run < pages &&
+		       page_has_data(mf, src + run * GUEST_PAGE_SIZE, have_vec ? &vec[run] : NULL))
+			run++;
+		if (run > at)
+			memcpy(mf->base + dst + at * GUEST_PAGE_SIZE,
+			       mf->base + src + at * GUEST_PAGE_SIZE, (run - at) * GUEST_PAGE_SIZE);
+		at = run + 1; /* run is a hole (or the end) */
 	}
 }
 
