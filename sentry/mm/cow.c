@@ -7,8 +7,10 @@
  * page itself when nobody else holds it any more.
  *
  * Fault-around: a write fault on a shared page copies the shared pages of
- * the aligned window of COW_WINDOW bytes around it at once, so that a writer
- * walking through memory faults once per window rather than once per page;
+ * the aligned window of COW_WINDOW bytes around it at once, and of a window
+ * twice as large as the last when it continues where the last one ended, so
+ * that a writer walking through memory faults once per window rather than
+ * once per page;
  * one on a page that is the writer's own already (the other owner went) maps
  * the writer's own pages of a wider window writable, which costs no copy
  * (docs/memory.md has the measurements).
@@ -23,6 +25,7 @@
 #include <sys/mman.h>
 
 #define COW_WINDOW	(16 * PAGE_SIZE)
+#define COW_WINDOW_MAX	(256 * PAGE_SIZE)
 #define TAKEOVER_WINDOW (4ul << 20)
 
 int vma_map(struct mm *mm, const struct vma *v, uint64_t start, uint64_t end)
@@ -93,17 +96,38 @@ int vma_unshare(struct mm *mm, struct vma *v, uint64_t start, uint64_t end, bool
 	return 0;
 }
 
+/* The window of a copy-on-write fault at addr: COW_WINDOW aligned around
+ * it, or, where the last fault's window ended, twice the last window (up to
+ * COW_WINDOW_MAX) from there on: a writer streaming through memory faults
+ * ever less often. */
+static void cow_window(struct vma *v, uint64_t addr, uint64_t *start, uint64_t *end)
+{
+	struct mobj *m = v->mobj;
+	uint64_t page = ALIGN_DOWN(addr, PAGE_SIZE), moff = v->mobj_off + (page - v->start);
+
+	if (m->cow_next && moff == m->cow_next) {
+		m->cow_window = MIN(m->cow_window * 2, COW_WINDOW_MAX);
+		*start = page;
+		*end = MIN(v->end, page + m->cow_window);
+	} else {
+		m->cow_window = COW_WINDOW;
+		*start = MAX(v->start, ALIGN_DOWN(addr, COW_WINDOW));
+		*end = MIN(v->end, ALIGN_DOWN(addr, COW_WINDOW) + COW_WINDOW);
+	}
+	m->cow_next = v->mobj_off + (*end - v->start);
+}
+
 int vma_write_fault(struct mm *mm, struct vma *v, uint64_t addr, bool *copied)
 {
-	uint64_t start = MAX(v->start, ALIGN_DOWN(addr, COW_WINDOW));
-	uint64_t end = MIN(v->end, ALIGN_DOWN(addr, COW_WINDOW) + COW_WINDOW);
-	uint64_t moff = v->mobj_off + (ALIGN_DOWN(addr, PAGE_SIZE) - v->start);
+	uint64_t moff = v->mobj_off + (ALIGN_DOWN(addr, PAGE_SIZE) - v->start), start, end;
 	bool shared;
 	int ret;
 
 	mobj_run(v->mobj, moff, PAGE_SIZE, &shared);
-	if (shared)
+	if (shared) {
+		cow_window(v, addr, &start, &end);
 		return vma_unshare(mm, v, start, end, true, copied);
+	}
 	/*
 	 * The page is the writer's own: the other owner went (it exited or
 	 * wrote its own copy), and likely of the pages around it too. Mapping

@@ -91,37 +91,6 @@ static void merge_around(struct memfile *mf, uint64_t off, uint64_t end)
 	}
 }
 
-void frames_ref(struct memfile *mf, uint64_t off, uint64_t len)
-{
-	uint64_t cur = off, end = off + len;
-	struct frange *r;
-
-	if (!len)
-		return;
-	pthread_mutex_lock(&mf->frames_lock);
-	r = first_after(mf, cur);
-	while (cur < end) {
-		if (!r || r->off >= end) {
-			insert(mf, cur, end - cur, 2);
-			break;
-		}
-		if (r->off > cur) {
-			insert(mf, cur, r->off - cur, 2);
-			cur = r->off;
-			continue;
-		}
-		if (r->off < cur)
-			r = split(mf, r, cur);
-		if (r->off + r->len > end)
-			split(mf, r, end);
-		r->refs++;
-		cur = r->off + r->len;
-		r = frange_of(rb_next(&r->node));
-	}
-	merge_around(mf, off, end);
-	pthread_mutex_unlock(&mf->frames_lock);
-}
-
 /* Ranges whose last owner went: freed once the table is unlocked. */
 struct dead {
 	uint64_t (*r)[2];
@@ -142,38 +111,62 @@ static void dead_add(struct dead *d, uint64_t off, uint64_t len)
 	d->r[d->n++][1] = len;
 }
 
-void frames_unref(struct memfile *mf, uint64_t off, uint64_t len)
+/* Make no range straddle at. */
+static void cut_at(struct memfile *mf, uint64_t at)
 {
-	uint64_t cur = off, end = off + len;
-	struct dead d = {0};
+	struct frange *r = first_after(mf, at);
+
+	if (r && r->off < at)
+		split(mf, r, at);
+}
+
+/* Add delta (+1 or -1) to the count of every page of [off, end); pages a
+ * release leaves without an owner go to dead. */
+static void adjust(struct memfile *mf, uint64_t off, uint64_t end, int delta, struct dead *dead)
+{
+	uint64_t cur = off;
 	struct frange *r;
 
-	if (!len)
-		return;
-	pthread_mutex_lock(&mf->frames_lock);
-	r = first_after(mf, cur);
+	cut_at(mf, off);
+	cut_at(mf, end);
+	r = first_after(mf, off);
 	while (cur < end) {
+		uint64_t stop = r && r->off < end ? r->off : end;
 		struct frange *n;
-		if (!r || r->off >= end) {
-			dead_add(&d, cur, end - cur);
+		/* Pages the table does not name have one owner. */
+		if (stop > cur && delta > 0)
+			insert(mf, cur, stop - cur, 2);
+		else if (stop > cur)
+			dead_add(dead, cur, stop - cur);
+		if (stop == end)
 			break;
-		}
-		if (r->off > cur) {
-			dead_add(&d, cur, r->off - cur);
-			cur = r->off;
-			continue;
-		}
-		if (r->off < cur)
-			r = split(mf, r, cur);
-		if (r->off + r->len > end)
-			split(mf, r, end);
-		cur = r->off + r->len;
 		n = frange_of(rb_next(&r->node));
-		if (--r->refs == 1)
+		cur = r->off + r->len;
+		r->refs += (unsigned)delta;
+		if (r->refs == 1)
 			erase(mf, r);
 		r = n;
 	}
 	merge_around(mf, off, end);
+}
+
+void frames_ref(struct memfile *mf, uint64_t off, uint64_t len)
+{
+	if (!len)
+		return;
+	pthread_mutex_lock(&mf->frames_lock);
+	adjust(mf, off, off + len, 1, NULL);
+	pthread_mutex_unlock(&mf->frames_lock);
+}
+
+void frames_unref(struct memfile *mf, uint64_t off, uint64_t len)
+{
+	struct dead d = {0};
+
+	if (!len)
+		return;
+	pthread_mutex_lock(&mf->frames_lock);
+	adjust(mf, off, off + len, -1, &d);
 	pthread_mutex_unlock(&mf->frames_lock);
 	for (size_t i = 0; i < d.n; i++)
 		memfile_free(mf, d.r[i][0], d.r[i][1]);
@@ -227,12 +220,10 @@ unsigned frames_count(struct memfile *mf, uint64_t off)
 
 unsigned long frames_ranges(struct memfile *mf)
 {
-	unsigned long count = 0;
-	struct rb_node *n;
+	unsigned long count;
 
 	pthread_mutex_lock(&mf->frames_lock);
-	for (n = rb_first(&mf->frames); n; n = rb_next(n))
-		count++;
+	count = rb_count(&mf->frames);
 	pthread_mutex_unlock(&mf->frames_lock);
 	return count;
 }

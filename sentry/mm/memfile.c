@@ -95,55 +95,45 @@ void memfile_punch(struct memfile *mf, uint64_t off, uint64_t len)
 		memset(mf->base + off, 0, len);
 }
 
-/* Small copies (copy on write) probe page by page: SEEK_HOLE from a data
- * page scans on through all the data after it, which may be the whole of a
- * large process's memory. Holes are not copied: reading one through the
- * mapping would give the source a page it did not have. */
-#define COPY_PROBE_MAX (64 * GUEST_PAGE_SIZE)
-
-/* Does the page at off hold data? mincore sees the pages in memory at once;
- * one it does not see may still be swapped out, which SEEK_DATA knows. */
-static bool page_has_data(struct memfile *mf, uint64_t off, const unsigned char *incore)
-{
-	return (incore && (*incore & 1)) || lseek(mf->fd, (off_t)off, SEEK_DATA) == (off_t)off;
-}
-
-static void copy_probed(struct memfile *mf, uint64_t dst, uint64_t src, uint64_t len)
-{
-	unsigned char vec[COPY_PROBE_MAX / GUEST_PAGE_SIZE];
-	bool have_vec = mincore(mf->base + src, len, vec) == 0;
-	uint64_t at = 0, pages = len / GUEST_PAGE_SIZE;
-
-	while (at < pages) {
-		uint64_t run = at;
-		while (run < pages &&
-		       page_has_data(mf, src + run * GUEST_PAGE_SIZE, have_vec ? &vec[run] : NULL))
-			run++;
-		if (run > at)
-			memcpy(mf->base + dst + at * GUEST_PAGE_SIZE,
-			       mf->base + src + at * GUEST_PAGE_SIZE, (run - at) * GUEST_PAGE_SIZE);
-		at = run + 1; /* run is a hole (or the end) */
-	}
-}
+/*
+ * Only the source pages that hold data are copied: reading a hole through
+ * the mapping would give the source a page it did not have, and the
+ * destination reads zeros already. mincore tells the pages in memory for a
+ * chunk at once; for one it does not see (a hole, or swapped out), SEEK_DATA
+ * says where the data goes on. (SEEK_HOLE is no help: from a data page it
+ * scans on through all the data after it, possibly a whole process's.)
+ */
+#define PROBE_PAGES 256
 
 void memfile_copy(struct memfile *mf, uint64_t dst, uint64_t src, uint64_t len)
 {
 	uint64_t end = src + len, at = src;
+	unsigned char vec[PROBE_PAGES];
 
-	if (len <= COPY_PROBE_MAX) {
-		copy_probed(mf, dst, src, len);
-		return;
-	}
 	while (at < end) {
-		off_t data = lseek(mf->fd, (off_t)at, SEEK_DATA), hole;
-		if (data < 0 || (uint64_t)data >= end)
-			return; /* the rest is a hole: the destination reads zeros already */
-		hole = lseek(mf->fd, data, SEEK_HOLE);
-		if (hole < 0 || (uint64_t)hole > end)
-			hole = (off_t)end;
-		memcpy(mf->base + dst + ((uint64_t)data - src), mf->base + (uint64_t)data,
-		       (uint64_t)(hole - data));
-		at = (uint64_t)hole;
+		uint64_t n = MIN(end - at, PROBE_PAGES * GUEST_PAGE_SIZE) / GUEST_PAGE_SIZE, i = 0;
+		bool incore = mincore(mf->base + at, n * GUEST_PAGE_SIZE, vec) == 0;
+		while (i < n) {
+			uint64_t j = i, page = at + i * GUEST_PAGE_SIZE;
+			off_t data;
+			while (incore && j < n && (vec[j] & 1))
+				j++;
+			if (j == i) {
+				data = lseek(mf->fd, (off_t)page, SEEK_DATA);
+				if (data < 0 || (uint64_t)data >= end)
+					return;
+				if ((uint64_t)data > page) {
+					/* A hole up to data: go on from there. */
+					i = ((uint64_t)data - at) / GUEST_PAGE_SIZE;
+					continue;
+				}
+				j = i + 1; /* swapped out: data all the same */
+			}
+			memcpy(mf->base + dst + (page - src), mf->base + page,
+			       (j - i) * GUEST_PAGE_SIZE);
+			i = j;
+		}
+		at += i * GUEST_PAGE_SIZE;
 	}
 }
 
@@ -292,12 +282,10 @@ out:
 
 unsigned long memfile_free_extents(struct memfile *mf)
 {
-	unsigned long count = 0;
-	struct rb_node *n;
+	unsigned long count;
 
 	pthread_mutex_lock(&mf->lock);
-	for (n = rb_first(&mf->free); n; n = rb_next(n))
-		count++;
+	count = rb_count(&mf->free);
 	pthread_mutex_unlock(&mf->lock);
 	return count;
 }

@@ -342,9 +342,5 @@ bool mobj_write_pinned(struct mobj *m)
 
 unsigned long mobj_runs(struct mobj *m)
 {
-	unsigned long count = 0;
-
-	for (struct rb_node *n = rb_first(&m->runs); n; n = rb_next(n))
-		count++;
-	return count;
+	return rb_count(&m->runs);
 }

@@ -41,6 +41,9 @@ struct mobj {
 	unsigned pins, wpins;
 	uint64_t (*deferred)[2];
 	size_t ndeferred;
+	/* Copy-on-write fault-around (sentry/mm/cow.c; under the mm's write
+	 * lock): where the last fault's window ended, and its size. */
+	uint64_t cow_next, cow_window;
 };
 
 /* A new mobj of len bytes (zero-filled), one reference. -ENOMEM when full. */

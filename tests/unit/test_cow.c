@@ -15,10 +15,12 @@
 #include "unit.h"
 
 #include <check.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #define PG   PAGE_SIZE
 #define BASE 0x100000000ul
@@ -128,6 +130,38 @@ START_TEST(test_frames_random_model)
 	for (unsigned i = 0; i < N; i++)
 		while (model[i]-- > 0)
 			frames_unref(mf, off + i * PG, PG);
+}
+END_TEST
+
+/* The copy behind copy on write (and eager forks): data pages only, holes stay holes. */
+START_TEST(test_memfile_copy_skips_holes)
+{
+	static const unsigned data[] = {0, 1, 255, 256, 257, 599};
+	enum { N = 600 };
+	uint64_t src, dst;
+
+	ck_assert_int_eq(memfile_alloc(mf, N * PG, &src), 0);
+	ck_assert_int_eq(memfile_alloc(mf, N * PG, &dst), 0);
+	for (unsigned i = 0; i < ARRAY_SIZE(data); i++)
+		memset(memfile_ptr(mf, src + data[i] * PG), (int)(i + 1), PG);
+	memfile_copy(mf, dst, src, N * PG);
+	for (unsigned i = 0; i < ARRAY_SIZE(data); i++) {
+		const unsigned char *p = memfile_ptr(mf, dst + data[i] * PG);
+		ck_assert_uint_eq(p[0], i + 1);
+		ck_assert_uint_eq(p[PG - 1], i + 1);
+	}
+	/* Neither side gained pages where the source had none. */
+	ck_assert_int_eq(lseek(mf->fd, (off_t)(src + 2 * PG), SEEK_DATA), (off_t)(src + 255 * PG));
+	ck_assert_int_eq(lseek(mf->fd, (off_t)(dst + 2 * PG), SEEK_DATA), (off_t)(dst + 255 * PG));
+	ck_assert_int_eq(lseek(mf->fd, (off_t)(dst + 258 * PG), SEEK_DATA),
+			 (off_t)(dst + 599 * PG));
+	/* A part of a range, from a hole. */
+	memfile_punch(mf, dst, N * PG);
+	memfile_copy(mf, dst + 2 * PG, src + 2 * PG, 300 * PG);
+	ck_assert_uint_eq(*(unsigned char *)memfile_ptr(mf, dst + 256 * PG), 4);
+	ck_assert_int_eq(lseek(mf->fd, (off_t)dst, SEEK_DATA), (off_t)(dst + 255 * PG));
+	memfile_free(mf, src, N * PG);
+	memfile_free(mf, dst, N * PG);
 }
 END_TEST
 
@@ -428,6 +462,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_frames_count_and_free);
 	tcase_add_test(tc, test_frames_random_model);
+	tcase_add_test(tc, test_memfile_copy_skips_holes);
 	tcase_add_test(tc, test_mobj_fork_and_unshare);
 	tcase_add_test(tc, test_mobj_zero_and_copy);
 	tcase_add_test(tc, test_mobj_pins_defer);
