@@ -4,8 +4,9 @@
  * for many pages and through nested forks; a sibling thread writing while
  * another forks; MAP_SHARED memory stays shared; mprotect, madvise
  * (DONTNEED), munmap and brk on one side only; the kernel's own writes
- * (read(2), futex words, a thread's clear_child_tid) into shared pages;
- * vfork and exec after fork.
+ * (read(2), futex words, a thread's clear_child_tid) into shared pages, and
+ * a read(2) blocked in another thread across the fork; vfork and exec after
+ * fork.
  */
 #include "guest.h"
 
@@ -388,6 +389,44 @@ static int child_thread_join(void)
 	return 0;
 }
 
+/* A thread blocked in read(2) into private memory while another forks. */
+static int pipe_in[2], pipe_go[2];
+
+static void *blocked_reader(void *arg)
+{
+	return (void *)(long)read(pipe_in[0], region + 5 * PAGE, 5);
+}
+
+static void read_during_fork(void)
+{
+	pthread_t th;
+	void *got;
+	int st;
+	char c;
+	pid_t p;
+
+	memcpy(region + 5 * PAGE, "old..", 5);
+	CHECK(pipe(pipe_in) == 0 && pipe(pipe_go) == 0, "pipes");
+	CHECK_EQ(pthread_create(&th, NULL, blocked_reader, NULL), 0, "reader thread blocks");
+	usleep(50000);
+	p = fork();
+	if (p == 0) {
+		if (read(pipe_go[0], &c, 1) != 1)
+			_exit(3);
+		_exit(memcmp(region + 5 * PAGE, "old..", 5) == 0 ? 0 : 1);
+	}
+	CHECK_EQ(write(pipe_in[1], "new!!", 5), 5, "the data comes after the fork");
+	CHECK(pthread_join(th, &got) == 0 && got == (void *)5L, "the blocked read completes");
+	CHECK(memcmp(region + 5 * PAGE, "new!!", 5) == 0, "into the parent's memory");
+	CHECK_EQ(write(pipe_go[1], "x", 1), 1, "then the child looks");
+	CHECK(waitpid(p, &st, 0) == p && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	      "the child's copy has what was there at the fork");
+	close(pipe_in[0]);
+	close(pipe_in[1]);
+	close(pipe_go[0]);
+	close(pipe_go[1]);
+}
+
 static void kernel_writes(void)
 {
 	pthread_t th;
@@ -483,6 +522,7 @@ int main(int argc, char **argv)
 	dontneed_after_fork();
 	munmap_one_side();
 	kernel_writes();
+	read_during_fork();
 	brk_after_fork();
 	vfork_and_exec();
 	return GUEST_DONE();
