@@ -55,6 +55,43 @@ int vma_map(struct mm *mm, const struct vma *v, uint64_t start, uint64_t end)
 	return 0;
 }
 
+/*
+ * Give the runs of [start, end) of v that are its own (own) or shared
+ * (!own) the protection vma_map would, keeping the stub's page tables
+ * (mprotect, not a new mmap: the pages need not fault in again). The stub
+ * maps these pages already; where the protection change fails, they are
+ * mapped again.
+ */
+static int vma_protect_runs(struct mm *mm, const struct vma *v, uint64_t start, uint64_t end,
+			    bool own)
+{
+	if (!mm->as)
+		return 0;
+	while (start < end) {
+		uint64_t moff = v->mobj_off + (start - v->start), n, foff;
+		bool shared;
+		int ret;
+
+		n = mobj_run(v->mobj, moff, end - start, &shared);
+		foff = mobj_frame(v->mobj, moff, &n);
+		if (shared != own) {
+			int prot = shared ? v->prot & ~PROT_WRITE : v->prot;
+			if (as_protect(mm->as, start, n, prot, foff) < 0) {
+				ret = as_map(mm->as, start, n, prot, foff);
+				if (ret < 0)
+					return ret;
+			}
+		}
+		start += n;
+	}
+	return 0;
+}
+
+int vma_write_protect(struct mm *mm, const struct vma *v)
+{
+	return vma_protect_runs(mm, v, v->start, v->end, false);
+}
+
 int vma_unshare(struct mm *mm, struct vma *v, uint64_t start, uint64_t end, bool map_own,
 		bool *copied)
 {
@@ -121,7 +158,6 @@ int vma_write_fault(struct mm *mm, struct vma *v, uint64_t addr, bool *copied)
 {
 	uint64_t moff = v->mobj_off + (ALIGN_DOWN(addr, PAGE_SIZE) - v->start), start, end;
 	bool shared;
-	int ret;
 
 	mobj_run(v->mobj, moff, PAGE_SIZE, &shared);
 	if (shared) {
@@ -130,24 +166,14 @@ int vma_write_fault(struct mm *mm, struct vma *v, uint64_t addr, bool *copied)
 	}
 	/*
 	 * The page is the writer's own: the other owner went (it exited or
-	 * wrote its own copy), and likely of the pages around it too. Mapping
-	 * them writable costs one mmap however many they are, so the window is
-	 * wider; the shared pages in it stay as they are.
+	 * wrote its own copy), and likely of the pages around it too. Making
+	 * them writable costs one mprotect however many they are, so the
+	 * window is wider; the shared pages in it stay as they are.
 	 */
 	*copied = false;
 	start = MAX(v->start, ALIGN_DOWN(addr, TAKEOVER_WINDOW));
 	end = MIN(v->end, ALIGN_DOWN(addr, TAKEOVER_WINDOW) + TAKEOVER_WINDOW);
-	while (start < end) {
-		uint64_t n =
-			mobj_run(v->mobj, v->mobj_off + (start - v->start), end - start, &shared);
-		if (!shared) {
-			ret = vma_map(mm, v, start, start + n);
-			if (ret < 0)
-				return ret;
-		}
-		start += n;
-	}
-	return 0;
+	return vma_protect_runs(mm, v, start, end, true);
 }
 
 int mm_prepare_write(struct mm *mm, uint64_t addr, size_t len)

@@ -143,7 +143,7 @@ int mm_fork(struct mm *old, struct mm **out)
 			n->mobj_off = v->mobj_off;
 			/* The parent's writes must fault from now on. */
 			if (ret == 0 && (v->prot & PROT_WRITE))
-				ret = vma_map(old, v, v->start, v->end);
+				ret = vma_write_protect(old, v);
 		}
 		if (ret < 0) {
 			vma_destroy(n, false);

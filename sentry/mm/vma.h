@@ -38,6 +38,8 @@ int vma_map(struct mm *mm, const struct vma *v, uint64_t start, uint64_t end);
  * copied. 0 or -errno. */
 int vma_unshare(struct mm *mm, struct vma *v, uint64_t start, uint64_t end, bool map_own,
 		bool *copied);
+/* After a fork shared v's pages: make them read-only in the stub. */
+int vma_write_protect(struct mm *mm, const struct vma *v);
 /* A guest write fault at addr in the writable private v: vma_unshare of the
  * fault-around window. */
 int vma_write_fault(struct mm *mm, struct vma *v, uint64_t addr, bool *copied);

@@ -15,6 +15,7 @@
 #include "unit.h"
 
 #include <check.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -295,7 +296,7 @@ struct fake_as {
 		int prot;
 		uint64_t off;
 	} page[WIN];
-	unsigned maps;
+	unsigned maps, protects;
 };
 
 #define fake_of(a) ((struct fake_as *)(a))
@@ -316,6 +317,21 @@ static int fake_map(struct address_space *as, uint64_t addr, uint64_t len, int p
 	return 0;
 }
 
+/* Only what is mapped can change its protection (as mprotect on the host). */
+static int fake_protect(struct address_space *as, uint64_t addr, uint64_t len, int prot)
+{
+	struct fake_as *f = fake_of(as);
+
+	f->protects++;
+	for (uint64_t a = addr; a < addr + len; a += PG)
+		if (a >= BASE && a < BASE + WIN * PG && !f->page[(a - BASE) / PG].mapped)
+			return -ENOMEM;
+	for (uint64_t a = addr; a < addr + len; a += PG)
+		if (a >= BASE && a < BASE + WIN * PG)
+			f->page[(a - BASE) / PG].prot = prot;
+	return 0;
+}
+
 static int fake_unmap(struct address_space *as, uint64_t addr, uint64_t len)
 {
 	struct fake_as *f = fake_of(as);
@@ -331,7 +347,7 @@ static void fake_release(struct address_space *as)
 }
 
 static const struct as_ops fake_ops = {
-	.map = fake_map, .unmap = fake_unmap, .release = fake_release};
+	.map = fake_map, .unmap = fake_unmap, .protect = fake_protect, .release = fake_release};
 
 static long map_at(struct mm *mm, uint64_t addr, uint64_t len, int prot, int flags)
 {
@@ -397,14 +413,17 @@ START_TEST(test_fork_maps_read_only_and_faults_copy)
 	ck_assert_int_eq(mm_zero_out(child, BASE + 3 * PG, 16), 0);
 
 	/* The child goes: the parent's pages are its own again, and one write
-	 * fault maps all of them writable (no copy). */
+	 * fault makes all of them writable (no copy, no new mapping). */
 	mm_put(child);
 	{
 		uint64_t before = fp.page[0].off;
+		unsigned maps = fp.maps, protects = fp.protects;
 		ck_assert_int_eq(mm_handle_fault(parent, BASE, ACCESS_WRITE, 1 << 20), 0);
 		ck_assert_uint_eq(fp.page[0].off, before);
 		for (unsigned i = 0; i < 48; i++)
 			ck_assert_int_eq(fp.page[i].prot, RW);
+		ck_assert_uint_eq(fp.maps, maps);
+		ck_assert_uint_gt(fp.protects, protects);
 	}
 	ck_assert_int_eq(mm_copy_in(parent, buf, BASE + 20 * PG, 7), 0);
 	ck_assert_str_eq(buf, "parent");
@@ -442,7 +461,8 @@ START_TEST(test_fork_dontneed_and_munmap)
 		mm_pin(parent, BASE + 8 * PG, 4, true, &pin);
 		ck_assert_int_eq(pin.n, 1);
 		ck_assert_int_eq(mm_fork(parent, &c2), 0);
-		ck_assert_int_eq(fp.page[8].prot, RW); /* nothing shared: still writable */
+		/* Nothing shared with the new child: the pinned page is the parent's alone. */
+		ck_assert_uint_eq(frames_count(mf, fp.page[8].off), 1);
 		memcpy(pin.iov[0].iov_base, "pin", 4);
 		mm_unpin(&pin);
 		ck_assert_int_eq(mm_copy_in(c2, buf, BASE + 8 * PG, 4), 0);
