@@ -117,7 +117,7 @@ struct as_ops {
 	int (*unmap)(struct address_space *as, uint64_t addr, uint64_t len);
 	/* Change the protection of [addr, addr+len), mapped whole already with
 	 * map(), keeping what the host has of it in its page tables. Optional:
-	 * where NULL, callers map the window again. */
+	 * where NULL or failing, callers map the window again. */
 	int (*protect)(struct address_space *as, uint64_t addr, uint64_t len, int prot);
 	/*
 	 * Make ctx (a new task's context) able to run in as too (threads,

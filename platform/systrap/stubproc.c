@@ -363,6 +363,10 @@ static int sas_protect(struct address_space *a, uint64_t addr, uint64_t len, int
 	struct systrap_as *as = to_sas(a);
 	long r;
 
+	/* The sentry's own filter, which stubs inherit, allows no executable
+	 * mprotect: the caller maps the window again instead. */
+	if (prot & PROT_EXEC)
+		return -EPERM;
 	pthread_mutex_lock(&as->lock);
 	r = inject(as, SYS_mprotect, addr, len, (uint64_t)prot, 0, 0, 0);
 	pthread_mutex_unlock(&as->lock);

@@ -187,6 +187,31 @@ static void fork_while_writing(void)
 	CHECK_EQ(pthread_join(th, NULL), 0, "writer thread joins");
 }
 
+/* Writable and executable memory (a JIT's) is copied on write like the rest. */
+static char *rwx;
+
+static int child_writes_rwx(void)
+{
+	if (rwx[0] != 'j' || rwx[PAGE] != 'k')
+		return 1;
+	memset(rwx, 'c', 2 * PAGE);
+	return rwx[PAGE] == 'c' ? 0 : 2;
+}
+
+static void rwx_after_fork(void)
+{
+	rwx = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS,
+		   -1, 0);
+	CHECK(rwx != MAP_FAILED, "mmap read-write-execute");
+	rwx[0] = 'j';
+	rwx[PAGE] = 'k';
+	CHECK_EQ(in_child(child_writes_rwx), 0, "the child writes its copy of RWX memory");
+	CHECK(rwx[0] == 'j' && rwx[PAGE] == 'k', "the parent's RWX memory is as it was");
+	rwx[0] = 'p';
+	CHECK(rwx[0] == 'p', "the parent writes it again");
+	munmap(rwx, 2 * PAGE);
+}
+
 static void shared_stays_shared(void)
 {
 	char *sh = mmap(NULL, 16 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -517,6 +542,7 @@ int main(int argc, char **argv)
 	isolation();
 	nested();
 	fork_while_writing();
+	rwx_after_fork();
 	shared_stays_shared();
 	mprotect_after_fork();
 	dontneed_after_fork();
