@@ -52,6 +52,16 @@ static inline bool rb_empty(const struct rb_root *root)
 	return root->node == NULL;
 }
 
+/* The number of nodes (walks the tree: for tests and statistics). */
+static inline unsigned long rb_count(const struct rb_root *root)
+{
+	unsigned long count = 0;
+
+	for (const struct rb_node *n = rb_first(root); n; n = rb_next(n))
+		count++;
+	return count;
+}
+
 /* Check the red-black invariants; returns the black height or -1 (unit tests). */
 int rb_check(const struct rb_root *root);
 

@@ -115,6 +115,10 @@ struct as_ops {
 		   uint64_t file_off);
 	/* Remove whatever is mapped in [addr, addr+len). */
 	int (*unmap)(struct address_space *as, uint64_t addr, uint64_t len);
+	/* Change the protection of [addr, addr+len), mapped whole already with
+	 * map(), keeping what the host has of it in its page tables. Optional:
+	 * where NULL or failing, callers map the window again. */
+	int (*protect)(struct address_space *as, uint64_t addr, uint64_t len, int prot);
 	/*
 	 * Make ctx (a new task's context) able to run in as too (threads,
 	 * CLONE_VM children). Called by a task that runs in as, from one of its
@@ -172,6 +176,15 @@ static inline int as_map(struct address_space *as, uint64_t addr, uint64_t len, 
 static inline int as_unmap(struct address_space *as, uint64_t addr, uint64_t len)
 {
 	return as->ops->unmap(as, addr, len);
+}
+
+/* as->ops->protect, or map again (the window maps the memory file from off). */
+static inline int as_protect(struct address_space *as, uint64_t addr, uint64_t len, int prot,
+			     uint64_t off)
+{
+	if (as->ops->protect)
+		return as->ops->protect(as, addr, len, prot);
+	return as->ops->map(as, addr, len, prot, off);
 }
 
 #endif

@@ -330,6 +330,15 @@ static int pas_unmap(struct address_space *a, uint64_t addr, uint64_t len)
 	return (int)as_inject(to_pas(a), SYS_munmap, addr, len, 0, 0, 0, 0);
 }
 
+static int pas_protect(struct address_space *a, uint64_t addr, uint64_t len, int prot)
+{
+	/* The sentry's own filter, which stubs inherit, allows no executable
+	 * mprotect: the caller maps the window again instead. */
+	if (prot & PROT_EXEC)
+		return -EPERM;
+	return (int)as_inject(to_pas(a), SYS_mprotect, addr, len, (uint64_t)prot, 0, 0, 0);
+}
+
 static int pas_add_ctx(struct address_space *a, struct pcontext *c)
 {
 	struct ptrace_as *as = to_pas(a);
@@ -422,6 +431,7 @@ static void pas_release(struct address_space *a)
 static const struct as_ops ptrace_as_ops = {
 	.map = pas_map,
 	.unmap = pas_unmap,
+	.protect = pas_protect,
 	.add_ctx = pas_add_ctx,
 	.remove_ctx = pas_remove_ctx,
 	.release = pas_release,

@@ -11,6 +11,7 @@
  *                  GUEST_MAX_ADDR, or of the slot file into the slots
  *                  (never executable)
  *   munmap         the injector's; and the stub's own start
+ *   mprotect       the injector's (copy-on-write), below GUEST_MAX_ADDR
  *   clone          exactly SYSTRAP_CLONE_FLAGS (a thread)
  *   write          to the injector's pipe
  *   sigaltstack, prctl(PR_SET_SYSCALL_USER_DISPATCH),
@@ -62,6 +63,7 @@ enum label {
 	L_MMAP,
 	L_MMAP_GUEST,
 	L_MMAP_SLOT,
+	L_MPROTECT,
 	L_CLONE,
 	L_WRITE,
 	L_PRCTL,
@@ -222,6 +224,7 @@ unsigned short systrap_stub_filter(const struct systrap_filter_params *sp, struc
 	shared_rules(&p, NEXT);
 	jeq(&p, SYS_mmap, L_MMAP, NEXT);
 	jeq(&p, SYS_munmap, L_ALLOW, NEXT);
+	jeq(&p, SYS_mprotect, L_MPROTECT, NEXT);
 	jeq(&p, SYS_clone, L_CLONE, NEXT);
 	jeq(&p, SYS_write, L_WRITE, NEXT);
 	jeq(&p, SYS_sigaltstack, L_ALLOW, NEXT);
@@ -249,6 +252,10 @@ unsigned short systrap_stub_filter(const struct systrap_filter_params *sp, struc
 	ld(&p, OFF_ARG_LO(0));
 	jge(&p, lo, NEXT, L_KILL);
 	jge(&p, lo + STUB_MAX_SLOTS * SLOT_SIZE, L_KILL, L_ALLOW);
+	/* mprotect(addr, len, prot): guest windows only, never the stub region. */
+	label(&p, L_MPROTECT);
+	ld(&p, OFF_ARG_HI(0));
+	jge(&p, (uint32_t)(GUEST_MAX_ADDR >> 32), L_KILL, L_ALLOW);
 	/* clone(flags, ...): a thread, nothing more. */
 	label(&p, L_CLONE);
 	ld(&p, OFF_ARG_HI(0));

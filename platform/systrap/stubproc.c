@@ -358,6 +358,23 @@ static int sas_map(struct address_space *a, uint64_t addr, uint64_t len, int pro
 	return r == (long)addr ? 0 : (int)r;
 }
 
+static int sas_protect(struct address_space *a, uint64_t addr, uint64_t len, int prot)
+{
+	struct systrap_as *as = to_sas(a);
+	long r;
+
+	/* The sentry's own filter, which stubs inherit, allows no executable
+	 * mprotect: the caller maps the window again instead. */
+	if (prot & PROT_EXEC)
+		return -EPERM;
+	pthread_mutex_lock(&as->lock);
+	r = inject(as, SYS_mprotect, addr, len, (uint64_t)prot, 0, 0, 0);
+	pthread_mutex_unlock(&as->lock);
+	/* On failure the caller maps the window again (sas_map), which leaves
+	 * nothing of the old one or kills the stub. */
+	return r == 0 ? 0 : r < 0 && r >= -4095 ? (int)r : -EFAULT;
+}
+
 static int sas_unmap(struct address_space *a, uint64_t addr, uint64_t len)
 {
 	struct systrap_as *as = to_sas(a);
@@ -512,6 +529,7 @@ static void sas_release(struct address_space *a)
 static const struct as_ops systrap_as_ops = {
 	.map = sas_map,
 	.unmap = sas_unmap,
+	.protect = sas_protect,
 	.add_ctx = sas_add_ctx,
 	.remove_ctx = sas_remove_ctx,
 	.release = sas_release,

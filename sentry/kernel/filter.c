@@ -38,7 +38,7 @@ static const struct {
 	{SCMP_SYS(pwrite64), "donated files at an offset"},
 	{SCMP_SYS(preadv), "direct I/O at an offset"},
 	{SCMP_SYS(pwritev), "direct I/O at an offset"},
-	{SCMP_SYS(lseek), "the position of inherited stdio"},
+	{SCMP_SYS(lseek), "the position of inherited stdio; SEEK_DATA in the memory file (fork)"},
 	{SCMP_SYS(fstat), "fstat of inherited stdio"},
 	{SCMP_SYS(newfstatat), "fstat through glibc (AT_EMPTY_PATH)"},
 	{SCMP_SYS(fcntl), "F_GETFL/F_SETFL of stdio, F_DUPFD_CLOEXEC of /dev/tty"},
@@ -53,6 +53,7 @@ static const struct {
 	{SCMP_SYS(munmap), "malloc, thread stacks; stubs drop windows"},
 	{SCMP_SYS(mremap), "realloc of large blocks"},
 	{SCMP_SYS(madvise), "malloc trimming, thread stack release"},
+	{SCMP_SYS(mincore), "which memory-file pages a copy on write must copy"},
 	{SCMP_SYS(brk), "malloc"},
 	/* threads and blocking */
 	{SCMP_SYS(futex), "sentry locks, task sleeps, the timer thread's sleep until a deadline"},

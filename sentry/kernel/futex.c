@@ -68,9 +68,15 @@ static bool key_eq(const struct futex_key *a, const struct futex_key *b)
 	return a->obj == b->obj && a->off == b->off;
 }
 
+/* get_key: the sentry is to write a word whose page a fork shares. */
+#define KEY_COW 1
+
 /*
  * The key of the futex at addr and a sentry pointer to its word (checked for
  * alignment and access). Shared futexes in shared memory key on the memory.
+ * The caller holds the mm's read lock until it is done with the word: the
+ * page cannot move (copy on write) or go meanwhile. A word to be written
+ * must be the guest's own page (KEY_COW: mm_prepare_write, then again).
  */
 static int get_key(struct task *t, uint64_t addr, bool private, bool write, struct futex_key *key,
 		   uint32_t **word)
@@ -81,12 +87,18 @@ static int get_key(struct task *t, uint64_t addr, bool private, bool write, stru
 
 	if (addr & 3)
 		return -EINVAL;
-	pthread_rwlock_rdlock(&mm->lock);
 	v = mm_find_vma(mm, addr);
 	if (!v || !v->mobj || !(v->prot & (write ? PROT_WRITE : (PROT_READ | PROT_WRITE)))) {
 		ret = -EFAULT;
 	} else {
-		*word = memfile_ptr(mm->mf, v->mobj->off + v->mobj_off + (addr - v->start));
+		uint64_t moff = v->mobj_off + (addr - v->start), len = sizeof(uint32_t);
+		bool shared = false;
+		/* The sentry writes the word: a page a fork shares is copied first. */
+		if (write && !v->mobj->shared)
+			mobj_run(v->mobj, moff, len, &shared);
+		if (shared)
+			return KEY_COW;
+		*word = memfile_ptr(mm->mf, mobj_frame(v->mobj, moff, &len));
 		if (!private && (v->flags & VMA_SHARED)) {
 			key->obj = v->mobj;
 			key->off = v->mobj_off + (addr - v->start);
@@ -95,7 +107,6 @@ static int get_key(struct task *t, uint64_t addr, bool private, bool write, stru
 			key->off = addr;
 		}
 	}
-	pthread_rwlock_unlock(&mm->lock);
 	return ret;
 }
 
@@ -128,18 +139,24 @@ static long futex_wait(struct task *t, uint64_t addr, bool private, uint32_t val
 
 	if (!bitset)
 		return -EINVAL;
+	/* Until queued: a waker's write cannot land in a copy we do not read. */
+	pthread_rwlock_rdlock(&t->mm->lock);
 	ret = get_key(t, addr, private, false, &w.key, &word);
-	if (ret)
+	if (ret) {
+		pthread_rwlock_unlock(&t->mm->lock);
 		return ret;
+	}
 	b = bucket_of(&w.key);
 	pthread_mutex_lock(&b->lock);
 	if (__atomic_load_n(word, __ATOMIC_SEQ_CST) != val) {
 		pthread_mutex_unlock(&b->lock);
+		pthread_rwlock_unlock(&t->mm->lock);
 		return -EAGAIN;
 	}
 	snap = __atomic_load_n(&t->wake_seq, __ATOMIC_SEQ_CST);
 	list_add_tail(&w.link, &b->waiters);
 	pthread_mutex_unlock(&b->lock);
+	pthread_rwlock_unlock(&t->mm->lock);
 	for (;;) {
 		ret = task_block(t, snap, deadline);
 		b = lock_waiter_bucket(&w);
@@ -399,45 +416,79 @@ long do_futex(struct task *t, uint64_t addr, int op, uint32_t val, uint64_t utim
 			return ret;
 		return futex_wait(t, addr, private, val, val3, deadline);
 	case FUTEX_WAKE:
-		return futex_wake(t, addr, private, (int)val, FUTEX_BITSET_MATCH_ANY);
 	case FUTEX_WAKE_BITSET:
-		return futex_wake(t, addr, private, (int)val, val3);
 	case FUTEX_REQUEUE:
-		return futex_requeue(t, addr, addr2, private, (int)val, (int)utime, false, 0);
 	case FUTEX_CMP_REQUEUE:
-		return futex_requeue(t, addr, addr2, private, (int)val, (int)utime, true, val3);
 	case FUTEX_WAKE_OP:
-		return futex_wake_op(t, addr, addr2, private, (int)val, (int)utime, val3);
+		break;
 	default:
 		return -ENOSYS; /* priority-inheritance futexes: not supported */
+	}
+	/* These do not block: under the mm's read lock (see get_key). */
+	for (;;) {
+		if (cmd == FUTEX_WAKE_OP)
+			mm_prepare_write(t->mm, addr2,
+					 sizeof(uint32_t)); /* get_key reports errors */
+		pthread_rwlock_rdlock(&t->mm->lock);
+		if (cmd == FUTEX_WAKE)
+			ret = (int)futex_wake(t, addr, private, (int)val, FUTEX_BITSET_MATCH_ANY);
+		else if (cmd == FUTEX_WAKE_BITSET)
+			ret = (int)futex_wake(t, addr, private, (int)val, val3);
+		else if (cmd == FUTEX_REQUEUE)
+			ret = (int)futex_requeue(t, addr, addr2, private, (int)val, (int)utime,
+						 false, 0);
+		else if (cmd == FUTEX_CMP_REQUEUE)
+			ret = (int)futex_requeue(t, addr, addr2, private, (int)val, (int)utime,
+						 true, val3);
+		else
+			ret = (int)futex_wake_op(t, addr, addr2, private, (int)val, (int)utime,
+						 val3);
+		pthread_rwlock_unlock(&t->mm->lock);
+		if (ret != KEY_COW)
+			return ret;
 	}
 }
 
 void futex_wake_addr(struct task *t, uint64_t addr)
 {
 	pthread_once(&buckets_once, buckets_init);
+	pthread_rwlock_rdlock(&t->mm->lock);
 	futex_wake(t, addr, false, 1, FUTEX_BITSET_MATCH_ANY);
+	pthread_rwlock_unlock(&t->mm->lock);
 }
 
 void futex_owner_died(struct task *t, uint64_t addr)
 {
 	struct futex_key key;
 	uint32_t *word, old;
+	int ret;
 
 	pthread_once(&buckets_once, buckets_init);
-	if (get_key(t, addr, false, true, &key, &word) < 0)
+	for (;;) {
+		mm_prepare_write(t->mm, addr, sizeof(uint32_t)); /* get_key reports errors */
+		pthread_rwlock_rdlock(&t->mm->lock);
+		ret = get_key(t, addr, false, true, &key, &word);
+		if (ret != KEY_COW)
+			break;
+		pthread_rwlock_unlock(&t->mm->lock);
+	}
+	if (ret < 0) {
+		pthread_rwlock_unlock(&t->mm->lock);
 		return;
+	}
 	old = __atomic_load_n(word, __ATOMIC_SEQ_CST);
 	for (;;) {
 		uint32_t nval;
 		/* Only a lock this thread holds (its tid in the word) is released. */
 		if ((old & FUTEX_TID_MASK) != (uint32_t)t->tid)
-			return;
+			break;
 		nval = (old & FUTEX_WAITERS) | FUTEX_OWNER_DIED;
 		if (__atomic_compare_exchange_n(word, &old, nval, false, __ATOMIC_SEQ_CST,
-						__ATOMIC_SEQ_CST))
+						__ATOMIC_SEQ_CST)) {
+			if (old & FUTEX_WAITERS)
+				futex_wake(t, addr, false, 1, FUTEX_BITSET_MATCH_ANY);
 			break;
+		}
 	}
-	if (old & FUTEX_WAITERS)
-		futex_wake(t, addr, false, 1, FUTEX_BITSET_MATCH_ANY);
+	pthread_rwlock_unlock(&t->mm->lock);
 }

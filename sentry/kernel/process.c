@@ -791,6 +791,11 @@ void task_do_exit(struct task *t)
 	t->files = NULL;
 	pthread_mutex_unlock(&k->lock);
 	fdtable_put(files);
+	/* clear_child_tid is written below, after this task has left the
+	 * platform address space: a copy of its page that a fork shares is made
+	 * (and mapped) now, while ptrace still has this task's stub thread. */
+	if (mm && t->clear_child_tid)
+		mm_prepare_write(mm, t->clear_child_tid, sizeof(int));
 	/* Leave the address space: others may go on running in it. */
 	if (mm) {
 		last_user = __atomic_sub_fetch(&mm->users, 1, __ATOMIC_SEQ_CST) == 0;

@@ -18,19 +18,47 @@
 
 #define PROT_ANY (PROT_READ | PROT_WRITE | PROT_EXEC)
 
-/* Sentry pointer for guest addr if v allows access want; len is clipped to v. */
-static void *translate(struct mm *mm, uint64_t addr, int want, size_t *len, bool check)
+/*
+ * Sentry pointer for guest addr if v allows access want; len is clipped to
+ * the bytes contiguous in the memory file. A write to pages a fork still
+ * shares returns NULL with *cow set (len: how many): mm_prepare_write first.
+ */
+static void *translate(struct mm *mm, uint64_t addr, int want, size_t *len, bool check, bool *cow)
 {
 	struct vma *v = mm_find_vma(mm, addr);
+	uint64_t moff, n, foff;
 
 	if (!v || !v->mobj)
 		return NULL;
 	/* On x86 every accessible page is readable; only writes need PROT_WRITE. */
 	if (check && !(v->prot & want))
 		return NULL;
-	if (*len > v->end - addr)
-		*len = v->end - addr;
-	return memfile_ptr(mm->mf, v->mobj->off + v->mobj_off + (addr - v->start));
+	n = MIN(*len, v->end - addr);
+	moff = v->mobj_off + (addr - v->start);
+	if (want == PROT_WRITE && !v->mobj->shared) {
+		bool shared;
+		n = mobj_run(v->mobj, moff, n, &shared);
+		if (shared) {
+			*len = n;
+			*cow = true;
+			return NULL;
+		}
+	}
+	foff = mobj_frame(v->mobj, moff, &n);
+	*len = n;
+	return memfile_ptr(mm->mf, foff);
+}
+
+/* After translate asked for it: make the pages the guest's own, with the
+ * read lock dropped meanwhile (the caller looks again). */
+static int unshare_relock(struct mm *mm, uint64_t addr, size_t len)
+{
+	int ret;
+
+	pthread_rwlock_unlock(&mm->lock);
+	ret = mm_prepare_write(mm, addr, len);
+	pthread_rwlock_rdlock(&mm->lock);
+	return ret;
 }
 
 /* Copy up to len bytes; returns the number copied before the first bad page. */
@@ -43,7 +71,11 @@ static size_t copy(struct mm *mm, uint64_t addr, void *buf, size_t len, bool out
 	pthread_rwlock_rdlock(&mm->lock);
 	while (done < len) {
 		size_t chunk = len - done;
-		char *p = translate(mm, addr + done, out ? PROT_WRITE : PROT_ANY, &chunk, check);
+		bool cow = false;
+		char *p = translate(mm, addr + done, out ? PROT_WRITE : PROT_ANY, &chunk, check,
+				    &cow);
+		if (!p && cow && unshare_relock(mm, addr + done, chunk) == 0)
+			continue;
 		if (!p)
 			break;
 		if (out)
@@ -89,7 +121,10 @@ int mm_zero_out(struct mm *mm, uint64_t addr, size_t len)
 	pthread_rwlock_rdlock(&mm->lock);
 	while (done < len) {
 		size_t chunk = len - done;
-		char *p = translate(mm, addr + done, PROT_WRITE, &chunk, true);
+		bool cow = false;
+		char *p = translate(mm, addr + done, PROT_WRITE, &chunk, true, &cow);
+		if (!p && cow && unshare_relock(mm, addr + done, chunk) == 0)
+			continue;
 		if (!p) {
 			ret = -EFAULT;
 			break;
@@ -109,7 +144,8 @@ long mm_strncpy_in(struct mm *mm, char *dst, uint64_t addr, size_t max)
 	pthread_rwlock_rdlock(&mm->lock);
 	while (done < max) {
 		size_t chunk = max - done;
-		const char *p = translate(mm, addr + done, PROT_ANY, &chunk, true);
+		bool cow = false;
+		const char *p = translate(mm, addr + done, PROT_ANY, &chunk, true, &cow);
 		const char *nul;
 		if (!p) {
 			ret = -EFAULT;
@@ -134,17 +170,24 @@ void mm_pin(struct mm *mm, uint64_t addr, size_t len, bool want_write, struct mm
 	size_t done = 0;
 
 	pin->n = 0;
+	pin->write = want_write;
 	pthread_rwlock_rdlock(&mm->lock);
 	while (done < len && pin->n < MM_PIN_SEGS) {
 		size_t chunk = len - done;
 		struct vma *v = mm_find_vma(mm, addr + done);
+		bool cow = false;
 		char *p = translate(mm, addr + done, want_write ? PROT_WRITE : PROT_ANY, &chunk,
-				    true);
+				    true, &cow);
+		if (!p && cow && unshare_relock(mm, addr + done, chunk) == 0)
+			continue;
 		if (!p)
 			break;
 		pin->iov[pin->n].iov_base = p;
 		pin->iov[pin->n].iov_len = chunk;
+		/* Held until mm_unpin: the pages stay the guest's, and a fork
+		 * meanwhile copies rather than shares what the host writes into. */
 		pin->objs[pin->n] = mobj_get(v->mobj);
+		mobj_pin(v->mobj, want_write);
 		pin->n++;
 		done += chunk;
 	}
@@ -161,8 +204,10 @@ void mm_pin(struct mm *mm, uint64_t addr, size_t len, bool want_write, struct mm
 void mm_unpin(struct mm_pin *pin)
 {
 	for (int i = 0; i < pin->n; i++)
-		if (pin->objs[i])
+		if (pin->objs[i]) {
+			mobj_unpin(pin->objs[i], pin->write);
 			mobj_put(pin->objs[i]);
+		}
 	pin->n = 0;
 }
 
@@ -176,7 +221,11 @@ bool mm_access_ok(struct mm *mm, uint64_t addr, size_t len, bool want_write)
 	pthread_rwlock_rdlock(&mm->lock);
 	while (done < len) {
 		size_t chunk = len - done;
-		if (!translate(mm, addr + done, want_write ? PROT_WRITE : PROT_ANY, &chunk, true)) {
+		bool cow = false;
+		/* A page a fork shares is writable: its copy is made on the write. */
+		if (!translate(mm, addr + done, want_write ? PROT_WRITE : PROT_ANY, &chunk, true,
+			       &cow) &&
+		    !cow) {
 			ok = false;
 			break;
 		}

@@ -1,5 +1,6 @@
 #include "config.h"
 #include "sentry/mm/memfile.h"
+#include "sentry/mm/frames.h"
 #include "lib/error.h"
 #include "lib/util.h"
 #include "platform/platform.h"
@@ -60,6 +61,7 @@ int memfile_create(uint64_t capacity, struct memfile **out, struct rung_error *e
 	mf->base = base;
 	mf->capacity = capacity;
 	pthread_mutex_init(&mf->lock, NULL);
+	pthread_mutex_init(&mf->frames_lock, NULL);
 	*out = mf;
 	return 0;
 }
@@ -74,9 +76,11 @@ void memfile_destroy(struct memfile *mf)
 		rb_erase(&mf->free, n);
 		free(extent_of(n));
 	}
+	frames_destroy(mf);
 	munmap(mf->base, mf->capacity);
 	close(mf->fd);
 	pthread_mutex_destroy(&mf->lock);
+	pthread_mutex_destroy(&mf->frames_lock);
 	free(mf);
 }
 
@@ -91,20 +95,45 @@ void memfile_punch(struct memfile *mf, uint64_t off, uint64_t len)
 		memset(mf->base + off, 0, len);
 }
 
+/*
+ * Only the source pages that hold data are copied: reading a hole through
+ * the mapping would give the source a page it did not have, and the
+ * destination reads zeros already. mincore tells the pages in memory for a
+ * chunk at once; for one it does not see (a hole, or swapped out), SEEK_DATA
+ * says where the data goes on. (SEEK_HOLE is no help: from a data page it
+ * scans on through all the data after it, possibly a whole process's.)
+ */
+#define PROBE_PAGES 256
+
 void memfile_copy(struct memfile *mf, uint64_t dst, uint64_t src, uint64_t len)
 {
 	uint64_t end = src + len, at = src;
+	unsigned char vec[PROBE_PAGES];
 
 	while (at < end) {
-		off_t data = lseek(mf->fd, (off_t)at, SEEK_DATA), hole;
-		if (data < 0 || (uint64_t)data >= end)
-			return; /* the rest is a hole: the destination reads zeros already */
-		hole = lseek(mf->fd, data, SEEK_HOLE);
-		if (hole < 0 || (uint64_t)hole > end)
-			hole = (off_t)end;
-		memcpy(mf->base + dst + ((uint64_t)data - src), mf->base + (uint64_t)data,
-		       (uint64_t)(hole - data));
-		at = (uint64_t)hole;
+		uint64_t n = MIN(end - at, PROBE_PAGES * GUEST_PAGE_SIZE) / GUEST_PAGE_SIZE, i = 0;
+		bool incore = mincore(mf->base + at, n * GUEST_PAGE_SIZE, vec) == 0;
+		while (i < n) {
+			uint64_t j = i, page = at + i * GUEST_PAGE_SIZE;
+			off_t data;
+			while (incore && j < n && (vec[j] & 1))
+				j++;
+			if (j == i) {
+				data = lseek(mf->fd, (off_t)page, SEEK_DATA);
+				if (data < 0 || (uint64_t)data >= end)
+					return;
+				if ((uint64_t)data > page) {
+					/* A hole up to data: go on from there. */
+					i = ((uint64_t)data - at) / GUEST_PAGE_SIZE;
+					continue;
+				}
+				j = i + 1; /* swapped out: data all the same */
+			}
+			memcpy(mf->base + dst + (page - src), mf->base + page,
+			       (j - i) * GUEST_PAGE_SIZE);
+			i = j;
+		}
+		at += i * GUEST_PAGE_SIZE;
 	}
 }
 
@@ -253,12 +282,10 @@ out:
 
 unsigned long memfile_free_extents(struct memfile *mf)
 {
-	unsigned long count = 0;
-	struct rb_node *n;
+	unsigned long count;
 
 	pthread_mutex_lock(&mf->lock);
-	for (n = rb_first(&mf->free); n; n = rb_next(n))
-		count++;
+	count = rb_count(&mf->free);
 	pthread_mutex_unlock(&mf->lock);
 	return count;
 }

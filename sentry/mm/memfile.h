@@ -30,6 +30,9 @@ struct memfile {
 	struct rb_root free; /* struct memfile_extent by offset, below top */
 	uint64_t top;	     /* [top, capacity) has never been handed out */
 	uint64_t allocated;  /* bytes currently handed out */
+	/* Pages shared by copy-on-write and their counts (sentry/mm/frames.c). */
+	pthread_mutex_t frames_lock;
+	struct rb_root frames;
 };
 
 int memfile_create(uint64_t capacity, struct memfile **out, struct rung_error *err);

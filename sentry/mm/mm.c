@@ -71,16 +71,25 @@ struct mobj_map {
 	size_t n, cap;
 };
 
-static int fork_mobj(struct mm *mm, struct mobj_map *map, struct mobj *m, struct mobj **out)
+/*
+ * The child's mobj shares m's pages (copy on write), except while host I/O
+ * writes into m (a pinned read(2) in another thread): that data must reach
+ * the parent only, so the child gets a copy made now, as Linux copies pages
+ * pinned for DMA at fork.
+ */
+static int fork_mobj(struct mobj_map *map, struct mobj *m, struct mobj **out)
 {
-	int ret;
+	int ret = 0;
 
 	for (size_t i = 0; i < map->n; i++)
 		if (map->from[i] == m) {
 			*out = mobj_get(map->to[i]);
 			return 0;
 		}
-	ret = mobj_new(mm->mf, m->len, false, out);
+	if (mobj_write_pinned(m))
+		ret = mobj_copy(m, out);
+	else
+		*out = mobj_fork(m);
 	if (ret < 0)
 		return ret;
 	mobj_get(*out); /* one for the VMA, one for the map (dropped after the fork) */
@@ -102,7 +111,8 @@ int mm_fork(struct mm *old, struct mm **out)
 	int ret = 0;
 
 	mm_new(old->mf, old->limit, &mm);
-	pthread_rwlock_rdlock(&old->lock);
+	/* Written: the parent's pages become shared, and its mappings read-only. */
+	pthread_rwlock_wrlock(&old->lock);
 	mm->mmap_base = old->mmap_base;
 	mm->start_brk = old->start_brk;
 	mm->brk = old->brk;
@@ -129,12 +139,11 @@ int mm_fork(struct mm *old, struct mm **out)
 			ret = mobj_new(mm->mf, v->end - v->start, false, &n->mobj);
 		} else {
 			/* Same shape as the parent's (a stack keeps its room to grow). */
-			ret = fork_mobj(mm, &map, v->mobj, &n->mobj);
-			if (ret == 0) {
-				n->mobj_off = v->mobj_off;
-				memfile_copy(mm->mf, n->mobj->off + n->mobj_off,
-					     v->mobj->off + v->mobj_off, v->end - v->start);
-			}
+			ret = fork_mobj(&map, v->mobj, &n->mobj);
+			n->mobj_off = v->mobj_off;
+			/* The parent's writes must fault from now on. */
+			if (ret == 0 && (v->prot & PROT_WRITE))
+				ret = vma_write_protect(old, v);
 		}
 		if (ret < 0) {
 			vma_destroy(n, false);
@@ -181,11 +190,7 @@ void mm_put(struct mm *mm)
 /* Mirror one VMA into the platform address space. */
 static int vma_sync(struct mm *mm, const struct vma *v)
 {
-	if (!mm->as)
-		return 0;
-	if (!v->mobj)
-		return as_unmap(mm->as, v->start, v->end - v->start);
-	return as_map(mm->as, v->start, v->end - v->start, v->prot, v->mobj->off + v->mobj_off);
+	return vma_map(mm, v, v->start, v->end);
 }
 
 int mm_attach(struct mm *mm, struct address_space *as)
@@ -635,10 +640,7 @@ static int vma_extend_up(struct mm *mm, struct vma *v, uint64_t new_end)
 	    mobj_grow(v->mobj, v->mobj->len + add) == 0) {
 		v->end = new_end;
 		mm->committed += add;
-		if (!mm->as)
-			return 0;
-		return as_map(mm->as, old_end, add, v->prot,
-			      v->mobj->off + v->mobj_off + (old_end - v->start));
+		return vma_map(mm, v, old_end, new_end);
 	}
 	ret = anon_vma_create(mm, old_end, new_end, v->prot, v->flags & ~VMA_GROWSDOWN, &n);
 	return ret;
@@ -914,7 +916,9 @@ static bool advice_known(int advice)
 /* Apply one advice to [start, end), which lies inside v. */
 static int vma_advise(struct mm *mm, struct vma *v, int advice, uint64_t start, uint64_t end)
 {
-	uint64_t off = v->mobj ? v->mobj->off + v->mobj_off + (start - v->start) : 0;
+	uint64_t moff = v->mobj_off + (start - v->start);
+	bool moved = false;
+	int ret;
 
 	switch (advice) {
 	case MADV_DONTNEED:
@@ -922,14 +926,18 @@ static int vma_advise(struct mm *mm, struct vma *v, int advice, uint64_t start, 
 		if (v->flags & VMA_LOCKED)
 			return -EINVAL;
 		/* Private memory reads as zero afterwards; shared memory keeps its data. */
-		if (v->mobj && !v->mobj->shared)
-			memfile_punch(mm->mf, off, end - start);
-		return 0;
+		if (!v->mobj || v->mobj->shared)
+			return 0;
+		/* Pages a fork shares are replaced, not zeroed: the stub maps the new ones. */
+		ret = mobj_zero(v->mobj, moff, end - start, &moved);
+		if (ret == 0 && moved)
+			ret = vma_map(mm, v, start, end);
+		return ret;
 	case MADV_REMOVE:
 		if (!(v->flags & VMA_SHARED))
 			return -EINVAL;
 		if (v->mobj)
-			memfile_punch(mm->mf, off, end - start);
+			memfile_punch(mm->mf, v->mobj->off + moff, end - start);
 		return 0;
 	case MADV_DONTFORK:
 		v->flags |= VMA_DONTFORK;
@@ -1077,15 +1085,28 @@ int mm_handle_fault(struct mm *mm, uint64_t addr, unsigned access, uint64_t stac
 	pthread_rwlock_wrlock(&mm->lock);
 	v = mm_find_vma(mm, addr);
 	if (v) {
-		bool allowed = v->mobj && (v->prot & PROT_ALL);
+		bool allowed = v->mobj && (v->prot & PROT_ALL), copied = false;
 		if ((access & ACCESS_WRITE) && !(v->prot & PROT_WRITE))
 			allowed = false;
 		if ((access & ACCESS_EXEC) && !(v->prot & PROT_EXEC))
 			allowed = false;
 		ret = SEGV_ACCERR;
+		if (!allowed)
+			goto out;
+		/*
+		 * A write to a page a fork shares (or shared: mapped read-only
+		 * still). Reads of such a page do not fault, so anything but an
+		 * instruction fetch is that write, even where the platform could
+		 * not tell the access (ptrace) and the decoder did not either.
+		 */
+		if ((v->prot & PROT_WRITE) && !v->mobj->shared && !(access & ACCESS_EXEC)) {
+			if (vma_write_fault(mm, v, addr, &copied) == 0 && (copied || access))
+				ret = 0;
+			goto out;
+		}
 		/* A fault on memory the guest may access means the stub lost the
 		 * mapping: restore it and let the guest retry. */
-		if (allowed && access && vma_sync(mm, v) == 0)
+		if (access && vma_sync(mm, v) == 0)
 			ret = 0;
 		goto out;
 	}

@@ -172,6 +172,11 @@ void mm_set_brk(struct mm *mm, uint64_t start);
  */
 int mm_handle_fault(struct mm *mm, uint64_t addr, unsigned access, uint64_t stack_limit);
 
+/* Make [addr, addr+len) the guest's own (copied if a fork shares it) before
+ * the sentry writes it, and map it writable. 0, or -EFAULT where the guest
+ * may not write, or the platform's error. */
+int mm_prepare_write(struct mm *mm, uint64_t addr, size_t len);
+
 /* Copies between the sentry and guest memory, checked against the guest's
  * protections. Return 0 or -EFAULT; nothing is copied past the first bad byte
  * (copy_out may have written a prefix, as Linux's copy_to_user may). */
@@ -199,6 +204,7 @@ struct mm_pin {
 	struct iovec iov[MM_PIN_SEGS];
 	struct mobj *objs[MM_PIN_SEGS];
 	int n;
+	bool write;
 };
 void mm_pin(struct mm *mm, uint64_t addr, size_t len, bool want_write, struct mm_pin *pin);
 void mm_unpin(struct mm_pin *pin);

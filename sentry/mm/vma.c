@@ -110,8 +110,13 @@ void vma_unlink(struct mm *mm, struct vma *v)
 void vma_destroy(struct vma *v, bool release_pages)
 {
 	if (v->mobj) {
-		if (release_pages && !v->mobj->shared)
-			memfile_punch(v->mobj->mf, v->mobj->off + v->mobj_off, v->end - v->start);
+		bool moved = false;
+		/* Pages a fork shares stay the others'; if no zero pages can be
+		 * had in their place, they stay named here too (no VMA maps them).
+		 * The last reference releases everything anyway. */
+		if (release_pages && !v->mobj->shared &&
+		    __atomic_load_n(&v->mobj->refs, __ATOMIC_ACQUIRE) > 1)
+			mobj_zero(v->mobj, v->mobj_off, v->end - v->start, &moved);
 		mobj_put(v->mobj);
 	}
 	if (v->bops)

@@ -30,4 +30,18 @@ bool mm_range_free(struct mm *mm, uint64_t start, uint64_t end);
 /* The highest address a of a free [a, a+len) within [lo, hi), or 0 if none. */
 uint64_t mm_find_gap(struct mm *mm, uint64_t lo, uint64_t hi, uint64_t len);
 
+/* Copy on write (sentry/mm/cow.c). */
+/* Mirror [start, end) of v into the platform address space (shared pages read-only). */
+int vma_map(struct mm *mm, const struct vma *v, uint64_t start, uint64_t end);
+/* Give v its own copies of the shared pages of [start, end) and map them
+ * writable (map_own: its own pages there too); *copied: some page was
+ * copied. 0 or -errno. */
+int vma_unshare(struct mm *mm, struct vma *v, uint64_t start, uint64_t end, bool map_own,
+		bool *copied);
+/* After a fork shared v's pages: make them read-only in the stub. */
+int vma_write_protect(struct mm *mm, const struct vma *v);
+/* A guest write fault at addr in the writable private v: vma_unshare of the
+ * fault-around window. */
+int vma_write_fault(struct mm *mm, struct vma *v, uint64_t addr, bool *copied);
+
 #endif

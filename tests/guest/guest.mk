@@ -28,6 +28,7 @@ GUEST_TESTS = \
 	poll_signal \
 	poll_wake \
 	proc_fork \
+	proc_cow \
 	proc_tasks \
 	process \
 	rw \

@@ -82,6 +82,13 @@ static void allowed(int memfd)
 		_exit(2);
 	if (fallocate(memfd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, 4096) < 0)
 		_exit(3);
+	/* Copy on write finds the pages that hold data. */
+	{
+		unsigned char vec;
+		if (mincore(p, 4096, &vec) < 0 || lseek(memfd, 0, SEEK_DATA) != -1 ||
+		    errno != ENXIO)
+			_exit(3);
+	}
 	if (getrandom(buf, sizeof(buf), 0) != sizeof(buf) || getpid() <= 0 || gettid() <= 0)
 		_exit(4);
 	/* clone3 is answered ENOSYS (so glibc uses clone, whose flags are checked). */

@@ -279,6 +279,23 @@ START_TEST(test_plain_calls)
 }
 END_TEST
 
+/* mprotect (the injector, copy on write): guest windows below GUEST_MAX_ADDR only. */
+START_TEST(test_mprotect)
+{
+	build();
+	ck_assert_uint_eq(stub_says(CALL(.nr = SYS_mprotect, .a = {0x10000, 4096, 1})), ALLOW);
+	ck_assert_uint_eq(
+		stub_says(CALL(.nr = SYS_mprotect, .a = {GUEST_MAX_ADDR - 4096, 4096, 3})), ALLOW);
+	ck_assert_uint_eq(stub_says(CALL(.nr = SYS_mprotect, .a = {GUEST_MAX_ADDR, 4096, 1})),
+			  KILL);
+	ck_assert_uint_eq(stub_says(CALL(.nr = SYS_mprotect, .a = {TEXT, 4096, 7})), KILL);
+	ck_assert_uint_eq(stub_says(CALL(.nr = SYS_mprotect, .a = {DATA, 4096, 3})), KILL);
+	ck_assert_uint_eq(stub_says(CALL(.nr = SYS_mprotect, .a = {~0ull, 4096, 3})), KILL);
+	/* Guest threads: never. */
+	ck_assert_uint_eq(guest_says(CALL(.nr = SYS_mprotect, .a = {0x10000, 4096, 7})), KILL);
+}
+END_TEST
+
 /* mmap (the injector): shared fixed windows of the guest memory file below
  * GUEST_MAX_ADDR, of the slot file into the slots (not executable). */
 START_TEST(test_mmap)
@@ -439,10 +456,11 @@ START_TEST(test_guest_gains_nothing)
 	ck_assert_uint_eq(guest_says(CALL(.nr = -1)), KILL);
 	/* The stub filter alone is no wider than its list either. */
 	for (int nr = 0; nr < 1024; nr++) {
-		static const int listed[] = {SYS_futex,	      SYS_rt_sigreturn, SYS_sched_yield,
-					     SYS_exit,	      SYS_arch_prctl,	SYS_mmap,
-					     SYS_munmap,      SYS_clone,	SYS_write,
-					     SYS_sigaltstack, SYS_prctl,	SYS_seccomp};
+		static const int listed[] = {SYS_futex,	 SYS_rt_sigreturn, SYS_sched_yield,
+					     SYS_exit,	 SYS_arch_prctl,   SYS_mmap,
+					     SYS_munmap, SYS_mprotect,	   SYS_clone,
+					     SYS_write,	 SYS_sigaltstack,  SYS_prctl,
+					     SYS_seccomp};
 		bool in = false;
 		for (unsigned i = 0; i < ARRAY_SIZE(listed); i++)
 			in |= nr == listed[i];
@@ -712,6 +730,7 @@ int main(void)
 	tcase_add_test(tc, test_arch_prctl);
 	tcase_add_test(tc, test_plain_calls);
 	tcase_add_test(tc, test_mmap);
+	tcase_add_test(tc, test_mprotect);
 	tcase_add_test(tc, test_clone);
 	tcase_add_test(tc, test_write);
 	tcase_add_test(tc, test_thread_start);

@@ -2,6 +2,7 @@
 UNIT_TESTS = \
 	tests/unit/test_rbtree \
 	tests/unit/test_memfile \
+	tests/unit/test_cow \
 	tests/unit/test_mm \
 	tests/unit/test_pagecache \
 	tests/unit/test_elf \
@@ -39,6 +40,10 @@ tests_unit_test_egress_LDADD = $(UNIT_LDADD)
 tests_unit_test_memfile_SOURCES = tests/unit/test_memfile.c tests/unit/unit.h
 tests_unit_test_memfile_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_memfile_LDADD = $(UNIT_LDADD)
+
+tests_unit_test_cow_SOURCES = tests/unit/test_cow.c tests/unit/unit.h
+tests_unit_test_cow_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_cow_LDADD = $(UNIT_LDADD)
 
 tests_unit_test_mm_SOURCES = tests/unit/test_mm.c tests/unit/unit.h
 tests_unit_test_mm_CFLAGS = $(UNIT_CFLAGS)
