@@ -1,0 +1,355 @@
+/*
+ * UDP sockets of the user-space stack, over lwIP's raw API (udp_*).
+ * Received datagrams wait on the socket with their source until read,
+ * within the receive buffer (SO_RCVBUF); the rest are dropped, as Linux
+ * drops them. lwIP does not pass ICMP errors to UDP: a connected socket
+ * never learns of ECONNREFUSED.
+ */
+#include "config.h"
+#include "sentry/net/netstack_priv.h"
+#include "sentry/fs/file.h"
+#include "lib/util.h"
+
+#include <lwip/netif.h>
+#include <lwip/udp.h>
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EV_IN		 (POLLIN | POLLRDNORM)
+#define EV_OUT		 (POLLOUT | POLLWRNORM | POLLWRBAND)
+#define UDP_MAX_PAYLOAD	 65507 /* 65535 - IPv4 and UDP headers */
+#define UDP6_MAX_PAYLOAD 65527
+#define DGRAM_OVERHEAD	 768 /* what a queued datagram costs beyond its data */
+
+static void on_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_addr_t *addr,
+		    u16_t port)
+{
+	struct ns_sock *ns = arg;
+	struct ns_dgram *d;
+
+	if (!ns || (ns->shutdown & SOCK_RCV_SHUTDOWN) ||
+	    ns->rx_len + p->tot_len + DGRAM_OVERHEAD > (size_t)ns->rcvbuf) {
+		pbuf_free(p);
+		return;
+	}
+	d = xzalloc(sizeof(*d));
+	d->p = p;
+	ip_addr_copy(d->addr, *addr);
+	d->port = port;
+	list_add_tail(&d->link, &ns->dgrams);
+	ns->rx_len += p->tot_len + DGRAM_OVERHEAD;
+	ns_wake(ns, EV_IN);
+}
+
+int ns_udp_new_pcb(struct ns_sock *ns)
+{
+	struct udp_pcb *pcb = udp_new_ip_type(ns_ip_type(ns));
+
+	if (!pcb)
+		return -ENOBUFS;
+	ns->pcb.udp = pcb;
+	udp_recv(pcb, on_recv, ns);
+	ns_apply_opts(ns);
+	return 0;
+}
+
+static int udp_bind_op(struct socket *s, const void *addr, int len)
+{
+	struct ns_sock *ns = NS(s);
+	ip_addr_t ip;
+	uint16_t port;
+	bool unspec;
+	int ret = ns_addr_in(ns, addr, len, &ip, &port, &unspec);
+
+	if (ret == -ENETUNREACH)
+		ret = -EINVAL;
+	if (ret < 0)
+		return ret;
+	ns_lock();
+	ret = ns_bind_locked(ns, &ip, port);
+	ns_unlock();
+	return ret;
+}
+
+/* A wildcard binding for an unbound socket (core lock held). */
+static int autobind(struct ns_sock *ns)
+{
+	ip_addr_t any;
+
+	if (ns->bound)
+		return 0;
+	if (ns->family == AF_INET6 && !ns->v6only)
+		ip_addr_copy(any, *IP_ANY_TYPE);
+	else
+		ip_addr_set_any(ns->family == AF_INET6, &any);
+	return ns_bind_locked(ns, &any, 0);
+}
+
+static int udp_connect_op(struct socket *s, const void *addr, int len, bool nonblock)
+{
+	struct ns_sock *ns = NS(s);
+	ip_addr_t ip;
+	uint16_t port;
+	bool unspec;
+	int ret = ns_addr_in(ns, addr, len, &ip, &port, &unspec);
+
+	if (ret < 0 && !unspec)
+		return ret;
+	ns_lock();
+	if (unspec) {
+		ret = 0;
+		if (ns->pcb.udp)
+			udp_disconnect(ns->pcb.udp);
+		ns->has_peer = false;
+		ns->state = NS_CLOSED;
+		goto out;
+	}
+	if (ip_addr_isany(&ip))
+		ip_addr_set_loopback(IP_IS_V6(&ip), &ip);
+	ret = autobind(ns);
+	if (ret == 0)
+		ret = ns_errno(udp_connect(ns->pcb.udp, &ip, port));
+	if (ret == 0) {
+		ip_addr_copy(ns->remote_ip, ip);
+		ns->remote_port = port;
+		ns->has_peer = true;
+		ns->state = NS_CONNECTED;
+		ip_addr_copy(ns->local_ip, ns->pcb.udp->local_ip);
+	}
+out:
+	ns_unlock();
+	return ret;
+}
+
+bool ns_addr_broadcast(const ip_addr_t *ip)
+{
+	struct netif *n;
+
+	if (!IP_IS_V4(ip))
+		return false;
+	if (ip4_addr_get_u32(ip_2_ip4(ip)) == IPADDR_BROADCAST)
+		return true;
+	NETIF_FOREACH(n)
+	{
+		if (ip4_addr_isbroadcast(ip_2_ip4(ip), n))
+			return true;
+	}
+	return false;
+}
+
+static long udp_sendmsg_op(struct socket *s, struct sock_msg *m)
+{
+	struct ns_sock *ns = NS(s);
+	size_t len = m->iter.count;
+	ip_addr_t ip;
+	uint16_t port;
+	struct pbuf *p;
+	bool fault = false, to_addr = m->namelen > 0;
+	long ret;
+
+	if (m->flags & MSG_OOB)
+		return -EOPNOTSUPP;
+	if (to_addr) {
+		bool unspec;
+		ret = ns_addr_in(ns, m->name, m->namelen, &ip, &port, &unspec);
+		if (unspec)
+			to_addr = false;
+		else if (ret < 0)
+			return ret;
+		else if (port == 0)
+			return -EINVAL;
+	}
+	if (len > (ns->family == AF_INET ? UDP_MAX_PAYLOAD : UDP6_MAX_PAYLOAD))
+		return -EMSGSIZE;
+	p = pbuf_alloc(PBUF_TRANSPORT, (u16_t)len, PBUF_RAM);
+	if (!p)
+		return -ENOBUFS;
+	/* A PBUF_RAM pbuf is one piece. */
+	if (len && msg_iter_copy_in(&m->iter, p->payload, len, &fault) != len) {
+		pbuf_free(p);
+		return -EFAULT;
+	}
+	ns_lock();
+	if (ns->shutdown & SOCK_SEND_SHUTDOWN) {
+		ret = -EPIPE;
+		goto out;
+	}
+	if (!to_addr && !ns->has_peer) {
+		ret = -EDESTADDRREQ;
+		goto out;
+	}
+	if (to_addr && ip_addr_isany(&ip))
+		ip_addr_set_loopback(IP_IS_V6(&ip), &ip);
+	if (to_addr && ns_addr_broadcast(&ip) && !ns->broadcast) {
+		ret = -EACCES;
+		goto out;
+	}
+	ret = autobind(ns);
+	if (ret < 0)
+		goto out;
+	ret = ns_errno(to_addr ? udp_sendto(ns->pcb.udp, p, &ip, port) : udp_send(ns->pcb.udp, p));
+	if (ret == 0)
+		ret = (long)len;
+out:
+	ns_unlock();
+	pbuf_free(p);
+	if (ret == -EPIPE)
+		ns_sigpipe(m);
+	return ret;
+}
+
+static long udp_recvmsg_op(struct socket *s, struct sock_msg *m)
+{
+	struct ns_sock *ns = NS(s);
+	struct ns_timeo to = ns_timeo_start(ns->rcvtimeo, m->flags & MSG_DONTWAIT);
+	struct ns_dgram *d;
+	size_t n, dlen;
+	char *buf;
+	bool fault = false;
+	ip_addr_t from;
+	uint16_t port;
+	long ret;
+
+	if (m->flags & MSG_OOB)
+		return -EOPNOTSUPP;
+	pthread_mutex_lock(&ns->rlock);
+	ns_lock();
+	for (;;) {
+		if (!list_empty(&ns->dgrams))
+			break;
+		if (ns->err) {
+			ret = ns_take_error(ns);
+			goto fail;
+		}
+		if (ns->shutdown & SOCK_RCV_SHUTDOWN) {
+			ret = 0;
+			goto fail;
+		}
+		ret = ns_wait(ns, &to);
+		if (ret < 0)
+			goto fail;
+	}
+	d = list_first_entry(&ns->dgrams, struct ns_dgram, link);
+	dlen = d->p->tot_len;
+	n = MIN(dlen, m->iter.count);
+	buf = xmalloc(n ? n : 1);
+	pbuf_copy_partial(d->p, buf, (u16_t)n, 0);
+	ip_addr_copy(from, d->addr);
+	port = d->port;
+	if (!(m->flags & MSG_PEEK)) {
+		list_del(&d->link);
+		ns->rx_len -= dlen + DGRAM_OVERHEAD;
+		pbuf_free(d->p);
+		free(d);
+	}
+	ns_unlock();
+	pthread_mutex_unlock(&ns->rlock);
+	msg_iter_copy_out(&m->iter, buf, n, &fault);
+	free(buf);
+	if (fault)
+		return -EFAULT;
+	if (m->name_out)
+		m->namelen_out = ns_addr_out(ns, &from, port, m->name_out);
+	if (n < dlen)
+		m->out_flags |= MSG_TRUNC;
+	return (long)(m->flags & MSG_TRUNC ? dlen : n);
+fail:
+	ns_unlock();
+	pthread_mutex_unlock(&ns->rlock);
+	return ret;
+}
+
+static int udp_shutdown_op(struct socket *s, int how)
+{
+	struct ns_sock *ns = NS(s);
+	int ret = 0;
+
+	if (how < SHUT_RD || how > SHUT_RDWR)
+		return -EINVAL;
+	ns_lock();
+	if (!ns->has_peer) {
+		ret = -ENOTCONN;
+	} else {
+		if (how != SHUT_WR)
+			ns->shutdown |= SOCK_RCV_SHUTDOWN;
+		if (how != SHUT_RD)
+			ns->shutdown |= SOCK_SEND_SHUTDOWN;
+		ns_wake(ns, EV_IN | EV_OUT | POLLRDHUP | POLLHUP);
+	}
+	ns_unlock();
+	return ret;
+}
+
+static unsigned udp_poll_op(struct socket *s, struct poll_table *pt)
+{
+	struct ns_sock *ns = NS(s);
+	unsigned mask = EV_OUT;
+
+	poll_wait(pt, &ns->wq);
+	ns_lock();
+	if (ns->err)
+		mask |= POLLERR;
+	if (!list_empty(&ns->dgrams))
+		mask |= EV_IN;
+	if (ns->shutdown & SOCK_RCV_SHUTDOWN)
+		mask |= EV_IN | POLLRDHUP;
+	if (ns->shutdown == (SOCK_RCV_SHUTDOWN | SOCK_SEND_SHUTDOWN))
+		mask |= POLLHUP;
+	ns_unlock();
+	return mask;
+}
+
+static long udp_inq_op(struct socket *s)
+{
+	struct ns_sock *ns = NS(s);
+	long n = 0;
+
+	ns_lock();
+	if (!list_empty(&ns->dgrams))
+		n = list_first_entry(&ns->dgrams, struct ns_dgram, link)->p->tot_len;
+	ns_unlock();
+	return n;
+}
+
+static int udp_listen_op(struct socket *s, int backlog)
+{
+	return -EOPNOTSUPP;
+}
+
+static int udp_accept_op(struct socket *s, bool nonblock, struct socket **out)
+{
+	return -EOPNOTSUPP;
+}
+
+static void udp_release_op(struct socket *s)
+{
+	struct ns_sock *ns = NS(s);
+
+	ns_lock();
+	if (ns->pcb.udp)
+		udp_remove(ns->pcb.udp);
+	ns->pcb.udp = NULL;
+	while (!list_empty(&ns->dgrams)) {
+		struct ns_dgram *d = list_first_entry(&ns->dgrams, struct ns_dgram, link);
+		list_del(&d->link);
+		pbuf_free(d->p);
+		free(d);
+	}
+	ns_unlock();
+	ns_sock_free(ns);
+}
+
+#define UDP_OPS(fam)                                                                               \
+	{                                                                                          \
+		.family = fam, .bind = udp_bind_op, .connect = udp_connect_op,                     \
+		.listen = udp_listen_op, .accept = udp_accept_op, .getname = ns_getname,           \
+		.sendmsg = udp_sendmsg_op, .recvmsg = udp_recvmsg_op, .shutdown = udp_shutdown_op, \
+		.setsockopt = ns_setsockopt, .getsockopt = ns_getsockopt, .poll = udp_poll_op,     \
+		.inq = udp_inq_op, .release = udp_release_op,                                      \
+	}
+
+const struct sock_ops ns_udp_ops[2] = {UDP_OPS(AF_INET), UDP_OPS(AF_INET6)};
