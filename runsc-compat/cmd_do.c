@@ -28,6 +28,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,7 +64,13 @@ static void do_usage(FILE *out)
 		"  --isolation LEVEL    sentry (default), container (namespaces, no sentry),\n"
 		"                       microvm, vm (a QEMU VM) or auto\n"
 		"  --allow-emulation    the VM levels may use TCG where KVM is missing\n"
-		"  --kernel PATH        the VM levels' guest kernel\n");
+		"  --kernel PATH        the VM levels' guest kernel\n"
+		"  --network MODE       sandbox (default: the user-space stack), host (host\n"
+		"                       sockets in rung's network namespace) or none (loopback)\n"
+		"  --netns PATH         sandbox/none: join this network namespace instead of\n"
+		"                       a new one with only lo\n"
+		"  --egress POLICY      the egress policy (docs/network.md), e.g.\n"
+		"                       allow=10.1.0.0/16,allow=example.com\n");
 }
 
 /* PROGRAM as the shell would find it: a path, or a name on $PATH. */
@@ -103,6 +110,9 @@ enum {
 	OPT_KERNEL,
 	OPT_TMPFS,
 	OPT_READ_ONLY,
+	OPT_NETWORK,
+	OPT_NETNS,
+	OPT_EGRESS,
 	OPT_HELP
 };
 
@@ -122,6 +132,9 @@ static const struct option do_options[] = {
 	{"volume", required_argument, NULL, 'v'},
 	{"tmpfs", required_argument, NULL, OPT_TMPFS},
 	{"read-only", no_argument, NULL, OPT_READ_ONLY},
+	{"network", required_argument, NULL, OPT_NETWORK},
+	{"netns", required_argument, NULL, OPT_NETNS},
+	{"egress", required_argument, NULL, OPT_EGRESS},
 	{"help", no_argument, NULL, OPT_HELP},
 	{NULL, 0, NULL, 0},
 };
@@ -226,6 +239,35 @@ static int add_tmpfs(struct do_mounts *dm, const char *arg, struct rung_error *e
 	return 0;
 }
 
+/*
+ * The sandbox's network namespace: rung's own for `host`; for `sandbox`
+ * and `none`, the one --netns names, else a new one (with only a lo, down:
+ * the user-space stack has its own loopback). The gofer and the stubs
+ * started later are in it too.
+ */
+static int do_netns(enum net_mode mode, const char *path, struct rung_error *err)
+{
+	int fd;
+
+	if (mode == NET_MODE_HOST)
+		return 0;
+	if (!path)
+		return unshare(CLONE_NEWNET) < 0
+			       ? rung_error_make(err, errno,
+						 "create a network namespace (--network=%s)",
+						 net_mode_name(mode))
+			       : 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || setns(fd, CLONE_NEWNET) < 0) {
+		int e = errno;
+		if (fd >= 0)
+			close(fd);
+		return rung_error_make(err, e, "--netns: join the network namespace `%s`", path);
+	}
+	close(fd);
+	return 0;
+}
+
 int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 {
 	struct sandbox_config cfg = {.rootfs = "/",
@@ -240,6 +282,7 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 	cleanup_free char *prog = NULL;
 	cleanup_free char *cwd = NULL;
 	bool host_exec = false, sentry_only = false;
+	const char *netns = NULL;
 	struct isolation_workload w = {0};
 	enum isolation iso;
 	bool record;
@@ -318,6 +361,17 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 		case OPT_READ_ONLY:
 			cfg.root_readonly = true;
 			break;
+		case OPT_NETWORK:
+			g->network = optarg;
+			break;
+		case OPT_NETNS:
+			netns = optarg;
+			sentry_only = true;
+			break;
+		case OPT_EGRESS:
+			cfg.egress = optarg;
+			sentry_only = true;
+			break;
 		case OPT_HELP:
 			do_usage(stdout);
 			return 0;
@@ -331,6 +385,13 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 		do_usage(stderr);
 		return rung_error_make(err, 0, "do: no program given");
 	}
+	if (net_mode_parse(g->network, &cfg.network) < 0)
+		return rung_error_make(err, 0, "--network: sandbox, host or none, not `%s`",
+				       g->network);
+	if (netns && cfg.network == NET_MODE_HOST)
+		return rung_error_make(err, 0,
+				       "--netns: not with --network=host (which runs in "
+				       "rung's own network namespace)");
 	w.rootfs = cfg.rootfs;
 	w.argv = argv + optind;
 	if (isolation_choose(g, &w, &iso, &record, err) < 0)
@@ -343,10 +404,11 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 					    .mounts = dm.m,
 					    .n_mounts = dm.n};
 		if (sentry_only)
-			return rung_error_make(err, 0,
-					       "do: --strace, --memory-limit, --file-access, "
-					       "--host-exec and --unconfined need the sentry, not "
-					       "--isolation=container");
+			return rung_error_make(
+				err, 0,
+				"do: --strace, --memory-limit, --file-access, "
+				"--host-exec, --unconfined, --netns and --egress need "
+				"the sentry, not --isolation=container");
 		return level1_do(&lo, argv + optind, err);
 	}
 	cfg.mounts = dm.m;
@@ -400,6 +462,9 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 	if (isatty(STDIN_FILENO) || isatty(STDOUT_FILENO) || isatty(STDERR_FILENO))
 		cfg.tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
 
+	ret = do_netns(cfg.network, netns, err);
+	if (ret < 0)
+		return ret;
 	sandbox_block_signals();
 	ret = sandbox_setup(&cfg, &sb, err);
 	if (ret < 0)

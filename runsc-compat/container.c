@@ -4,6 +4,7 @@
 #include "runsc-compat/cgroup.h"
 #include "runsc-compat/cli.h"
 #include "runsc-compat/control.h"
+#include "runsc-compat/level1_setup.h"
 #include "runsc-compat/sandbox.h"
 #include "runsc-compat/seccomp_profile.h"
 #include "runsc-compat/spec.h"
@@ -13,6 +14,7 @@
 #include "sentry/kernel/spawn.h"
 #include "sentry/kernel/task.h"
 #include "platform/platform.h"
+#include "lib/cleanup.h"
 #include "lib/error.h"
 #include "lib/log.h"
 #include "lib/util.h"
@@ -444,18 +446,26 @@ static void report(int fd, const char *msg)
 		close(fd);
 }
 
-/* The host network namespace: a new one (Docker's hooks configure it) or the named one. */
-static int enter_netns(const struct oci_spec *spec, struct rung_error *err)
+/*
+ * The sandbox's network namespace: the one the spec names, or a new one
+ * (with its lo up, as runc brings it up) that Docker's prestart hook
+ * configures: *fresh is set then. No network namespace in the spec: the
+ * host's.
+ */
+static int enter_netns(const struct oci_spec *spec, bool *fresh, struct rung_error *err)
 {
 	const struct oci_namespace *ns = spec_namespace(spec, "network");
 	int fd;
 
+	*fresh = false;
 	if (!ns)
 		return 0; /* the host's network */
-	if (!ns->path)
-		return unshare(CLONE_NEWNET) < 0
-			       ? rung_error_make(err, errno, "create a network namespace")
-			       : 0;
+	if (!ns->path) {
+		if (unshare(CLONE_NEWNET) < 0)
+			return rung_error_make(err, errno, "create a network namespace");
+		*fresh = true;
+		return level1_lo_up(err);
+	}
 	fd = open(ns->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || setns(fd, CLONE_NEWNET) < 0) {
 		int e = errno;
@@ -464,6 +474,41 @@ static int enter_netns(const struct oci_spec *spec, struct rung_error *err)
 		return rung_error_make(err, e, "join the network namespace `%s`", ns->path);
 	}
 	close(fd);
+	return 0;
+}
+
+/* The network mode: the dev.rung.network annotation, else --network; and
+ * the egress policy of dev.rung.egress (*egress: the caller frees). */
+static int network_config(const struct container_args *a, enum net_mode *mode, char **egress,
+			  struct rung_error *err)
+{
+	cleanup_free char *ann = spec_annotation(a->spec, NET_MODE_ANNOTATION);
+	const char *name = ann ? ann : a->g->network;
+
+	*egress = spec_annotation(a->spec, NET_EGRESS_ANNOTATION);
+	if (net_mode_parse(name, mode) < 0)
+		return rung_error_make(err, EINVAL, "%s `%s`: not sandbox, host or none",
+				       ann ? "annotation " NET_MODE_ANNOTATION : "--network", name);
+	if (ann)
+		log_info("network: %s (annotation %s)", name, NET_MODE_ANNOTATION);
+	return 0;
+}
+
+/* A new network namespace: the caller runs the hooks that configure it
+ * (prestart, createRuntime) before the sandbox reads it. */
+static int await_hooks(const struct container_args *a, bool fresh, struct rung_error *err)
+{
+	char buf;
+
+	if (!fresh) {
+		close(a->hooks_fd);
+		return 0;
+	}
+	if (write(a->hooks_fd, "h", 1) != 1 || read(a->go_fd, &buf, 1) != 1) {
+		close(a->hooks_fd);
+		return rung_error_make(err, EPIPE, "the create command is gone");
+	}
+	close(a->hooks_fd);
 	return 0;
 }
 
@@ -546,6 +591,8 @@ int container_main(const struct container_args *a)
 	struct server_args sa = {.c = &c};
 	struct kernel_process kp;
 	char *path, buf;
+	cleanup_free char *egress = NULL;
+	bool fresh_netns = false;
 	pthread_t thr;
 	int ret, tty, status;
 
@@ -555,7 +602,6 @@ int container_main(const struct container_args *a)
 		fcntl(3 + i, F_SETFD, FD_CLOEXEC);
 	if (read(a->go_fd, &buf, 1) != 1)
 		return 1;
-	close(a->go_fd);
 	setsid();
 	/* Before anything forks, so the gofer and stubs are in it too. */
 	if (cgroup_join(a->cgroup, 0, &err) < 0)
@@ -567,8 +613,12 @@ int container_main(const struct container_args *a)
 		rung_error_make(&err, EINVAL, "unknown platform `%s`", a->g->platform);
 		goto fail;
 	}
-	if (enter_netns(spec, &err) < 0 || take_stdio(a, &c, &tty, &err) < 0)
+	if (network_config(a, &cfg.network, &egress, &err) < 0 ||
+	    enter_netns(spec, &fresh_netns, &err) < 0 || await_hooks(a, fresh_netns, &err) < 0 ||
+	    take_stdio(a, &c, &tty, &err) < 0)
 		goto fail;
+	close(a->go_fd);
+	cfg.egress = egress;
 	cfg.tty = tty;
 	path = ctl_path(a->root, a->id);
 	sa.listen_fd = ctl_listen(path);

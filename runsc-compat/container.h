@@ -20,10 +20,14 @@ struct container_args {
 	const char *cgroup; /* joined first, so the gofer and stubs are in it too */
 	int ready_fd;	    /* "ok", or an error message, then closed */
 	int go_fd;	    /* a byte arrives once the caller is done with its part */
-	int console_fd;	    /* a connected console socket (process.terminal), or -1 */
-	int preserve_fds;   /* our fds 3 .. 3+n-1 become the init's (--preserve-fds) */
-	bool donate;	    /* --file-access direct */
-	int compat_fd;	    /* the `auto` record of this run, or -1 (compat.h) */
+	/* A new network namespace was made: a byte here asks the caller to run
+	 * the prestart and createRuntime hooks (Docker's configure it), and a
+	 * second byte on go_fd says they ran; closed unwritten otherwise. */
+	int hooks_fd;
+	int console_fd;	  /* a connected console socket (process.terminal), or -1 */
+	int preserve_fds; /* our fds 3 .. 3+n-1 become the init's (--preserve-fds) */
+	bool donate;	  /* --file-access direct */
+	int compat_fd;	  /* the `auto` record of this run, or -1 (compat.h) */
 };
 
 /* The body of the sandbox process; returns its exit status. */

@@ -186,7 +186,9 @@ int oci_create(struct global_args *g, const char *id, const struct create_opts *
 	cleanup_free char *bundle = realpath(o->bundle ? o->bundle : ".", NULL);
 	cleanup_free char *msg = NULL;
 	cleanup_free char *cg = NULL;
-	int ready[2] = {-1, -1}, go[2] = {-1, -1}, lock = -1, console = -1, compat = -1, ret;
+	int ready[2] = {-1, -1}, go[2] = {-1, -1}, hooks[2] = {-1, -1}, lock = -1, console = -1,
+	    compat = -1, ret;
+	bool early_hooks = false;
 	struct isolation_workload w = {0};
 	enum isolation iso;
 	bool record;
@@ -247,7 +249,10 @@ int oci_create(struct global_args *g, const char *id, const struct create_opts *
 	ret = cgroup_create(cg, &spec->resources, err);
 	if (ret < 0)
 		goto fail;
-	if (pipe2(ready, O_CLOEXEC) < 0 || pipe2(go, O_CLOEXEC) < 0) {
+	/* The hooks pipe only for the sentry, the one tier that reads its
+	 * network namespace before it confines itself at create. */
+	if (pipe2(ready, O_CLOEXEC) < 0 || pipe2(go, O_CLOEXEC) < 0 ||
+	    (iso == ISOLATION_SENTRY && pipe2(hooks, O_CLOEXEC) < 0)) {
 		ret = rung_error_make(err, errno, "pipe");
 		goto fail;
 	}
@@ -282,18 +287,22 @@ int oci_create(struct global_args *g, const char *id, const struct create_opts *
 					   .cgroup = cg,
 					   .ready_fd = ready[1],
 					   .go_fd = go[0],
+					   .hooks_fd = hooks[1],
 					   .console_fd = console,
 					   .preserve_fds = o->preserve_fds,
 					   .compat_fd = compat,
 					   .donate = g->file_access_direct};
-		int keep[] = {ready[1], go[0], console, rung_log_fd(), compat};
+		int keep[] = {ready[1], go[0],	       isolation_is_vm(iso) ? -1 : hooks[1],
+			      console,	rung_log_fd(), compat};
 		close_others(3 + o->preserve_fds, keep, ARRAY_SIZE(keep));
 		exit(isolation_is_vm(iso) ? vm_container_main(&a, iso == ISOLATION_VM)
 					  : container_main(&a));
 	}
 	close(ready[1]);
 	close(go[0]);
-	ready[1] = go[0] = -1;
+	if (hooks[1] >= 0)
+		close(hooks[1]);
+	ready[1] = go[0] = hooks[1] = -1;
 	if (compat >= 0)
 		close(compat);
 	compat = -1;
@@ -308,27 +317,46 @@ int oci_create(struct global_args *g, const char *id, const struct create_opts *
 		ret = rung_error_make(err, errno, "start the sandbox");
 		goto fail;
 	}
+	st.id = xstrdup(id);
+	st.pid = pid;
+	st.bundle = xstrdup(bundle);
+	/* A new network namespace: its hooks (Docker's configure the network)
+	 * run before the sandbox reads it and confines itself (sentry tier). */
+	st.annotations = xstrdup(spec->annotations);
+	if (hooks[0] >= 0 && read(hooks[0], &(char){0}, 1) == 1) {
+		char *hs = hook_state(&st, "creating");
+		early_hooks = true;
+		ret = hooks_run(spec->hooks.prestart, spec->hooks.n_prestart, hs, "prestart", err);
+		if (ret == 0)
+			ret = hooks_run(spec->hooks.create_runtime, spec->hooks.n_create_runtime,
+					hs, "createRuntime", err);
+		free(hs);
+		if (ret < 0)
+			goto fail;
+		if (write(go[1], "n", 1) != 1) {
+			ret = rung_error_make(err, errno, "start the sandbox");
+			goto fail;
+		}
+	}
 	msg = read_report(ready[0]);
 	if (strcmp(msg, "ok") != 0) {
 		ret = rung_error_make(err, 0, "%s", *msg ? msg : "the sandbox did not start");
 		goto fail;
 	}
 
-	st.id = xstrdup(id);
-	st.pid = pid;
 	st.pid_start = state_pid_start(pid);
-	st.bundle = xstrdup(bundle);
 	st.rootfs = xstrdup(spec->root_path);
 	st.created = state_now_rfc3339();
 	st.owner = xstrdup("");
-	st.annotations = xstrdup(spec->annotations);
 	st.cgroup = xstrdup(cg);
 	st.isolation = iso == ISOLATION_CONTAINER ? xstrdup(isolation_name(iso)) : NULL;
 	ret = state_save(root, &st, err);
 	if (ret == 0) {
 		char *hs = hook_state(&st, "creating");
-		ret = hooks_run(spec->hooks.prestart, spec->hooks.n_prestart, hs, "prestart", err);
-		if (ret == 0)
+		if (!early_hooks)
+			ret = hooks_run(spec->hooks.prestart, spec->hooks.n_prestart, hs,
+					"prestart", err);
+		if (ret == 0 && !early_hooks)
 			ret = hooks_run(spec->hooks.create_runtime, spec->hooks.n_create_runtime,
 					hs, "createRuntime", err);
 		if (ret == 0)
@@ -358,6 +386,8 @@ out:
 			close(ready[i]);
 		if (go[i] >= 0)
 			close(go[i]);
+		if (hooks[i] >= 0)
+			close(hooks[i]);
 	}
 	if (console >= 0)
 		close(console);

@@ -227,6 +227,9 @@ int sandbox_setup(const struct sandbox_config *cfg, struct sandbox **out, struct
 		ret = protect_paths(sb->k, cfg, err);
 	if (ret == 0)
 		ret = set_sysctls(sb->k, cfg, err);
+	/* Before confinement: the stack opens what it needs on the host. */
+	if (ret == 0)
+		ret = net_setup(sb->k, cfg->network, cfg->egress, err);
 	if (ret < 0)
 		goto fail;
 	gofer_client_free(client);
@@ -235,8 +238,10 @@ int sandbox_setup(const struct sandbox_config *cfg, struct sandbox **out, struct
 	if (cfg->tty >= 0 && hosttty_setup(sb->k, cfg->tty, job_control) < 0)
 		log_debug("the caller's terminal is not one the guest can have");
 	if (cfg->confine) {
-		struct confine_opts co = {
-			.empty_root = true, .seccomp = true, .memfd = sb->k->mf->fd};
+		struct confine_opts co = {.empty_root = true,
+					  .seccomp = true,
+					  .memfd = sb->k->mf->fd,
+					  .host_network = cfg->network == NET_MODE_HOST};
 		ret = sentry_confine(&co, err);
 		if (ret < 0) {
 			rung_error_wrap(err, "confine the sandbox (rung needs root)");

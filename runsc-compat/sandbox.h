@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "sentry/net/net.h"
+
 struct rung_error;
 struct kernel;
 struct platform_ops;
@@ -37,6 +39,10 @@ struct sandbox_config {
 	int tty;       /* the caller's terminal (its /dev/tty) for the guest, or -1 */
 	bool confine;  /* drop the host filesystem, capabilities; seccomp */
 	int compat_fd; /* > 2: the `auto` record to finish at the end (compat.h) */
+	/* The guest's network (sentry/net/net.h), set up in the current network
+	 * namespace; egress: the policy (NULL: the default). */
+	enum net_mode network;
+	const char *egress;
 };
 
 struct sandbox {

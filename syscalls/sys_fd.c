@@ -10,6 +10,8 @@
 #include "sentry/fs/pipe.h"
 #include "sentry/fs/pty.h"
 #include "sentry/fs/tty.h"
+#include "sentry/net/ifioctl.h"
+#include "sentry/net/socket.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -310,6 +312,11 @@ SYSCALL(ioctl)
 		goto out;
 	default:
 		break;
+	}
+	/* Interface requests on any socket (sentry/net/ifioctl.h). */
+	if (ifioctl_is(cmd) && socket_from_file(f)) {
+		ret = ifioctl(t, cmd, arg);
+		goto out;
 	}
 	if (!f->ops->ioctl || !ioctl_shape(cmd, &kind, &size)) {
 		ret = -ENOTTY;

@@ -13,6 +13,7 @@
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/task.h"
 #include "sentry/mm/mm.h"
+#include "sentry/net/net.h"
 #include "sentry/net/socket.h"
 #include "lib/util.h"
 
@@ -46,6 +47,12 @@ static struct socket *sock_lookup(struct task *t, int fd, struct file **fp, int 
 	}
 	*fp = f;
 	return s;
+}
+
+/* An AF_INET or AF_INET6 socket (either network mode). */
+static bool is_inet(const struct socket *s)
+{
+	return s->ops->family == AF_INET || s->ops->family == AF_INET6;
 }
 
 /* Linux's move_addr_to_kernel: 0 or -errno; buf holds SOCK_ADDR_MAX bytes. */
@@ -175,6 +182,9 @@ SYSCALL(connect)
 	if (!s)
 		return ret;
 	ret = addr_in(t, a->a[1], (int)a->a[2], addr);
+	/* The egress policy first, whatever backs the socket (sentry/net/egress.h). */
+	if (!ret && is_inet(s))
+		ret = net_egress_check(t->k, addr, (int)a->a[2], true);
 	if (!ret)
 		ret = s->ops->connect(s, addr, (int)a->a[2], file_getfl(f) & O_NONBLOCK);
 	file_put(f);
@@ -279,7 +289,7 @@ SYSCALL(shutdown)
 SYSCALL(setsockopt)
 {
 	int level = (int)a->a[1], name = (int)a->a[2], optlen = (int)a->a[4], ret;
-	char val[16] = {0};
+	char val[64] = {0};
 	struct file *f;
 	struct socket *s = sock_lookup(t, (int)a->a[0], &f, &ret);
 
@@ -287,6 +297,12 @@ SYSCALL(setsockopt)
 		return ret;
 	if (optlen < 0) {
 		ret = -EINVAL;
+	} else if (level != SOL_SOCKET && is_inet(s)) {
+		/* IP, IPv6 and TCP options: the family checks the length. */
+		size_t n = MIN((size_t)optlen, sizeof(val));
+		ret = mm_copy_in(t->mm, val, a->a[3], n) < 0
+			      ? -EFAULT
+			      : s->ops->setsockopt(s, level, name, val, (unsigned)n);
 	} else if (level != SOL_SOCKET) {
 		ret = -EOPNOTSUPP;
 	} else if (optlen < (int)sizeof(int)) {
@@ -308,14 +324,14 @@ SYSCALL(setsockopt)
 SYSCALL(getsockopt)
 {
 	int level = (int)a->a[1], name = (int)a->a[2], len, ret;
-	char val[64];
+	char val[256]; /* TCP_INFO is the largest */
 	unsigned n;
 	struct file *f;
 	struct socket *s = sock_lookup(t, (int)a->a[0], &f, &ret);
 
 	if (!s)
 		return ret;
-	if (level != SOL_SOCKET) {
+	if (level != SOL_SOCKET && !is_inet(s)) {
 		file_put(f);
 		return -EOPNOTSUPP;
 	}
@@ -500,6 +516,11 @@ static long send_one(struct task *t, struct socket *s, struct file *f, struct km
 
 	if (clen > INT_MAX)
 		return -ENOBUFS;
+	if (k->namelen && is_inet(s)) {
+		ret = net_egress_check(t->k, k->name, k->namelen, false);
+		if (ret)
+			return ret;
+	}
 	if (clen) {
 		/* sock_kmalloc: anything above the on-stack buffer counts against optmem_max. */
 		if (clen > CMSG_SPACE(20) && clen >= SOCK_OPTMEM_MAX)

@@ -21,6 +21,7 @@
 #include "sentry/mm/mm.h"
 #include "sentry/mm/mobj.h"
 #include "sentry/mm/memfile.h"
+#include "sentry/net/procnet.h"
 #include "lib/strbuf.h"
 #include "lib/util.h"
 
@@ -611,12 +612,50 @@ static const struct proc_node pid_nodes[] = {
 	{NULL},
 };
 
+/* /proc/net (sentry/net/procnet.h). */
+static void gen_net_dev(struct proc_ctx *c, struct strbuf *o)
+{
+	procnet_dev(c->k, o);
+}
+
+static void gen_net_route(struct proc_ctx *c, struct strbuf *o)
+{
+	procnet_route(c->k, o);
+}
+
+static void gen_net_if_inet6(struct proc_ctx *c, struct strbuf *o)
+{
+	procnet_if_inet6(c->k, o);
+}
+
+static void gen_net_tcp(struct proc_ctx *c, struct strbuf *o)
+{
+	procnet_tcp(c->k, o);
+}
+
+static void gen_net_udp(struct proc_ctx *c, struct strbuf *o)
+{
+	procnet_udp(c->k, o);
+}
+
+static const struct proc_node proc_net_nodes[] = {
+	{"dev", S_IFREG | 0444, PK_FILE, gen_net_dev},
+	{"if_inet6", S_IFREG | 0444, PK_FILE, gen_net_if_inet6},
+	{"route", S_IFREG | 0444, PK_FILE, gen_net_route},
+	{"tcp", S_IFREG | 0444, PK_FILE, gen_net_tcp},
+	{"tcp6", S_IFREG | 0444, PK_FILE, gen_net_tcp},
+	{"udp", S_IFREG | 0444, PK_FILE, gen_net_udp},
+	{"udp6", S_IFREG | 0444, PK_FILE, gen_net_udp},
+	{NULL},
+};
+
 static const struct proc_node root_nodes[] = {
 	{"cpuinfo", S_IFREG | 0444, PK_FILE, gen_cpuinfo},
 	{"filesystems", S_IFREG | 0444, PK_FILE, gen_filesystems},
 	{"loadavg", S_IFREG | 0444, PK_FILE, gen_loadavg},
 	{"meminfo", S_IFREG | 0444, PK_FILE, gen_meminfo},
 	{"mounts", S_IFLNK | 0777, PK_LINK, NULL, NULL, "self/mounts"},
+	{"net", S_IFDIR | 0555, PK_DIR, NULL, proc_net_nodes},
 	{"self", S_IFLNK | 0777, PK_SELF},
 	{"stat", S_IFREG | 0444, PK_FILE, gen_stat_global},
 	{"sys", S_IFDIR | 0555, PK_DIR, NULL, sys_nodes},

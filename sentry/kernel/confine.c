@@ -66,7 +66,7 @@ int sentry_confine(const struct confine_opts *o, struct rung_error *err)
 	if (ret == 0)
 		ret = drop_caps(err);
 	if (ret == 0 && o->seccomp)
-		ret = sentry_filter_install(o->memfd, err);
+		ret = sentry_filter_install(o->memfd, o->host_network, err);
 	if (ret == 0)
 		log_debug("sentry confined:%s no capabilities%s",
 			  o->empty_root ? " empty root," : "",

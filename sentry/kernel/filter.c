@@ -21,6 +21,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <termios.h>
 
 /* Allowed whatever the arguments. */
@@ -140,7 +141,14 @@ static const int arch_prctls[] = {ARCH_SET_CPUID, ARCH_SET_FS, ARCH_GET_FS, ARCH
 			goto fail;                                      \
 	} while (0)
 
-scmp_filter_ctx sentry_filter_build(int memfd)
+/* --network=host: guest AF_INET/AF_INET6 sockets are host sockets the
+ * sentry makes and drives (sentry/net/inet_host.c); sendmsg, recvmsg,
+ * accept4 and FIONREAD are allowed in every mode. */
+static const int hostinet[] = {SCMP_SYS(bind),	      SCMP_SYS(connect),     SCMP_SYS(listen),
+			       SCMP_SYS(getsockname), SCMP_SYS(getpeername), SCMP_SYS(shutdown),
+			       SCMP_SYS(setsockopt),  SCMP_SYS(getsockopt)};
+
+scmp_filter_ctx sentry_filter_build(int memfd, bool host_network)
 {
 	/* RUNG_SECCOMP_LOG=1: log what would be killed (kernel audit log) and
 	 * carry on, to find what a change to the sentry newly needs. */
@@ -184,15 +192,21 @@ scmp_filter_ctx sentry_filter_build(int memfd)
 	for (size_t i = 0; i < ARRAY_SIZE(prctls); i++)
 		ADD(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prctl), 1,
 		    SCMP_A0(SCMP_CMP_EQ, (uint64_t)prctls[i]));
+	if (host_network) {
+		ADD(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_EQ, AF_INET));
+		ADD(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1, SCMP_A0(SCMP_CMP_EQ, AF_INET6));
+		for (size_t i = 0; i < ARRAY_SIZE(hostinet); i++)
+			ADD(ctx, SCMP_ACT_ALLOW, hostinet[i], 0);
+	}
 	return ctx;
 fail:
 	seccomp_release(ctx);
 	return NULL;
 }
 
-int sentry_filter_install(int memfd, struct rung_error *err)
+int sentry_filter_install(int memfd, bool host_network, struct rung_error *err)
 {
-	scmp_filter_ctx ctx = sentry_filter_build(memfd);
+	scmp_filter_ctx ctx = sentry_filter_build(memfd, host_network);
 	int ret;
 
 	if (!ctx)

@@ -3,12 +3,14 @@
 #define RUNG_FILTER_H
 
 #include <seccomp.h>
+#include <stdbool.h>
 
 struct rung_error;
 
-/* The filter for a sentry whose memory file is memfd (for tests to inspect). */
-scmp_filter_ctx sentry_filter_build(int memfd);
+/* The filter for a sentry whose memory file is memfd (for tests to
+ * inspect); host_network: widened for --network=host's host sockets. */
+scmp_filter_ctx sentry_filter_build(int memfd, bool host_network);
 /* Install it on the calling process (all threads that follow inherit it). */
-int sentry_filter_install(int memfd, struct rung_error *err);
+int sentry_filter_install(int memfd, bool host_network, struct rung_error *err);
 
 #endif

@@ -10,6 +10,7 @@
 #include "sentry/fs/tmpfs.h"
 #include "sentry/fs/hostinfo.h"
 #include "sentry/net/unix.h"
+#include "sentry/net/net.h"
 #include "sentry/loader/vdso.h"
 #include "platform/platform.h"
 #include "lib/error.h"
@@ -92,6 +93,7 @@ void kernel_destroy(struct kernel *k)
 	tg_put(k->init_tg);
 	path_put(&k->root);
 	unix_net_free(k->unix_net);
+	net_teardown(k);
 	if (k->plat)
 		k->plat->ops->destroy(k->plat);
 	vdso_destroy(k->vdso);

@@ -26,6 +26,7 @@ struct task;
 struct ktimer_base;
 struct timers_kernel;
 struct unix_net;
+struct net_state;
 
 /* The pid namespace's pid_max (also /proc/sys/kernel/pid_max). */
 #define KERNEL_PID_MAX 4194304
@@ -87,6 +88,9 @@ struct kernel {
 
 	/* Unix socket names and state (sentry/net/unix.c), made on first use. */
 	struct unix_net *unix_net;
+	/* The network mode, configuration and egress policy (sentry/net/net.h);
+	 * NULL until net_setup (unit tests: no AF_INET/AF_INET6). */
+	struct net_state *net;
 
 	/* One "unsupported syscall" event per number per sandbox. */
 	uint64_t unsupported_seen[(1024 + 63) / 64];

@@ -105,6 +105,7 @@ static void tcpip_ready(void *arg)
 	sys_sem_t *sem = arg;
 
 	lo_add();
+	ns_icmp_init();
 	sys_sem_signal(sem);
 }
 
@@ -227,6 +228,7 @@ struct ns_sock *ns_sock_new(int family, int type, int protocol)
 	list_init(&ns->dgrams);
 	list_init(&ns->accq);
 	list_init(&ns->acc_link);
+	list_init(&ns->udp_link);
 	ns->sndbuf = type == SOCK_STREAM ? NS_TCP_SNDBUF_DEFAULT : NS_UDP_BUF_DEFAULT;
 	ns->rcvbuf = type == SOCK_STREAM ? NS_TCP_RCVBUF_DEFAULT : NS_UDP_BUF_DEFAULT;
 	ns->rcvlowat = 1;

@@ -78,6 +78,7 @@ struct ns_sock {
 	struct list_head accq;
 	int acc_count, backlog;
 	struct list_head acc_link;
+	struct list_head udp_link; /* UDP: in the list ICMP errors search */
 	/* options */
 	bool v6only, reuseaddr, reuseport, keepalive, nodelay, broadcast, oobinline, cork;
 	int keepidle, keepintvl, keepcnt; /* seconds, seconds, probes */
@@ -157,5 +158,10 @@ int ns_take_error(struct ns_sock *ns);
 extern const struct sock_ops ns_tcp_ops[2], ns_udp_ops[2];
 int ns_tcp_new_pcb(struct ns_sock *ns);
 int ns_udp_new_pcb(struct ns_sock *ns);
+
+/* --- netstack_icmp.c (core lock held) --- */
+void ns_icmp_init(void);
+void ns_icmp_track(struct ns_sock *ns);
+void ns_icmp_untrack(struct ns_sock *ns);
 
 #endif

@@ -53,6 +53,7 @@ int ns_udp_new_pcb(struct ns_sock *ns)
 		return -ENOBUFS;
 	ns->pcb.udp = pcb;
 	udp_recv(pcb, on_recv, ns);
+	ns_icmp_track(ns);
 	ns_apply_opts(ns);
 	return 0;
 }
@@ -219,12 +220,12 @@ static long udp_recvmsg_op(struct socket *s, struct sock_msg *m)
 	pthread_mutex_lock(&ns->rlock);
 	ns_lock();
 	for (;;) {
-		if (!list_empty(&ns->dgrams))
-			break;
 		if (ns->err) {
 			ret = ns_take_error(ns);
 			goto fail;
 		}
+		if (!list_empty(&ns->dgrams))
+			break;
 		if (ns->shutdown & SOCK_RCV_SHUTDOWN) {
 			ret = 0;
 			goto fail;
@@ -333,6 +334,7 @@ static void udp_release_op(struct socket *s)
 	if (ns->pcb.udp)
 		udp_remove(ns->pcb.udp);
 	ns->pcb.udp = NULL;
+	ns_icmp_untrack(ns);
 	while (!list_empty(&ns->dgrams)) {
 		struct ns_dgram *d = list_first_entry(&ns->dgrams, struct ns_dgram, link);
 		list_del(&d->link);

@@ -7,7 +7,13 @@
 #include "config.h"
 #include "sentry/net/socket.h"
 #include "sentry/net/unix.h"
+#include "sentry/net/inet_host.h"
+#include "sentry/net/net.h"
+#include "sentry/net/netlink.h"
+#include "sentry/net/netstack.h"
 #include "sentry/fs/file.h"
+#include "sentry/kernel/kernel.h"
+#include "sentry/kernel/signal.h"
 #include "sentry/kernel/task.h"
 #include "sentry/mm/mm.h"
 #include "lib/util.h"
@@ -80,6 +86,48 @@ size_t msg_iter_copy_in(struct msg_iter *it, void *dst, size_t len, bool *fault)
 size_t msg_iter_copy_out(struct msg_iter *it, const void *src, size_t len, bool *fault)
 {
 	return iter_copy(it, (void *)src, len, true, fault);
+}
+
+/* --- timeouts and SIGPIPE ------------------------------------------------------------ */
+
+int sock_timeout_set(uint64_t *out, const void *val, unsigned len)
+{
+	struct timeval tv;
+
+	if (len < sizeof(tv))
+		return -EINVAL;
+	memcpy(&tv, val, sizeof(tv));
+	if (tv.tv_usec < 0 || tv.tv_usec >= 1000000)
+		return -EDOM;
+	if (tv.tv_sec < 0)
+		*out = 0;
+	else if (tv.tv_sec == 0 && tv.tv_usec == 0)
+		*out = SOCK_TIMEO_NONE;
+	else if ((uint64_t)tv.tv_sec > UINT64_MAX / 2000000000ull)
+		*out = SOCK_TIMEO_NONE;
+	else
+		*out = (uint64_t)tv.tv_sec * 1000000000ull + (uint64_t)tv.tv_usec * 1000ull;
+	return 0;
+}
+
+void sock_timeout_get(uint64_t t, struct timeval *tv)
+{
+	if (t == SOCK_TIMEO_NONE || t == 0) {
+		*tv = (struct timeval){0, 0};
+		return;
+	}
+	tv->tv_sec = (time_t)(t / 1000000000ull);
+	tv->tv_usec = (suseconds_t)((t % 1000000000ull) / 1000ull);
+}
+
+void sock_sigpipe(struct sock_msg *msg)
+{
+	siginfo_t info;
+
+	if ((msg->flags & MSG_NOSIGNAL) || !msg->t)
+		return;
+	siginfo_user(&info, SIGPIPE, msg->t);
+	signal_send(msg->t, &info, false);
 }
 
 /* --- descriptors in flight ------------------------------------------------------ */
@@ -258,8 +306,17 @@ int socket_create(struct task *t, int family, int type, int protocol, struct soc
 	switch (family) {
 	case AF_UNIX:
 		return unix_create(t, type, protocol, out);
+	case AF_INET:
+	case AF_INET6:
+		if (!t->k->net)
+			return -EAFNOSUPPORT;
+		if (t->k->net->mode == NET_MODE_HOST)
+			return inet_host_create(t, family, type, protocol, out);
+		return netstack_socket_create(t->k, family, type, protocol, out);
+	case AF_NETLINK:
+		return netlink_create(t, type, protocol, out);
 	default:
-		/* Other families come with the network stack. */
+		/* AF_PACKET, AF_BLUETOOTH, ...: docs/syscalls.md. */
 		return -EAFNOSUPPORT;
 	}
 }

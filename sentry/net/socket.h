@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/uio.h>
 
 struct file;
@@ -39,6 +40,7 @@ struct task;
 #define SOCK_ADDR_MAX	   128 /* sizeof(struct sockaddr_storage) */
 #define SOCK_RCV_SHUTDOWN  1
 #define SOCK_SEND_SHUTDOWN 2
+#define SOCK_TIMEO_NONE	   UINT64_MAX /* SO_*TIMEO unset: block for ever */
 
 /* Where the bytes of a send or receive are: guest iovecs (mm set) or
  * sentry memory (mm NULL, for read/write ops called with sentry buffers). */
@@ -117,6 +119,13 @@ struct socket {
 	int type;
 	struct file *file; /* the file whose priv this is (not referenced) */
 };
+
+/* SO_RCVTIMEO/SO_SNDTIMEO: a struct timeval to ns (SOCK_TIMEO_NONE for
+ * zero), as Linux's sock_set_timeout; and back. */
+int sock_timeout_set(uint64_t *out, const void *val, unsigned len);
+void sock_timeout_get(uint64_t t, struct timeval *tv);
+/* SIGPIPE to the sender for a write to a broken stream, unless MSG_NOSIGNAL. */
+void sock_sigpipe(struct sock_msg *msg);
 
 /* Create a socket of family/type/protocol (type without flags). */
 int socket_create(struct task *t, int family, int type, int protocol, struct socket **out);

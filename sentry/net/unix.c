@@ -48,7 +48,6 @@
 #define UNIX_MSG_OVERHEAD   576		/* what an skb costs beyond its data */
 #define UNIX_STREAM_CHUNK   36544	/* the largest stream skb (SKB_MAX_HEAD(0) + 32 KiB) */
 #define SHUTDOWN_MASK	    (SOCK_RCV_SHUTDOWN | SOCK_SEND_SHUTDOWN)
-#define TIMEO_NONE	    UINT64_MAX /* SO_*TIMEO unset: block for ever */
 #define SUN_PATH_OFF	    ((int)offsetof(struct sockaddr_un, sun_path))
 #define POLL_WAKE_IN	    (POLLIN | POLLRDNORM)
 #define POLL_WAKE_OUT	    (POLLOUT | POLLWRNORM | POLLWRBAND)
@@ -95,7 +94,7 @@ struct unix_sock {
 	bool passcred, reuseaddr, keepalive, broadcast, dontroute, oobinline;
 	int linger_onoff, linger_secs;
 	int priority;
-	uint64_t rcvtimeo, sndtimeo; /* ns, or TIMEO_NONE */
+	uint64_t rcvtimeo, sndtimeo; /* ns, or SOCK_TIMEO_NONE */
 	bool peercred_set;
 	struct ucred peercred;
 	struct waitq wq;	/* readers, writers waiting for buffer, poll */
@@ -219,7 +218,7 @@ static struct unix_sock *usock_new(struct unix_net *net, int type)
 	u->rcvbuf = SOCK_RMEM_DEFAULT;
 	u->rcvlowat = 1;
 	u->backlog = UNIX_MAX_DGRAM_QLEN;
-	u->rcvtimeo = u->sndtimeo = TIMEO_NONE;
+	u->rcvtimeo = u->sndtimeo = SOCK_TIMEO_NONE;
 	list_init(&u->bind_link);
 	list_init(&u->rq);
 	list_init(&u->incoming);
@@ -525,7 +524,7 @@ static struct timeo timeo_start(uint64_t timeo, bool nonblock)
 
 	if (nonblock || timeo == 0)
 		to.none_left = true;
-	else if (timeo != TIMEO_NONE) {
+	else if (timeo != SOCK_TIMEO_NONE) {
 		to.timed = true;
 		to.deadline = monotonic_ns() + timeo;
 	}
@@ -1076,17 +1075,6 @@ static int take_error(struct unix_sock *u)
 	return -e;
 }
 
-/* SIGPIPE for a write to a broken stream, unless MSG_NOSIGNAL. */
-static void raise_sigpipe(struct sock_msg *msg)
-{
-	siginfo_t info;
-
-	if ((msg->flags & MSG_NOSIGNAL) || !msg->t)
-		return;
-	siginfo_user(&info, SIGPIPE, msg->t);
-	signal_send(msg->t, &info, false);
-}
-
 /*
  * Room in u's send buffer for a message of truesize (lock held), charged
  * to u: Linux's sock_alloc_send_pskb. Waits unless to says not to.
@@ -1397,7 +1385,7 @@ static long unix_stream_sendmsg(struct socket *s, struct sock_msg *msg)
 
 pipe_err:
 	if (sent == 0)
-		raise_sigpipe(msg);
+		sock_sigpipe(msg);
 	err = -EPIPE;
 out_err:
 	usock_put(other);
@@ -1708,37 +1696,6 @@ static long unix_inq(struct socket *s)
 	return n;
 }
 
-/* SO_RCVTIMEO/SO_SNDTIMEO from a struct timeval, as sock_set_timeout. */
-static int set_timeout(uint64_t *out, const void *val, unsigned len)
-{
-	struct timeval tv;
-
-	if (len < sizeof(tv))
-		return -EINVAL;
-	memcpy(&tv, val, sizeof(tv));
-	if (tv.tv_usec < 0 || tv.tv_usec >= 1000000)
-		return -EDOM;
-	if (tv.tv_sec < 0)
-		*out = 0;
-	else if (tv.tv_sec == 0 && tv.tv_usec == 0)
-		*out = TIMEO_NONE;
-	else if ((uint64_t)tv.tv_sec > UINT64_MAX / 2000000000ull)
-		*out = TIMEO_NONE;
-	else
-		*out = (uint64_t)tv.tv_sec * 1000000000ull + (uint64_t)tv.tv_usec * 1000ull;
-	return 0;
-}
-
-static void get_timeout(uint64_t t, struct timeval *tv)
-{
-	if (t == TIMEO_NONE || t == 0) {
-		*tv = (struct timeval){0, 0};
-		return;
-	}
-	tv->tv_sec = (time_t)(t / 1000000000ull);
-	tv->tv_usec = (suseconds_t)((t % 1000000000ull) / 1000ull);
-}
-
 #ifndef SO_RCVTIMEO_NEW
 #define SO_RCVTIMEO_NEW 66
 #define SO_SNDTIMEO_NEW 67
@@ -1764,7 +1721,7 @@ static int unix_setsockopt(struct socket *s, int level, int name, const void *va
 	if (name == SO_RCVTIMEO || name == SO_RCVTIMEO_NEW || name == SO_SNDTIMEO ||
 	    name == SO_SNDTIMEO_NEW) {
 		uint64_t t;
-		ret = set_timeout(&t, val, len);
+		ret = sock_timeout_set(&t, val, len);
 		if (ret)
 			return ret;
 		pthread_mutex_lock(&u->net->lock);
@@ -1925,12 +1882,12 @@ static int unix_getsockopt(struct socket *s, int level, int name, void *val, uns
 		break;
 	case SO_RCVTIMEO:
 	case SO_RCVTIMEO_NEW:
-		get_timeout(u->rcvtimeo, &v.tv);
+		sock_timeout_get(u->rcvtimeo, &v.tv);
 		lv = sizeof(v.tv);
 		break;
 	case SO_SNDTIMEO:
 	case SO_SNDTIMEO_NEW:
-		get_timeout(u->sndtimeo, &v.tv);
+		sock_timeout_get(u->sndtimeo, &v.tv);
 		lv = sizeof(v.tv);
 		break;
 	case SO_PEERCRED:

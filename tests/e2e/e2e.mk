@@ -22,7 +22,9 @@ E2E_TESTS = \
 	tests/e2e/oci_seccomp.sh \
 	tests/e2e/oci_cli.sh \
 	tests/e2e/microvm.sh \
-	tests/e2e/docker_microvm.sh
+	tests/e2e/docker_microvm.sh \
+	tests/e2e/net_egress.sh \
+	tests/e2e/docker_net.sh
 
 # Guest programs of the e2e tests, built static like the guest tests (and
 # swapper, which escape.sh runs on the host, and oci_cli.sh's host
@@ -32,6 +34,7 @@ E2E_PROGS = \
 	hostpoll \
 	isolation \
 	fsops \
+	netconnect \
 	ocitest \
 	recvtty \
 	reaper \

@@ -3,7 +3,8 @@
 # tests/guest/run.sh, which compares stdout and exit status. A program NAME
 # whose tests/guest/NAME.stdin exists gets that file as stdin, others
 # /dev/null. The file system tests (fs_*) run in rung with each
-# --file-access mode.
+# --file-access mode, the network tests (net_*) with each --network mode
+# of GUEST_NET_MODES (run.sh).
 GUEST_TESTS = \
 	hello \
 	args \
@@ -92,7 +93,14 @@ GUEST_TESTS = \
 	seccomp_perm \
 	seccomp_strict \
 	seccomp_trap \
-	seccomp_vsyscall
+	seccomp_vsyscall \
+	net_tcp \
+	net_udp \
+	net_nonblock \
+	net_bulk \
+	net_ifaddrs \
+	nstack_many \
+	nstack_dual
 
 # Built like the others but not run by `make check` until rung passes them:
 # `GUEST_LIST=pending.list tests/guest/run.sh` runs them (see each one's
@@ -108,7 +116,8 @@ GUEST_ALL = $(GUEST_TESTS) $(GUEST_PENDING)
 GUEST_BINS = $(GUEST_ALL:%=tests/guest/bin/%-static) $(GUEST_ALL:%=tests/guest/bin/%-pie)
 GUEST_H_DEPS = $(srcdir)/tests/guest/guest.h $(srcdir)/tests/guest/fsguest.h \
 	$(srcdir)/tests/guest/ttyguest.h \
-	$(srcdir)/tests/guest/seccompguest.h
+	$(srcdir)/tests/guest/seccompguest.h \
+	$(srcdir)/tests/guest/netguest.h
 GUEST_CFLAGS = -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter
 
 tests/guest/bin/%-static: $(srcdir)/tests/guest/%.c $(GUEST_H_DEPS)
@@ -131,7 +140,7 @@ tests/guest/bin/pending.list: Makefile
 check_DATA += $(GUEST_BINS) tests/guest/bin/tests.list tests/guest/bin/pending.list
 TESTS += tests/guest/run.sh
 EXTRA_DIST += tests/guest/run.sh tests/guest/guest.h tests/guest/fsguest.h tests/guest/ttyguest.h \
-	tests/guest/seccompguest.h \
+	tests/guest/seccompguest.h tests/guest/netguest.h \
 	$(GUEST_ALL:%=tests/guest/%.c) $(GUEST_STDIN)
 
 # (and the e2e tests' programs: Makefile.am's clean-local runs this one)

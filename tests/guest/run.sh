@@ -8,7 +8,9 @@
 # writes pending.list), or every executable there. Program NAME gets
 # tests/guest/NAME.stdin as stdin when that file exists, /dev/null
 # otherwise. The file system tests (fs_*) run in rung once with each
-# --file-access mode. A program that exits 77 natively lacks something on
+# --file-access mode, the network tests (net_*) once with each
+# --network mode of $GUEST_NET_MODES (default: host sandbox none), the
+# stack's own tests (nstack_*) with --network=sandbox. A program that exits 77 natively lacks something on
 # this host (and prints "SKIP: why"): its runs are skipped. A rung run
 # that takes longer than $GUEST_TIMEOUT seconds (default 60) is killed and
 # fails.
@@ -33,11 +35,17 @@ else
 	bins=$(ls "$GUEST_BIN"/* 2>/dev/null)
 fi
 
-# modes NAME: the --file-access modes program NAME runs with in rung
-# ("default": no option).
+# The --network modes the network tests (net_*) run in (GUEST_NET_MODES).
+# The user-space stack's own tests (nstack_*) run in sandbox mode.
+net_modes=${GUEST_NET_MODES:-host sandbox none}
+
+# modes NAME: the --file-access modes program NAME runs with in rung, or
+# its network=MODE runs ("default": no option).
 modes() {
 	case $(basename "$1") in
 	fs_*) echo direct gofer ;;
+	net_*) for nm in $net_modes; do echo "network=$nm"; done ;;
+	nstack_*) echo network=sandbox ;;
 	*) echo default ;;
 	esac
 }
@@ -85,10 +93,17 @@ for bin in $bins; do
 			n=$((n + 1))
 			what="$name on $p"
 			opt=
-			if [ "$m" != default ]; then
+			case $m in
+			default) ;;
+			network=*)
+				what="$what, --$m"
+				opt=--$m
+				;;
+			*)
 				what="$what, --file-access=$m"
 				opt=--file-access=$m
-			fi
+				;;
+			esac
 			if [ "$native" = 77 ]; then
 				why=$(sed -n 's/^SKIP: //p' "$tmp/native.out" | head -n 1)
 				echo "ok $n - $what # SKIP natively: ${why:-exit status 77}"

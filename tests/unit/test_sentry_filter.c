@@ -18,6 +18,8 @@
 #include <sys/timerfd.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <netinet/in.h>
+#include <stdbool.h>
 #include <sys/syscall.h>
 #include <sys/ioctl.h>
 #include <sys/random.h>
@@ -34,8 +36,9 @@ static void *idle_thread(void *arg)
 	return arg;
 }
 
-/* Run fn in a child under the filter; returns its wait status. */
-static int under_filter(void (*fn)(int memfd))
+/* Run fn in a child under the filter (widened for --network=host with
+ * host_net); returns its wait status. */
+static int under_filter_net(void (*fn)(int memfd), bool host_net)
 {
 	int memfd = memfd_create("sentry-filter-test", MFD_CLOEXEC);
 	struct rlimit no_core = {0, 0};
@@ -49,7 +52,7 @@ static int under_filter(void (*fn)(int memfd))
 	if (pid == 0) {
 		struct rung_error err = {0};
 		setrlimit(RLIMIT_CORE, &no_core);
-		if (sentry_filter_install(memfd, &err) < 0)
+		if (sentry_filter_install(memfd, host_net, &err) < 0)
 			_exit(100);
 		fn(memfd);
 		_exit(0);
@@ -57,6 +60,11 @@ static int under_filter(void (*fn)(int memfd))
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 	close(memfd);
 	return status;
+}
+
+static int under_filter(void (*fn)(int memfd))
+{
+	return under_filter_net(fn, false);
 }
 
 static void allowed(int memfd)
@@ -221,6 +229,64 @@ START_TEST(test_forbidden_calls_kill)
 }
 END_TEST
 
+/* --network=host: the sentry makes, binds, connects and tunes AF_INET and
+ * AF_INET6 sockets... */
+static void host_sockets(int memfd)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t n = sizeof(a);
+	int one = 1, l = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	int c = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	int u = socket(AF_INET6, SOCK_DGRAM, 0);
+
+	if (l < 0 || c < 0 || u < 0)
+		_exit(1);
+	if (setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    bind(l, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(l, 1) < 0 ||
+	    getsockname(l, (struct sockaddr *)&a, &n) < 0)
+		_exit(2);
+	if (connect(c, (struct sockaddr *)&a, sizeof(a)) < 0 && errno != EINPROGRESS)
+		_exit(3);
+	if (getsockopt(c, SOL_SOCKET, SO_ERROR, &one, &n) < 0 || shutdown(c, SHUT_RDWR) < 0)
+		_exit(4);
+}
+
+/* ... but nothing of another family (netlink, packet, unix), in any mode. */
+static void do_socket_netlink(int memfd)
+{
+	socket(AF_NETLINK, SOCK_RAW, 0);
+}
+
+static void do_socket_packet(int memfd)
+{
+	socket(AF_PACKET, SOCK_RAW, 0);
+}
+
+static void do_socket_unix(int memfd)
+{
+	socket(AF_UNIX, SOCK_STREAM, 0);
+}
+
+START_TEST(test_host_network_sockets)
+{
+	int status = under_filter_net(host_sockets, true);
+
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %#x", status);
+}
+END_TEST
+
+static void (*const forbidden_host[])(int) = {do_socket_netlink, do_socket_packet, do_socket_unix,
+					      do_unlink, do_execve};
+
+START_TEST(test_host_network_forbidden)
+{
+	int status = under_filter_net(forbidden_host[_i], true);
+
+	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS,
+		      "forbidden call %d: status %#x", _i, status);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("sentry_filter");
@@ -231,6 +297,9 @@ int main(void)
 	tcase_add_test(tc, test_needed_calls_pass);
 	tcase_add_loop_test(tc, test_forbidden_calls_kill, 0,
 			    (int)(sizeof(forbidden) / sizeof(forbidden[0])));
+	tcase_add_test(tc, test_host_network_sockets);
+	tcase_add_loop_test(tc, test_host_network_forbidden, 0,
+			    (int)(sizeof(forbidden_host) / sizeof(forbidden_host[0])));
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_ENV);

@@ -1,0 +1,116 @@
+/* /proc/net from the sandbox's network configuration (procnet.h). */
+#include "config.h"
+#include "sentry/net/procnet.h"
+#include "sentry/net/net.h"
+#include "sentry/kernel/kernel.h"
+#include "lib/strbuf.h"
+
+#include <net/route.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+
+static const struct net_config *config(struct kernel *k)
+{
+	static const struct net_config none;
+
+	return k->net ? &k->net->cfg : &none;
+}
+
+static const char *ifname(const struct net_config *c, int index)
+{
+	for (size_t i = 0; i < c->nifs; i++)
+		if (c->ifs[i].index == index)
+			return c->ifs[i].name;
+	return "*";
+}
+
+void procnet_dev(struct kernel *k, struct strbuf *o)
+{
+	const struct net_config *c = config(k);
+
+	strbuf_printf(o,
+		      "Inter-|   Receive                                                |  "
+		      "Transmit\n"
+		      " face |bytes    packets errs drop fifo frame compressed multicast|bytes    "
+		      "packets errs drop fifo colls carrier compressed\n");
+	for (size_t i = 0; i < c->nifs; i++)
+		strbuf_printf(o,
+			      "%6s: %7d %7d %4d %4d %4d %5d %10d %9d %8d %7d %4d %4d %4d %5d %7d "
+			      "%10d\n",
+			      c->ifs[i].name, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+}
+
+/* Linux pads each line of /proc/net/route to 127 characters. */
+static void route_line(struct strbuf *o, const char *line)
+{
+	strbuf_printf(o, "%-127s\n", line);
+}
+
+static uint32_t be32(const uint8_t *a)
+{
+	uint32_t v;
+
+	memcpy(&v, a, 4);
+	return v; /* printed as the raw word, as Linux does */
+}
+
+void procnet_route(struct kernel *k, struct strbuf *o)
+{
+	const struct net_config *c = config(k);
+	char line[160];
+
+	route_line(o, "Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\t\tMTU"
+		      "\tWindow\tIRTT");
+	for (size_t i = 0; i < c->nroutes; i++) {
+		const struct net_route *r = &c->routes[i];
+		uint32_t mask = r->dst_len ? ~0u << (32 - r->dst_len) : 0;
+		uint8_t m[4] = {(uint8_t)(mask >> 24), (uint8_t)(mask >> 16), (uint8_t)(mask >> 8),
+				(uint8_t)mask};
+
+		if (r->family != AF_INET)
+			continue;
+		snprintf(line, sizeof(line), "%s\t%08X\t%08X\t%04X\t%d\t%u\t%u\t%08X\t%d\t%u\t%u",
+			 ifname(c, r->ifindex), be32(r->dst), r->has_gw ? be32(r->gw) : 0,
+			 RTF_UP | (r->has_gw ? RTF_GATEWAY : 0), 0, 0u, r->metric, be32(m), 0, 0u,
+			 0u);
+		route_line(o, line);
+	}
+}
+
+void procnet_if_inet6(struct kernel *k, struct strbuf *o)
+{
+	const struct net_config *c = config(k);
+
+	for (size_t i = 0; i < c->nifs; i++) {
+		const struct net_iface *nif = &c->ifs[i];
+
+		for (int j = 0; j < nif->naddrs; j++) {
+			const struct net_iface_addr *a = &nif->addrs[j];
+			int scope = nif->loopback					  ? 0x10
+				    : (a->addr[0] == 0xfe && (a->addr[1] & 0xc0) == 0x80) ? 0x20
+											  : 0;
+
+			if (a->family != AF_INET6)
+				continue;
+			for (int b = 0; b < 16; b++)
+				strbuf_printf(o, "%02x", a->addr[b]);
+			strbuf_printf(o, " %02x %02x %02x %02x %8s\n", nif->index, a->prefixlen,
+				      scope, 0x80, nif->name);
+		}
+	}
+}
+
+void procnet_tcp(struct kernel *k, struct strbuf *o)
+{
+	(void)k;
+	strbuf_printf(o, "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when "
+			 "retrnsmt   uid  timeout inode\n");
+}
+
+void procnet_udp(struct kernel *k, struct strbuf *o)
+{
+	(void)k;
+	strbuf_printf(o, "   sl  local_address rem_address   st tx_queue rx_queue tr tm->when "
+			 "retrnsmt   uid  timeout inode ref pointer drops\n");
+}

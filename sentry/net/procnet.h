@@ -1,0 +1,19 @@
+/*
+ * /proc/net files generated from the sandbox's network configuration
+ * (sentry/net/procnet.c): dev (counters are not kept: zeros), route (IPv4),
+ * if_inet6, and tcp/udp/tcp6/udp6 (their header only: the sockets are not
+ * listed yet).
+ */
+#ifndef RUNG_NET_PROCNET_H
+#define RUNG_NET_PROCNET_H
+
+struct kernel;
+struct strbuf;
+
+void procnet_dev(struct kernel *k, struct strbuf *o);
+void procnet_route(struct kernel *k, struct strbuf *o);
+void procnet_if_inet6(struct kernel *k, struct strbuf *o);
+void procnet_tcp(struct kernel *k, struct strbuf *o);
+void procnet_udp(struct kernel *k, struct strbuf *o);
+
+#endif

@@ -1,0 +1,139 @@
+#!/bin/sh
+# The egress policy (docs/network.md) in every network mode of $MODES:
+# connections to 169.254.169.254, 10.0.0.1 and a metadata host name are
+# refused (ECONNREFUSED, a log line each), a datagram to the metadata
+# address gets EACCES, a private address is refused by default and
+# reachable once allowed, and a deny rule holds even for the loopback.
+#
+# The test makes two network namespaces joined by a veth pair: C, where
+# the sandbox runs (host mode: rung runs in C; sandbox and none: --netns
+# C), and S, with an echo server on 10.213.57.2:8000. Nothing listens
+# outside them. A mode whose AF_INET sockets do not exist yet (the
+# user-space stack not built) is skipped.
+set -u
+# shellcheck source-path=SCRIPTDIR
+. "$(dirname "$0")/lib.sh"
+MODES=${NET_EGRESS_MODES:-host sandbox none}
+PER_MODE=9
+PROG=$E2E_BIN/netconnect
+nmodes=$(echo $MODES | wc -w)
+plan $((nmodes * PER_MODE + 3))
+skip_all() {
+	i=0
+	while [ $i -lt $((nmodes * PER_MODE + 3)) ]; do
+		skip "$1"
+		i=$((i + 1))
+	done
+	exit 0
+}
+[ -x "$PROG" ] || skip_all "no $PROG (make check builds it)"
+[ "$(id -u)" = 0 ] || skip_all "network namespaces need root"
+command -v ip >/dev/null || skip_all "no ip(8)"
+BB=$(command -v busybox) || skip_all "no busybox (its nc serves)"
+
+C=rung-egc-$$
+S=rung-egs-$$
+SERVER=10.213.57.2
+cleanup() {
+	[ -n "${srv_pid:-}" ] && kill "$srv_pid" "${lo_pid:-}" 2>/dev/null
+	ip netns del "$C" 2>/dev/null
+	ip netns del "$S" 2>/dev/null
+	rm -rf "$E2E_TMP"
+}
+trap cleanup EXIT
+ip netns add "$C" && ip netns add "$S" || skip_all "cannot make network namespaces"
+ip -n "$C" link add vc type veth peer name vs netns "$S" &&
+	ip -n "$C" addr add 10.213.57.1/30 dev vc && ip -n "$S" addr add $SERVER/30 dev vs &&
+	ip -n "$C" link set vc up && ip -n "$S" link set vs up &&
+	ip -n "$C" link set lo up && ip -n "$S" link set lo up ||
+	skip_all "cannot make the veth pair"
+ip netns exec "$S" "$BB" nc -ll -p 8000 -e /bin/cat &
+srv_pid=$!
+ip netns exec "$C" "$BB" nc -ll -p 8001 -e /bin/cat &
+lo_pid=$!
+
+# The guest's /etc/hosts names the metadata service and the server.
+cat >"$E2E_TMP/hosts" <<HOSTS
+127.0.0.1 localhost
+169.254.169.254 metadata.google.internal
+$SERVER allowed.test
+HOSTS
+
+i=0
+until ip netns exec "$C" "$PROG" tcp $SERVER 8000 >/dev/null 2>&1 || [ $i -ge 50 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+out=$(ip netns exec "$C" "$PROG" tcp $SERVER 8000 2>&1)
+check_eq "natively, C reaches the server in S" "connect: ok
+reply: ping" "$out"
+out=$(ip netns exec "$C" "$PROG" tcp 127.0.0.1 8001 2>&1)
+check_eq "natively, C's loopback server answers" "connect: ok
+reply: ping" "$out"
+
+# guest MODE [RUNG DO OPTIONS...] -- ARGS...: netconnect ARGS in the
+# sandbox; its output in $out, rung's log in $E2E_TMP/log.
+guest() {
+	m=$1
+	shift
+	opts=
+	while [ "$1" != -- ]; do
+		opts="$opts $1"
+		shift
+	done
+	shift
+	# shellcheck disable=SC2086 # $opts: words
+	if [ "$m" = host ]; then
+		out=$(ip netns exec "$C" timeout -k 5 "$E2E_TIMEOUT" "$RUNG" do --network host \
+			-v "$E2E_TMP/hosts:/etc/hosts:ro" $opts "$PROG" "$@" 2>"$E2E_TMP/log")
+	else
+		out=$(rung do --network "$m" --netns "/run/netns/$C" \
+			-v "$E2E_TMP/hosts:/etc/hosts:ro" $opts "$PROG" "$@" 2>"$E2E_TMP/log")
+	fi
+}
+
+for m in $MODES; do
+	guest "$m" -- tcp 127.0.0.1 9
+	case $out in
+	"socket: EAFNOSUPPORT")
+		for _ in $(seq $PER_MODE); do
+			skip "--network=$m: no AF_INET sockets (the user-space stack is not built)"
+		done
+		continue
+		;;
+	esac
+	guest "$m" -- tcp 169.254.169.254 80
+	check_that "--network=$m: connect to 169.254.169.254 is refused, and logged ($out)" \
+		'[ "$out" = "connect: ECONNREFUSED" ] && contains "$E2E_TMP/log" "egress: denied a connection to 169.254.169.254 port 80"'
+	guest "$m" -- tcp 10.0.0.1 80
+	check_eq "--network=$m: connect to 10.0.0.1 is refused" "connect: ECONNREFUSED" "$out"
+	guest "$m" -- tcp metadata.google.internal 80
+	check_eq "--network=$m: connect to metadata.google.internal is refused" \
+		"connect: ECONNREFUSED" "$out"
+	guest "$m" -- udp 169.254.169.254 53
+	check_eq "--network=$m: a datagram to 169.254.169.254 gets EACCES" "sendto: EACCES" "$out"
+	guest "$m" -- tcp allowed.test 8000
+	check_eq "--network=$m: the server's private address is refused by default" \
+		"connect: ECONNREFUSED" "$out"
+	guest "$m" --egress default=deny -- tcp 1.1.1.1 80
+	check_eq "--network=$m: --egress default=deny refuses a public address" \
+		"connect: ECONNREFUSED" "$out"
+	if [ "$m" = none ]; then
+		skip "--network=none: no route to the server to allow"
+	else
+		guest "$m" --egress allow=$SERVER/32 -- tcp allowed.test 8000
+		check_eq "--network=$m: --egress allow=$SERVER/32 reaches it" "connect: ok
+reply: ping" "$out"
+	fi
+	if [ "$m" = host ]; then
+		guest "$m" -- tcp 127.0.0.1 8001
+		check_eq "--network=host: the loopback goes by default" "connect: ok
+reply: ping" "$out"
+	else
+		skip "--network=$m: the loopback is the sandbox's own (no server there)"
+	fi
+	guest "$m" --egress deny=localhost -- tcp 127.0.0.1 8001
+	check_eq "--network=$m: --egress deny=localhost refuses the loopback" \
+		"connect: ECONNREFUSED" "$out"
+done
+check_clean "the egress checks"
