@@ -71,62 +71,77 @@ struct lwip_links {
 	int stop[2]; /* the readers' stop pipe */
 };
 
-/* --- removing the host's addresses ------------------------------------------------ */
+/* --- removing the host's addresses ---------------------------------------------- */
 
-/* RTM_DELADDR for one address of an interface. */
-static int del_addr(int nl, const struct net_iface *ifc, const struct net_iface_addr *a)
+/* One rtnetlink request and its acknowledgement. ignore: an errno that
+ * counts as done. */
+static int nl_call(int nl, struct nlmsghdr *req, int ignore)
 {
-	struct {
-		struct nlmsghdr nh;
-		struct ifaddrmsg ifa;
-		char attrs[2 * RTA_SPACE(16)];
-	} req;
-	size_t alen = a->family == AF_INET ? 4 : 16;
-	struct rtattr *rta;
+	struct iovec v = {req, req->nlmsg_len};
+	struct msghdr mh = {.msg_iov = &v, .msg_iovlen = 1};
 	char reply[512];
-	struct nlmsghdr *rh = (struct nlmsghdr *)reply;
+	struct iovec rv = {reply, sizeof(reply)};
+	struct msghdr rh = {.msg_iov = &rv, .msg_iovlen = 1};
+	const struct nlmsghdr *h = (const struct nlmsghdr *)reply;
 	ssize_t n;
 
-	memset(&req, 0, sizeof(req));
-	req.nh.nlmsg_type = RTM_DELADDR;
-	req.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-	req.nh.nlmsg_seq = 1;
-	req.ifa.ifa_family = (unsigned char)a->family;
-	req.ifa.ifa_prefixlen = (unsigned char)a->prefixlen;
-	req.ifa.ifa_index = (unsigned)ifc->index;
-	rta = (struct rtattr *)req.attrs;
-	rta->rta_type = IFA_LOCAL;
-	rta->rta_len = (unsigned short)RTA_LENGTH(alen);
-	memcpy(RTA_DATA(rta), a->addr, alen);
-	req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(req.ifa)) + RTA_SPACE(alen);
-	if (send(nl, &req, req.nh.nlmsg_len, 0) < 0)
+	req->nlmsg_flags |= NLM_F_REQUEST | NLM_F_ACK;
+	if (sendmsg(nl, &mh, 0) < 0)
 		return -errno;
-	n = recv(nl, reply, sizeof(reply), 0);
+	n = recvmsg(nl, &rh, 0);
 	if (n < (ssize_t)NLMSG_LENGTH(sizeof(struct nlmsgerr)))
 		return n < 0 ? -errno : -EIO;
-	if (rh->nlmsg_type == NLMSG_ERROR) {
-		const struct nlmsgerr *e = NLMSG_DATA(rh);
-		if (e->error && e->error != -EADDRNOTAVAIL)
+	if (h->nlmsg_type == NLMSG_ERROR) {
+		const struct nlmsgerr *e = NLMSG_DATA(h);
+		if (e->error && e->error != -ignore)
 			return e->error;
 	}
 	return 0;
 }
 
-static int del_addrs(const struct net_iface *ifc, struct rung_error *err)
+static void nl_attr(struct nlmsghdr *h, int type, const void *data, size_t len)
 {
-	int nl = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
-	int ret = 0;
+	struct rtattr *rta = (struct rtattr *)((char *)h + NLMSG_ALIGN(h->nlmsg_len));
 
-	if (nl < 0)
-		return rung_error_make(err, errno, "netlink socket");
-	for (int i = 0; i < ifc->naddrs && ret == 0; i++) {
-		ret = del_addr(nl, ifc, &ifc->addrs[i]);
+	rta->rta_type = (unsigned short)type;
+	rta->rta_len = (unsigned short)RTA_LENGTH(len);
+	memcpy(RTA_DATA(rta), data, len);
+	h->nlmsg_len = NLMSG_ALIGN(h->nlmsg_len) + RTA_SPACE(len);
+}
+
+/* RTM_DELADDR of one address of an interface. */
+static int del_addr(int nl, const struct net_iface *ifc, const struct net_iface_addr *a)
+{
+	union {
+		struct nlmsghdr nh;
+		char buf[NLMSG_SPACE(sizeof(struct ifaddrmsg)) + 2 * RTA_SPACE(16)];
+	} req;
+	struct ifaddrmsg *ifa = NLMSG_DATA(&req.nh);
+	size_t alen = a->family == AF_INET ? 4 : 16;
+
+	memset(&req, 0, sizeof(req));
+	req.nh.nlmsg_type = RTM_DELADDR;
+	req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(*ifa));
+	ifa->ifa_family = (unsigned char)a->family;
+	ifa->ifa_prefixlen = (unsigned char)a->prefixlen;
+	ifa->ifa_index = (unsigned)ifc->index;
+	nl_attr(&req.nh, IFA_LOCAL, a->addr, alen);
+	nl_attr(&req.nh, IFA_ADDRESS, a->addr, alen);
+	return nl_call(nl, &req.nh, EADDRNOTAVAIL);
+}
+
+/* The namespace keeps them removed: the confined sentry could not put
+ * them back (rtnetlink wants CAP_NET_ADMIN of the caller), and runsc does
+ * not either. */
+static int del_addrs(int nl, const struct link *l, struct rung_error *err)
+{
+	for (int i = 0; i < l->iface.naddrs; i++) {
+		int ret = del_addr(nl, &l->iface, &l->iface.addrs[i]);
 		if (ret < 0)
-			rung_error_make(err, -ret, "remove the host's address %d of %s", i,
-					ifc->name);
+			return rung_error_make(err, -ret, "remove the host's address %d of %s", i,
+					       l->iface.name);
 	}
-	close(nl);
-	return ret < 0 ? -1 : 0;
+	return 0;
 }
 
 /* --- opening ---------------------------------------------------------------------- */
@@ -156,9 +171,15 @@ static int open_link(struct link *l, struct rung_error *err)
 int lwip_links_open(const struct net_config *cfg, struct lwip_links **out, struct rung_error *err)
 {
 	struct lwip_links *ls = xzalloc(sizeof(*ls));
+	int nl;
 
 	ls->links = xzalloc((cfg->nifs + 1) * sizeof(*ls->links));
 	ls->stop[0] = ls->stop[1] = -1;
+	nl = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (nl < 0) {
+		rung_error_make(err, errno, "netlink socket");
+		goto fail;
+	}
 	for (size_t i = 0; i < cfg->nifs; i++) {
 		const struct net_iface *ifc = &cfg->ifs[i];
 		struct link *l;
@@ -170,15 +191,17 @@ int lwip_links_open(const struct net_config *cfg, struct lwip_links **out, struc
 		l->fd = -1;
 		for (size_t r = 0; r < cfg->nroutes; r++) {
 			const struct net_route *rt = &cfg->routes[r];
-			if (rt->family == AF_INET && rt->dst_len == 0 && rt->has_gw &&
-			    rt->ifindex == ifc->index && !l->has_gw) {
+			if (rt->ifindex == ifc->index && rt->has_gw && rt->family == AF_INET &&
+			    rt->dst_len == 0 && !l->has_gw) {
 				l->has_gw = true;
 				memcpy(&l->gw.addr, rt->gw, 4);
 			}
 		}
-		if (open_link(l, err) < 0 || del_addrs(ifc, err) < 0)
+		if (open_link(l, err) < 0 || del_addrs(nl, l, err) < 0)
 			goto fail;
 	}
+	close(nl);
+	nl = -1;
 	if (pipe2(ls->stop, O_CLOEXEC) < 0) {
 		rung_error_make(err, errno, "pipe");
 		goto fail;
@@ -186,6 +209,8 @@ int lwip_links_open(const struct net_config *cfg, struct lwip_links **out, struc
 	*out = ls;
 	return 0;
 fail:
+	if (nl >= 0)
+		close(nl);
 	lwip_links_close(ls, false);
 	return -1;
 }
