@@ -18,6 +18,7 @@ struct global_args {
 	bool systemd_cgroup;
 	bool file_access_direct; /* --file-access=direct (default) or gofer */
 	const char *network;	 /* --network: sandbox (default), host, none */
+	const char *egress;	 /* --egress: the default egress policy (NULL: built in) */
 	const char *isolation;	 /* --isolation (isolation.h); NULL: not given */
 	bool allow_emulation;	 /* the VM levels may run under TCG (--allow-emulation) */
 	const char *vm_kernel;	 /* --kernel: the VM levels' guest kernel */

@@ -247,8 +247,6 @@ static int add_tmpfs(struct do_mounts *dm, const char *arg, struct rung_error *e
  */
 static int do_netns(enum net_mode mode, const char *path, struct rung_error *err)
 {
-	int fd;
-
 	if (mode == NET_MODE_HOST)
 		return 0;
 	if (!path)
@@ -257,15 +255,7 @@ static int do_netns(enum net_mode mode, const char *path, struct rung_error *err
 						 "create a network namespace (--network=%s)",
 						 net_mode_name(mode))
 			       : 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || setns(fd, CLONE_NEWNET) < 0) {
-		int e = errno;
-		if (fd >= 0)
-			close(fd);
-		return rung_error_make(err, e, "--netns: join the network namespace `%s`", path);
-	}
-	close(fd);
-	return 0;
+	return sandbox_join_netns(path, "--netns", err);
 }
 
 int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
@@ -385,6 +375,8 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 		do_usage(stderr);
 		return rung_error_make(err, 0, "do: no program given");
 	}
+	if (!cfg.egress)
+		cfg.egress = g->egress;
 	if (net_mode_parse(g->network, &cfg.network) < 0)
 		return rung_error_make(err, 0, "--network: sandbox, host or none, not `%s`",
 				       g->network);

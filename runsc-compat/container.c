@@ -455,7 +455,6 @@ static void report(int fd, const char *msg)
 static int enter_netns(const struct oci_spec *spec, bool *fresh, struct rung_error *err)
 {
 	const struct oci_namespace *ns = spec_namespace(spec, "network");
-	int fd;
 
 	*fresh = false;
 	if (!ns)
@@ -466,19 +465,12 @@ static int enter_netns(const struct oci_spec *spec, bool *fresh, struct rung_err
 		*fresh = true;
 		return level1_lo_up(err);
 	}
-	fd = open(ns->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || setns(fd, CLONE_NEWNET) < 0) {
-		int e = errno;
-		if (fd >= 0)
-			close(fd);
-		return rung_error_make(err, e, "join the network namespace `%s`", ns->path);
-	}
-	close(fd);
-	return 0;
+	return sandbox_join_netns(ns->path, "linux.namespaces", err);
 }
 
 /* The network mode: the dev.rung.network annotation, else --network; and
- * the egress policy of dev.rung.egress (*egress: the caller frees). */
+ * the egress policy: dev.rung.egress, else --egress (*egress: the caller
+ * frees; NULL: the built-in policy). */
 static int network_config(const struct container_args *a, enum net_mode *mode, char **egress,
 			  struct rung_error *err)
 {
@@ -486,6 +478,8 @@ static int network_config(const struct container_args *a, enum net_mode *mode, c
 	const char *name = ann ? ann : a->g->network;
 
 	*egress = spec_annotation(a->spec, NET_EGRESS_ANNOTATION);
+	if (!*egress && a->g->egress)
+		*egress = xstrdup(a->g->egress);
 	if (net_mode_parse(name, mode) < 0)
 		return rung_error_make(err, EINVAL, "%s `%s`: not sandbox, host or none",
 				       ann ? "annotation " NET_MODE_ANNOTATION : "--network", name);

@@ -76,6 +76,9 @@ static void usage(FILE *out)
 		"  --strace              log every guest system call\n"
 		"  --systemd-cgroup      cgroupsPath is slice:prefix:name\n"
 		"  --file-access MODE    direct (default) or gofer\n"
+		"  --network MODE        sandbox (default), host or none (docs/network.md)\n"
+		"  --egress POLICY       the egress policy of containers without a\n"
+		"                        dev.rung.egress annotation (docs/network.md)\n"
 		"  --isolation LEVEL     sentry (default), container, microvm, vm, confidential\n"
 		"                        or auto\n"
 		"  --allow-emulation     the VM levels may use TCG where KVM is missing\n"
@@ -97,6 +100,7 @@ enum {
 	OPT_CRIU,
 	OPT_FILE_ACCESS,
 	OPT_NETWORK,
+	OPT_EGRESS,
 	OPT_ISOLATION,
 	OPT_ALLOW_EMULATION,
 	OPT_KERNEL,
@@ -116,6 +120,7 @@ static const struct option global_options[] = {
 	{"criu", required_argument, NULL, OPT_CRIU},
 	{"file-access", required_argument, NULL, OPT_FILE_ACCESS},
 	{"network", required_argument, NULL, OPT_NETWORK},
+	{"egress", required_argument, NULL, OPT_EGRESS},
 	{"isolation", required_argument, NULL, OPT_ISOLATION},
 	{"allow-emulation", no_argument, NULL, OPT_ALLOW_EMULATION},
 	{"kernel", required_argument, NULL, OPT_KERNEL},
@@ -206,6 +211,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_NETWORK:
 			g.network = optarg;
+			break;
+		case OPT_EGRESS:
+			g.egress = optarg;
 			break;
 		case OPT_ISOLATION: {
 			enum isolation iso;

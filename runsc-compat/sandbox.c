@@ -16,6 +16,8 @@
 #include "lib/util.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -256,6 +258,20 @@ fail:
 	mounts_plan_free(&plan);
 	sandbox_destroy(sb);
 	return -1;
+}
+
+int sandbox_join_netns(const char *path, const char *what, struct rung_error *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || setns(fd, CLONE_NEWNET) < 0) {
+		int e = errno;
+		if (fd >= 0)
+			close(fd);
+		return rung_error_make(err, e, "%s: join the network namespace `%s`", what, path);
+	}
+	close(fd);
+	return 0;
 }
 
 void sandbox_destroy(struct sandbox *sb)

@@ -51,6 +51,10 @@ struct sandbox {
 	int compat_fd; /* the `auto` record, or -1 */
 };
 
+/* Join the network namespace at path (a file of `ip netns` or
+ * /proc/PID/ns/net); what names the path in messages: "--netns", ... */
+int sandbox_join_netns(const char *path, const char *what, struct rung_error *err);
+
 /* Build the sandbox: gofer, kernel, filesystems, then confinement. */
 int sandbox_setup(const struct sandbox_config *cfg, struct sandbox **out, struct rung_error *err);
 /* Host signals for the guest (a thread of their own; the caller blocks them

@@ -120,7 +120,9 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	     A_FD, A_FCNTL_CMD, A_HEX),
 	PART(ioctl,
 	     "terminals and ptys (job control, termios, sizes, queues, TIOCGPTPEER...), FIONREAD, "
-	     "FIONBIO, FIOCLEX; TIOCPKT, TIOCVHANGUP, TIOCCONS, locked termios, serial: ENOTTY",
+	     "FIONBIO, FIOCLEX; on sockets SIOCGIFCONF/ADDR/FLAGS/INDEX/NAME/MTU/HWADDR/NETMASK/"
+	     "BRDADDR/TXQLEN from the sandbox's interfaces (no SIOCSIF*: ENOTTY); TIOCPKT, "
+	     "TIOCVHANGUP, TIOCCONS, locked termios, serial: ENOTTY",
 	     3, A_FD, A_IOCTL_REQ, A_HEX),
 	NOSYS(vhangup, "ENOSYS: terminals hang up only when a pty's master closes"),
 	FULL(fstat, 2, A_FD, A_PTR),
@@ -265,15 +267,24 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	FULL(execve, 3, A_STR, A_STRV, A_STRV),
 	FULL(execveat, 5, A_DIRFD, A_STR, A_STRV, A_STRV, A_HEX),
 	/* sockets (sentry/net): AF_UNIX inside the sentry; other families come with the network stack */
-	PART(socket, "AF_UNIX (stream, dgram, seqpacket); other families EAFNOSUPPORT", 3, A_INT,
-	     A_HEX, A_INT),
+	PART(socket,
+	     "AF_UNIX (stream, dgram, seqpacket); AF_INET/AF_INET6 per --network (docs/network.md: "
+	     "host: stream, dgram, raw (EPERM: the sentry has no CAP_NET_RAW)); AF_NETLINK "
+	     "NETLINK_ROUTE (other protocols EPROTONOSUPPORT); AF_PACKET, AF_BLUETOOTH and every "
+	     "other family EAFNOSUPPORT",
+	     3, A_INT, A_HEX, A_INT),
 	PART(socketpair, "AF_UNIX only; other families EAFNOSUPPORT", 4, A_INT, A_HEX, A_INT,
 	     A_PTR),
 	PART(bind,
 	     "AF_UNIX: paths (S_IFSOCK files; EPERM on a gofer filesystem without the overlay), "
-	     "abstract names, autobind",
+	     "abstract names, autobind; AF_INET/AF_INET6 ports below "
+	     "net.ipv4.ip_unprivileged_port_start need CAP_NET_BIND_SERVICE; AF_NETLINK: groups "
+	     "accepted, nothing is ever announced",
 	     3, A_FD, A_SOCKADDR, A_INT),
-	FULL(connect, 3, A_FD, A_SOCKADDR, A_INT),
+	PART(connect,
+	     "AF_INET/AF_INET6: the egress policy first (a denied destination: ECONNREFUSED, "
+	     "logged; docs/network.md)",
+	     3, A_FD, A_SOCKADDR, A_INT),
 	FULL(listen, 2, A_FD, A_INT),
 	FULL(accept, 3, A_FD, A_PTR, A_PTR),
 	FULL(accept4, 4, A_FD, A_PTR, A_PTR, A_HEX),
@@ -283,20 +294,30 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	PART(setsockopt,
 	     "SOL_SOCKET: buffers (and *FORCE), timeouts, SO_PASSCRED, SO_REUSEADDR, SO_LINGER, "
 	     "SO_PRIORITY, SO_RCVLOWAT, flags; no SO_TIMESTAMP*, SO_PEEK_OFF, filters "
-	     "(ENOPROTOOPT); other levels EOPNOTSUPP",
+	     "(ENOPROTOOPT); AF_INET/AF_INET6 in host mode: an allowlist of SOL_SOCKET, "
+	     "IPPROTO_TCP, IPPROTO_IP, IPPROTO_IPV6 options (others ENOPROTOOPT); other levels of "
+	     "other families EOPNOTSUPP",
 	     5, A_FD, A_INT, A_INT, A_PTR, A_INT),
 	PART(getsockopt,
 	     "SOL_SOCKET: SO_TYPE, SO_DOMAIN, SO_PROTOCOL, SO_ERROR, SO_PEERCRED, SO_ACCEPTCONN, "
-	     "buffers, timeouts (not rounded to jiffies); other levels EOPNOTSUPP",
+	     "buffers, timeouts (not rounded to jiffies); AF_INET/AF_INET6 in host mode: as "
+	     "setsockopt, and TCP_INFO; other levels of other families EOPNOTSUPP",
 	     5, A_FD, A_INT, A_INT, A_PTR, A_PTR),
-	PART(sendto, "no MSG_OOB (EOPNOTSUPP)", 6, A_FD, A_BUF_IN, A_UINT, A_HEX, A_SOCKADDR,
-	     A_INT),
+	PART(sendto,
+	     "no MSG_OOB on AF_UNIX (EOPNOTSUPP); AF_INET/AF_INET6: the egress policy checks the "
+	     "destination (denied: EACCES, logged)",
+	     6, A_FD, A_BUF_IN, A_UINT, A_HEX, A_SOCKADDR, A_INT),
 	PART(recvfrom, "no MSG_OOB (EOPNOTSUPP), no SO_PEEK_OFF", 6, A_FD, A_PTR, A_UINT, A_HEX,
 	     A_PTR, A_PTR),
-	PART(sendmsg, "SCM_RIGHTS and SCM_CREDENTIALS; no MSG_OOB (EOPNOTSUPP)", 3, A_FD, A_PTR,
-	     A_HEX),
-	PART(recvmsg, "SCM_RIGHTS and SCM_CREDENTIALS; no MSG_OOB or MSG_ERRQUEUE", 3, A_FD, A_PTR,
-	     A_HEX),
+	PART(sendmsg,
+	     "SCM_RIGHTS and SCM_CREDENTIALS; no MSG_OOB on AF_UNIX (EOPNOTSUPP); "
+	     "AF_INET/AF_INET6: "
+	     "the egress policy checks msg_name (EACCES), no ancillary data (host mode)",
+	     3, A_FD, A_PTR, A_HEX),
+	PART(recvmsg,
+	     "SCM_RIGHTS and SCM_CREDENTIALS; no MSG_OOB or MSG_ERRQUEUE; AF_INET/AF_INET6 (host "
+	     "mode): no ancillary data (IP_PKTINFO, timestamps)",
+	     3, A_FD, A_PTR, A_HEX),
 	PART(sendmmsg, "as sendmsg", 4, A_FD, A_PTR, A_UINT, A_HEX),
 	PART(recvmmsg, "as recvmsg; the timeout is checked after each message, as Linux", 5, A_FD,
 	     A_PTR, A_UINT, A_HEX, A_PTR),

@@ -3,7 +3,8 @@
  * short, linear, fail-fast). Afterwards it has:
  *  - an empty, read-only root in a mount namespace of its own: the host's
  *    filesystem is gone (the gofer serves the guest's files);
- *  - no capabilities at all, bounding set included;
+ *  - no capabilities at all, bounding set included (with --network=host,
+ *    CAP_NET_BIND_SERVICE alone, for the host sockets it binds);
  *  - its seccomp allowlist (sentry/kernel/filter.c).
  * Must run while the process has a single thread (unshare needs it).
  */
@@ -47,9 +48,16 @@ static int empty_root(struct rung_error *err)
 	return 0;
 }
 
-static int drop_caps(struct rung_error *err)
+/* Every capability goes, but with --network=host CAP_NET_BIND_SERVICE:
+ * the host sockets the sentry binds for the guest may take ports below
+ * 1024 (the guest's own right to is checked by the sentry). */
+static int drop_caps(bool host_network, struct rung_error *err)
 {
 	capng_clear(CAPNG_SELECT_ALL);
+	if (host_network &&
+	    capng_update(CAPNG_ADD, CAPNG_EFFECTIVE | CAPNG_PERMITTED | CAPNG_BOUNDING_SET,
+			 CAP_NET_BIND_SERVICE) < 0)
+		return rung_error_make(err, EPERM, "keep CAP_NET_BIND_SERVICE");
 	if (capng_apply(CAPNG_SELECT_ALL) < 0)
 		return rung_error_make(err, EPERM, "drop every capability");
 	return 0;
@@ -64,12 +72,12 @@ int sentry_confine(const struct confine_opts *o, struct rung_error *err)
 		ret = empty_root(err);
 	}
 	if (ret == 0)
-		ret = drop_caps(err);
+		ret = drop_caps(o->host_network, err);
 	if (ret == 0 && o->seccomp)
 		ret = sentry_filter_install(o->memfd, o->host_network, err);
 	if (ret == 0)
-		log_debug("sentry confined:%s no capabilities%s",
-			  o->empty_root ? " empty root," : "",
+		log_debug("sentry confined:%s %s%s", o->empty_root ? " empty root," : "",
+			  o->host_network ? "only CAP_NET_BIND_SERVICE" : "no capabilities",
 			  o->seccomp ? ", seccomp allowlist" : "");
 	return ret;
 }

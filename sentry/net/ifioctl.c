@@ -26,6 +26,7 @@ bool ifioctl_is(unsigned long cmd)
 	case SIOCGIFHWADDR:
 	case SIOCGIFNETMASK:
 	case SIOCGIFBRDADDR:
+	case SIOCGIFTXQLEN:
 		return true;
 	default:
 		return false;
@@ -130,6 +131,9 @@ long ifioctl(struct task *t, unsigned long cmd, uint64_t arg)
 		break;
 	case SIOCGIFMTU:
 		r.ifr_mtu = (int)nif->mtu;
+		break;
+	case SIOCGIFTXQLEN:
+		r.ifr_qlen = 1000; /* Linux's default (the configuration does not keep it) */
 		break;
 	case SIOCGIFHWADDR:
 		memset(&r.ifr_hwaddr, 0, sizeof(r.ifr_hwaddr));

@@ -1,7 +1,7 @@
 /*
  * The interface ioctls of any socket (SIOCGIFCONF, SIOCGIFADDR,
  * SIOCGIFFLAGS, SIOCGIFINDEX, SIOCGIFNAME, SIOCGIFMTU, SIOCGIFHWADDR,
- * SIOCGIFNETMASK, SIOCGIFBRDADDR), answered from the sandbox's network
+ * SIOCGIFNETMASK, SIOCGIFBRDADDR, SIOCGIFTXQLEN), answered from the sandbox's network
  * configuration (sentry/net/ifioctl.c). Setting anything is not supported.
  */
 #ifndef RUNG_NET_IFIOCTL_H

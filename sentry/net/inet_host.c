@@ -12,12 +12,15 @@
 #include "sentry/net/socket.h"
 #include "sentry/fs/file.h"
 #include "sentry/fs/hostpoll.h"
+#include "sentry/kernel/creds.h"
+#include "sentry/kernel/kernel.h"
 #include "sentry/kernel/signal.h"
 #include "sentry/kernel/task.h"
 #include "sentry/kernel/wait.h"
 #include "lib/util.h"
 
 #include <errno.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -133,8 +136,26 @@ static int host_wait(struct inet_host *h, unsigned events, uint64_t timeo, uint6
 
 /* --- the operations ------------------------------------------------------------------- */
 
+/* The port of an AF_INET/AF_INET6 address (0 when it has none). */
+static unsigned sockaddr_port(const void *addr, int len)
+{
+	const struct sockaddr_in *in = addr;
+
+	if (len >= (int)sizeof(*in) && (in->sin_family == AF_INET || in->sin_family == AF_INET6))
+		return ntohs(in->sin_port); /* sin6_port is at the same place */
+	return 0;
+}
+
 static int ih_bind(struct socket *s, const void *addr, int len)
 {
+	struct task *t = current_task();
+	unsigned port = sockaddr_port(addr, len);
+
+	/* The guest's right to a privileged port (the sentry holds
+	 * CAP_NET_BIND_SERVICE for every guest in this mode). */
+	if (t && port && port < t->k->net_sysctl.unprivileged_port_start &&
+	    !creds_capable(&t->creds, KCAP_NET_BIND_SERVICE))
+		return -EACCES;
 	return bind(H(s)->fd, addr, (socklen_t)len) < 0 ? -errno : 0;
 }
 

@@ -1,0 +1,119 @@
+#!/bin/sh
+# shellcheck disable=SC2016 # $vars in single quotes are for the container's sh
+# Docker networking end to end, for each rung network mode of $MODES (one
+# runtime per mode: --network=MODE in its runtimeArgs): a guest HTTP server
+# (busybox httpd) reached from the host over the test's bridge, a guest
+# fetching from a server on the host side of the bridge (refused by the
+# default egress policy, allowed by a runtime whose runtimeArgs have
+# --egress: this client's API has no annotations), two
+# containers talking, `--network none` with only a loopback, and
+# `-p 127.0.0.1:18080:80` publishing (through docker-proxy: the test's
+# dockerd makes no iptables rules). Servers bind to the bridge's address or
+# to the loopback only.
+set -u
+# shellcheck source-path=SCRIPTDIR
+. "$(dirname "$0")/lib.sh"
+MODES=${DOCKER_NET_MODES:-host}
+PER_MODE=8
+nmodes=$(echo $MODES | wc -w)
+PLAN=$((nmodes * PER_MODE + 1))
+plan $PLAN
+skip_all() {
+	i=0
+	while [ $i -lt $PLAN ]; do
+		skip "$1"
+		i=$((i + 1))
+	done
+	exit 0
+}
+
+# shellcheck source-path=SCRIPTDIR
+. "$(dirname "$0")/dockerd.sh"
+dockerd_require
+command -v ip >/dev/null || skip_all "no ip(8) to make the test's bridge"
+command -v /usr/sbin/docker-proxy >/dev/null || skip_all "no docker-proxy for -p"
+
+BR=rungdn0
+HOSTIP=10.213.1.1
+ip link del "$BR" 2>/dev/null
+ip link add "$BR" type bridge && ip addr add $HOSTIP/24 dev "$BR" && ip link set "$BR" up ||
+	skip_all "cannot make a bridge (no CAP_NET_ADMIN?)"
+# Bridged traffic passes the host's FORWARD chain (br_netfilter), whose
+# policy may be DROP: let the bridge's own traffic through.
+fwd_rule="FORWARD -i $BR -o $BR -j ACCEPT"
+# shellcheck disable=SC2086 # $fwd_rule: words
+command -v iptables >/dev/null && iptables -I $fwd_rule 2>/dev/null && fwd=1
+dockerd_cleanup() {
+	[ -n "${httpd_pid:-}" ] && kill "$httpd_pid" 2>/dev/null
+	# shellcheck disable=SC2086
+	[ -n "${fwd:-}" ] && iptables -D $fwd_rule 2>/dev/null
+	ip link del "$BR" 2>/dev/null
+}
+
+runtimes=
+for m in $MODES; do
+	runtimes="$runtimes${runtimes:+,}\"rung-$m\":{\"path\":\"$RUNG_ABS\",\"runtimeArgs\":[\"--network=$m\"]}"
+	runtimes="$runtimes,\"rung-$m-lan\":{\"path\":\"$RUNG_ABS\",\"runtimeArgs\":[\"--network=$m\",\"--egress=allow=10.213.1.0/24\"]}"
+done
+printf '{"runtimes":{%s}}\n' "$runtimes" >"$DK/daemon.json"
+dockerd_start "$DK/daemon.json" --bridge "$BR" --userland-proxy=true \
+	--userland-proxy-path /usr/sbin/docker-proxy
+busybox_image rung-bb:test
+
+# A server on the host side of the bridge.
+mkdir -p "$DK/www"
+echo from-the-host >"$DK/www/index.html"
+busybox httpd -f -p $HOSTIP:8081 -h "$DK/www" &
+httpd_pid=$!
+
+# fetch URL: the body, or nothing, after up to 5 s of retries.
+fetch() {
+	i=0
+	until body=$(curl -sf -m 2 "$1" 2>/dev/null) || [ $i -ge 25 ]; do
+		sleep 0.2
+		i=$((i + 1))
+	done
+	printf '%s' "$body"
+}
+# GET IP PORT: an HTTP GET from the guest with nc (busybox wget crashes on
+# a refused connection): the body's last line, or nc's complaint.
+GET='printf "GET / HTTP/1.0\r\n\r\n" | nc "$0" "$1" 2>&1 | tail -n 1'
+WEB='mkdir -p /www && echo "$MSG" >/www/index.html && exec httpd -f -p 80 -h /www'
+
+for m in $MODES; do
+	RT=rung-$m
+	dk run -d --name "web-$m" --runtime="$RT" -e MSG="served-by-$m" rung-bb:test \
+		sh -c "$WEB" >/dev/null 2>"$DK/err" || diag "$(cat "$DK/err")"
+	ip=$(dk inspect -f '{{.NetworkSettings.IPAddress}}' "web-$m")
+	check_eq "--network=$m: a guest httpd on the bridge ($ip) answers the host" \
+		"served-by-$m" "$(fetch "http://$ip/")"
+	out=$(dk run --rm --runtime="$RT" rung-bb:test ip -o addr show 2>&1)
+	check_that "--network=$m: ip addr in the guest shows lo and a bridge address" \
+		'echo "$out" | grep -q "inet 127.0.0.1/8" && echo "$out" | grep -Eq "inet 10\.213\.1\.[0-9]+/24"'
+
+	out=$(dk run --rm --runtime="$RT" rung-bb:test sh -c "$GET" $HOSTIP 8081 2>&1)
+	check_that "--network=$m: the default egress policy refuses the host's private address" \
+		'echo "$out" | grep -qi "refused"'
+	out=$(dk run --rm --runtime="$RT-lan" rung-bb:test sh -c "$GET" $HOSTIP 8081 2>&1)
+	check_eq "--network=$m: allowed by --egress, the guest fetches from the host" \
+		from-the-host "$out"
+	out=$(dk run --rm --runtime="$RT-lan" rung-bb:test sh -c "$GET" "$ip" 80 2>&1)
+	check_eq "--network=$m: two containers talk over the bridge" "served-by-$m" "$out"
+	dk rm -f "web-$m" >/dev/null
+
+	out=$(dk run --rm --runtime="$RT" --network none rung-bb:test ip -o link 2>&1)
+	check_that "--network=$m with docker --network none: only a loopback ($out)" \
+		'[ "$(echo "$out" | wc -l)" = 1 ] && echo "$out" | grep -q "^1: lo:"'
+	out=$(dk run --rm --runtime="$RT" --network none rung-bb:test \
+		sh -c "$GET" $HOSTIP 8081 2>&1)
+	check_that "--network=$m with docker --network none: the host is unreachable" \
+		'! echo "$out" | grep -q from-the-host'
+
+	dk run -d --name "pub-$m" --runtime="$RT" -p 127.0.0.1:18080:80 -e MSG="published-$m" \
+		rung-bb:test sh -c "$WEB" >/dev/null
+	check_eq "--network=$m: -p 127.0.0.1:18080:80 publishes the guest's port 80" \
+		"published-$m" "$(fetch http://127.0.0.1:18080/)"
+	dk rm -f "pub-$m" >/dev/null
+done
+stop_dockerd
+check_clean "the Docker network checks"
