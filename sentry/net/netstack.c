@@ -266,8 +266,12 @@ int netstack_socket_create(struct kernel *k, int family, int type, int protocol,
 		protocol = IPPROTO_TCP;
 		break;
 	case SOCK_DGRAM:
-		if (protocol == IPPROTO_ICMP || protocol == IPPROTO_ICMPV6)
-			return -EPROTONOSUPPORT; /* ping sockets: not done */
+		if (protocol == (family == AF_INET ? IPPROTO_ICMP : IPPROTO_ICMPV6)) {
+			ret = ns_ping_allowed();
+			if (ret < 0)
+				return ret;
+			break;
+		}
 		if (protocol != 0 && protocol != IPPROTO_UDP)
 			return -EPROTONOSUPPORT;
 		protocol = IPPROTO_UDP;
@@ -287,6 +291,10 @@ int netstack_socket_create(struct kernel *k, int family, int type, int protocol,
 	if (ret < 0)
 		return ret;
 	ns = ns_sock_new(family, type, protocol);
+	if (type == SOCK_DGRAM && protocol != IPPROTO_UDP) {
+		ns->sock.ops = &ns_ping_ops[family == AF_INET6];
+		ns_ping_track(ns);
+	}
 	*out = &ns->sock;
 	return 0;
 }

@@ -6,6 +6,8 @@
 #include "config.h"
 #include "sentry/net/netstack_priv.h"
 #include "lib/util.h"
+#include "sentry/kernel/kernel.h"
+#include "sentry/kernel/task.h"
 
 #include <lwip/netif.h>
 #include <lwip/tcp.h>
@@ -148,6 +150,14 @@ uint8_t ns_ip_type(const struct ns_sock *ns)
 	return ns->v6only ? IPADDR_TYPE_V6 : IPADDR_TYPE_ANY;
 }
 
+bool ns_port_allowed(uint16_t port)
+{
+	struct task *t = current_task();
+	uint32_t start = t ? t->k->net_sysctl.unprivileged_port_start : 1024;
+
+	return port >= start || ns_capable(KCAP_NET_BIND_SERVICE);
+}
+
 int ns_bind_locked(struct ns_sock *ns, const ip_addr_t *ip, uint16_t port)
 {
 	err_t e;
@@ -157,7 +167,7 @@ int ns_bind_locked(struct ns_sock *ns, const ip_addr_t *ip, uint16_t port)
 	if (!ns_addr_local(ip) && !(ns->sock.type == SOCK_DGRAM && IP_IS_V4(ip) &&
 				    (ip4_addr_ismulticast(ip_2_ip4(ip)) || ns_addr_broadcast(ip))))
 		return -EADDRNOTAVAIL;
-	if (port && port < 1024 && !ns_capable(KCAP_NET_BIND_SERVICE))
+	if (port && !ns_port_allowed(port))
 		return -EACCES;
 	if (ns->sock.type == SOCK_STREAM) {
 		int ret = ns->pcb.tcp ? 0 : ns_tcp_new_pcb(ns);

@@ -28,6 +28,8 @@
 struct task;
 struct tcp_pcb;
 struct udp_pcb;
+struct raw_pcb;
+struct poll_table;
 
 #define NS_TIMEO_NONE UINT64_MAX /* SO_*TIMEO unset: block for ever */
 
@@ -61,6 +63,7 @@ struct ns_sock {
 	union {
 		struct tcp_pcb *tcp;
 		struct udp_pcb *udp;
+		struct raw_pcb *raw;
 	} pcb;			       /* NULL until needed, and once lwIP freed it */
 	bool bound;		       /* has a local port */
 	ip_addr_t local_ip, remote_ip; /* the last known, for getsockname/getpeername */
@@ -138,6 +141,8 @@ int ns_addr_out(const struct ns_sock *ns, const ip_addr_t *ip, uint16_t port, vo
 bool ns_addr_local(const ip_addr_t *ip);
 /* Is ip a broadcast address of the stack's (core lock held)? (netstack_udp.c) */
 bool ns_addr_broadcast(const ip_addr_t *ip);
+/* May the caller bind port (net.ipv4.ip_unprivileged_port_start)? */
+bool ns_port_allowed(uint16_t port);
 /* Bind ns's pcb to ip:port (core lock held): the checks bind and an
  * implicit bind share. */
 int ns_bind_locked(struct ns_sock *ns, const ip_addr_t *ip, uint16_t port);
@@ -158,6 +163,20 @@ int ns_take_error(struct ns_sock *ns);
 extern const struct sock_ops ns_tcp_ops[2], ns_udp_ops[2];
 int ns_tcp_new_pcb(struct ns_sock *ns);
 int ns_udp_new_pcb(struct ns_sock *ns);
+/* Datagram sockets (UDP and ICMP echo) share their receive side. */
+void ns_dgram_queue(struct ns_sock *ns, struct pbuf *p, const ip_addr_t *addr, uint16_t port);
+void ns_dgram_flush(struct ns_sock *ns);
+long ns_dgram_recvmsg(struct socket *s, struct sock_msg *m);
+int ns_dgram_shutdown(struct socket *s, int how);
+unsigned ns_dgram_poll(struct socket *s, struct poll_table *pt);
+long ns_dgram_inq(struct socket *s);
+
+/* --- netstack_ping.c: ICMP echo sockets (SOCK_DGRAM, IPPROTO_ICMP/ICMPV6) --- */
+extern const struct sock_ops ns_ping_ops[2];
+/* 0 when the caller's groups are in net.ipv4.ping_group_range, -EACCES. */
+int ns_ping_allowed(void);
+/* A new ping socket joins the list that identifiers are unique in. */
+void ns_ping_track(struct ns_sock *ns);
 
 /* --- netstack_icmp.c (core lock held) --- */
 void ns_icmp_init(void);

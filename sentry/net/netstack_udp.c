@@ -25,13 +25,11 @@
 #define UDP6_MAX_PAYLOAD 65527
 #define DGRAM_OVERHEAD	 768 /* what a queued datagram costs beyond its data */
 
-static void on_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_addr_t *addr,
-		    u16_t port)
+void ns_dgram_queue(struct ns_sock *ns, struct pbuf *p, const ip_addr_t *addr, uint16_t port)
 {
-	struct ns_sock *ns = arg;
 	struct ns_dgram *d;
 
-	if (!ns || (ns->shutdown & SOCK_RCV_SHUTDOWN) ||
+	if ((ns->shutdown & SOCK_RCV_SHUTDOWN) ||
 	    ns->rx_len + p->tot_len + DGRAM_OVERHEAD > (size_t)ns->rcvbuf) {
 		pbuf_free(p);
 		return;
@@ -43,6 +41,26 @@ static void on_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_add
 	list_add_tail(&d->link, &ns->dgrams);
 	ns->rx_len += p->tot_len + DGRAM_OVERHEAD;
 	ns_wake(ns, EV_IN);
+}
+
+void ns_dgram_flush(struct ns_sock *ns)
+{
+	while (!list_empty(&ns->dgrams)) {
+		struct ns_dgram *d = list_first_entry(&ns->dgrams, struct ns_dgram, link);
+		list_del(&d->link);
+		pbuf_free(d->p);
+		free(d);
+	}
+	ns->rx_len = 0;
+}
+
+static void on_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_addr_t *addr,
+		    u16_t port)
+{
+	if (arg)
+		ns_dgram_queue(arg, p, addr, port);
+	else
+		pbuf_free(p);
 }
 
 int ns_udp_new_pcb(struct ns_sock *ns)
@@ -203,7 +221,7 @@ out:
 	return ret;
 }
 
-static long udp_recvmsg_op(struct socket *s, struct sock_msg *m)
+long ns_dgram_recvmsg(struct socket *s, struct sock_msg *m)
 {
 	struct ns_sock *ns = NS(s);
 	struct ns_timeo to = ns_timeo_start(ns->rcvtimeo, m->flags & MSG_DONTWAIT);
@@ -264,7 +282,7 @@ fail:
 	return ret;
 }
 
-static int udp_shutdown_op(struct socket *s, int how)
+int ns_dgram_shutdown(struct socket *s, int how)
 {
 	struct ns_sock *ns = NS(s);
 	int ret = 0;
@@ -285,7 +303,7 @@ static int udp_shutdown_op(struct socket *s, int how)
 	return ret;
 }
 
-static unsigned udp_poll_op(struct socket *s, struct poll_table *pt)
+unsigned ns_dgram_poll(struct socket *s, struct poll_table *pt)
 {
 	struct ns_sock *ns = NS(s);
 	unsigned mask = EV_OUT;
@@ -304,7 +322,7 @@ static unsigned udp_poll_op(struct socket *s, struct poll_table *pt)
 	return mask;
 }
 
-static long udp_inq_op(struct socket *s)
+long ns_dgram_inq(struct socket *s)
 {
 	struct ns_sock *ns = NS(s);
 	long n = 0;
@@ -335,23 +353,19 @@ static void udp_release_op(struct socket *s)
 		udp_remove(ns->pcb.udp);
 	ns->pcb.udp = NULL;
 	ns_icmp_untrack(ns);
-	while (!list_empty(&ns->dgrams)) {
-		struct ns_dgram *d = list_first_entry(&ns->dgrams, struct ns_dgram, link);
-		list_del(&d->link);
-		pbuf_free(d->p);
-		free(d);
-	}
+	ns_dgram_flush(ns);
 	ns_unlock();
 	ns_sock_free(ns);
 }
 
-#define UDP_OPS(fam)                                                                               \
-	{                                                                                          \
-		.family = fam, .bind = udp_bind_op, .connect = udp_connect_op,                     \
-		.listen = udp_listen_op, .accept = udp_accept_op, .getname = ns_getname,           \
-		.sendmsg = udp_sendmsg_op, .recvmsg = udp_recvmsg_op, .shutdown = udp_shutdown_op, \
-		.setsockopt = ns_setsockopt, .getsockopt = ns_getsockopt, .poll = udp_poll_op,     \
-		.inq = udp_inq_op, .release = udp_release_op,                                      \
+#define UDP_OPS(fam)                                                                     \
+	{                                                                                \
+		.family = fam, .bind = udp_bind_op, .connect = udp_connect_op,           \
+		.listen = udp_listen_op, .accept = udp_accept_op, .getname = ns_getname, \
+		.sendmsg = udp_sendmsg_op, .recvmsg = ns_dgram_recvmsg,                  \
+		.shutdown = ns_dgram_shutdown, .setsockopt = ns_setsockopt,              \
+		.getsockopt = ns_getsockopt, .poll = ns_dgram_poll, .inq = ns_dgram_inq, \
+		.release = udp_release_op,                                               \
 	}
 
 const struct sock_ops ns_udp_ops[2] = {UDP_OPS(AF_INET), UDP_OPS(AF_INET6)};

@@ -3,7 +3,8 @@
  * process, over its loopback: TCP echo, half-close, reset on close with
  * unread data and with SO_LINGER 0, refused connections (blocking and
  * not), many connections at once, a large transfer between two threads,
- * IPv6 and dual-stack sockets, UDP, addresses in use, options, poll.
+ * IPv6 and dual-stack sockets, UDP, ICMP echo sockets, addresses in use,
+ * options, poll.
  */
 #include "config.h"
 #include "sentry/fs/file.h"
@@ -514,6 +515,58 @@ START_TEST(test_options)
 }
 END_TEST
 
+/* Ping a loopback address through an ICMP echo socket of family. */
+static void ping_once(int family, int proto, const void *to, int tolen)
+{
+	struct socket *p;
+	unsigned char req[16] = {family == AF_INET ? 8 : 128, 0, 0, 0, 0, 0, 0, 7}, rep[64];
+	struct iovec v = {req, sizeof(req)};
+	struct sock_msg m = {.name = to, .namelen = tolen};
+	char name[SOCK_ADDR_MAX];
+	int id;
+
+	memcpy(req + 8, "pingdata", 8);
+	ck_assert_int_eq(netstack_socket_create(k, family, SOCK_DGRAM, proto, &p), 0);
+	socket_file_new(p, 0);
+	msg_iter_init(&m.iter, NULL, &v, 1);
+	ck_assert_int_eq(p->ops->sendmsg(p, &m), (long)sizeof(req));
+	id = port_of(p);
+	ck_assert_int_ne(id, 0);
+	memset(&m, 0, sizeof(m));
+	v = (struct iovec){rep, sizeof(rep)};
+	m.name_out = name;
+	msg_iter_init(&m.iter, NULL, &v, 1);
+	ck_assert_int_eq(p->ops->recvmsg(p, &m), (long)sizeof(req));
+	ck_assert_int_eq(rep[0], family == AF_INET ? 0 : 129); /* an echo reply */
+	ck_assert_int_eq(rep[4] << 8 | rep[5], id);	       /* with our identifier */
+	ck_assert_int_eq(rep[7], 7);
+	ck_assert_int_eq(memcmp(rep + 8, "pingdata", 8), 0);
+	ck_assert_int_eq(m.namelen_out, family == AF_INET ? (int)sizeof(struct sockaddr_in)
+							  : (int)sizeof(struct sockaddr_in6));
+	/* Only echo requests go out. */
+	req[0] = 13;
+	v = (struct iovec){req, sizeof(req)};
+	memset(&m, 0, sizeof(m));
+	m.name = to;
+	m.namelen = tolen;
+	msg_iter_init(&m.iter, NULL, &v, 1);
+	ck_assert_int_eq(p->ops->sendmsg(p, &m), -EINVAL);
+	done(p);
+}
+
+START_TEST(test_ping)
+{
+	struct sockaddr_in a4 = sin4("127.0.0.1", 0);
+	struct sockaddr_in6 a6 = sin6("::1", 0);
+	struct socket *s;
+
+	ping_once(AF_INET, IPPROTO_ICMP, &a4, sizeof(a4));
+	ping_once(AF_INET6, IPPROTO_ICMPV6, &a6, sizeof(a6));
+	ck_assert_int_eq(netstack_socket_create(k, AF_INET, SOCK_DGRAM, IPPROTO_ICMPV6, &s),
+			 -EPROTONOSUPPORT);
+}
+END_TEST
+
 START_TEST(test_create)
 {
 	struct socket *s;
@@ -544,6 +597,7 @@ int main(void)
 	tcase_add_test(tc, test_udp);
 	tcase_add_test(tc, test_addr_in_use);
 	tcase_add_test(tc, test_options);
+	tcase_add_test(tc, test_ping);
 	tcase_add_test(tc, test_create);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
