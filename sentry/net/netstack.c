@@ -17,7 +17,7 @@
 #include "sentry/net/lwip_link.h"
 #include "sentry/net/iface.h"
 #include "sentry/kernel/creds.h"
-#include "sentry/kernel/signal.h"
+#include "sentry/kernel/signal.h" /* ERESTARTSYS */
 #include "sentry/kernel/task.h"
 #include "lib/error.h"
 #include "lib/log.h"
@@ -176,7 +176,7 @@ struct ns_timeo ns_timeo_start(uint64_t timeo, bool nonblock)
 
 	if (nonblock || timeo == 0)
 		to.none_left = true;
-	else if (timeo != NS_TIMEO_NONE) {
+	else if (timeo != SOCK_TIMEO_NONE) {
 		to.timed = true;
 		to.deadline = monotonic_ns() + timeo;
 	}
@@ -237,7 +237,7 @@ struct ns_sock *ns_sock_new(int family, int type, int protocol)
 	ns->keepcnt = 9;
 	ns->ttl = -1;
 	ns->hops = -1;
-	ns->rcvtimeo = ns->sndtimeo = NS_TIMEO_NONE;
+	ns->rcvtimeo = ns->sndtimeo = SOCK_TIMEO_NONE;
 	waitq_init(&ns->wq);
 	pthread_mutex_init(&ns->rlock, NULL);
 	pthread_mutex_init(&ns->wlock, NULL);
@@ -300,16 +300,6 @@ int netstack_socket_create(struct kernel *k, int family, int type, int protocol,
 }
 
 /* --- shared helpers --------------------------------------------------------------------- */
-
-void ns_sigpipe(struct sock_msg *m)
-{
-	siginfo_t info;
-
-	if ((m->flags & MSG_NOSIGNAL) || !m->t)
-		return;
-	siginfo_user(&info, SIGPIPE, m->t);
-	signal_send(m->t, &info, false);
-}
 
 int ns_errno(int e)
 {

@@ -196,6 +196,24 @@ int ns_bind_locked(struct ns_sock *ns, const ip_addr_t *ip, uint16_t port)
 	return 0;
 }
 
+int ns_bind_op(struct socket *s, const void *addr, int len)
+{
+	struct ns_sock *ns = NS(s);
+	ip_addr_t ip;
+	uint16_t port;
+	bool unspec;
+	int ret = ns_addr_in(ns, addr, len, &ip, &port, &unspec);
+
+	if (ret == -ENETUNREACH)
+		ret = -EINVAL; /* a v4-mapped address on a v6-only socket */
+	if (ret < 0)
+		return ret;
+	ns_lock();
+	ret = ns_bind_locked(ns, &ip, port);
+	ns_unlock();
+	return ret;
+}
+
 int ns_getname(struct socket *s, void *addr, bool peer)
 {
 	struct ns_sock *ns = NS(s);

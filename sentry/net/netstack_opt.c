@@ -74,45 +74,15 @@ int ns_take_error(struct ns_sock *ns)
 	return -e;
 }
 
-/* SO_RCVTIMEO/SO_SNDTIMEO from a struct timeval, as sock_set_timeout. */
-static int set_timeout(uint64_t *out, const void *val, unsigned len)
-{
-	struct timeval tv;
-
-	if (len < sizeof(tv))
-		return -EINVAL;
-	memcpy(&tv, val, sizeof(tv));
-	if (tv.tv_usec < 0 || tv.tv_usec >= 1000000)
-		return -EDOM;
-	if (tv.tv_sec < 0)
-		*out = 0;
-	else if ((tv.tv_sec == 0 && tv.tv_usec == 0) ||
-		 (uint64_t)tv.tv_sec > UINT64_MAX / 2000000000ull)
-		*out = NS_TIMEO_NONE;
-	else
-		*out = (uint64_t)tv.tv_sec * 1000000000ull + (uint64_t)tv.tv_usec * 1000ull;
-	return 0;
-}
-
-static void get_timeout(uint64_t t, struct timeval *tv)
-{
-	if (t == NS_TIMEO_NONE || t == 0) {
-		*tv = (struct timeval){0, 0};
-		return;
-	}
-	tv->tv_sec = (time_t)(t / 1000000000ull);
-	tv->tv_usec = (suseconds_t)((t % 1000000000ull) / 1000ull);
-}
-
 static int set_socket(struct ns_sock *ns, int name, const void *val, unsigned len, int v)
 {
 	switch (name) {
 	case SO_RCVTIMEO:
 	case SO_RCVTIMEO_NEW:
-		return set_timeout(&ns->rcvtimeo, val, len);
+		return sock_timeout_set(&ns->rcvtimeo, val, len);
 	case SO_SNDTIMEO:
 	case SO_SNDTIMEO_NEW:
-		return set_timeout(&ns->sndtimeo, val, len);
+		return sock_timeout_set(&ns->sndtimeo, val, len);
 	case SO_LINGER: {
 		struct linger l;
 		if (len < sizeof(l))
@@ -372,12 +342,12 @@ static int get_socket(struct ns_sock *ns, int name, union optval *v, unsigned *l
 		break;
 	case SO_RCVTIMEO:
 	case SO_RCVTIMEO_NEW:
-		get_timeout(ns->rcvtimeo, &v->tv);
+		sock_timeout_get(ns->rcvtimeo, &v->tv);
 		*lv = sizeof(v->tv);
 		break;
 	case SO_SNDTIMEO:
 	case SO_SNDTIMEO_NEW:
-		get_timeout(ns->sndtimeo, &v->tv);
+		sock_timeout_get(ns->sndtimeo, &v->tv);
 		*lv = sizeof(v->tv);
 		break;
 	default:

@@ -249,16 +249,6 @@ out:
 	return ret;
 }
 
-static int ping_listen(struct socket *s, int backlog)
-{
-	return -EOPNOTSUPP;
-}
-
-static int ping_accept(struct socket *s, bool nonblock, struct socket **out)
-{
-	return -EOPNOTSUPP;
-}
-
 static void ping_release(struct socket *s)
 {
 	struct ns_sock *ns = NS(s);
@@ -280,13 +270,14 @@ void ns_ping_track(struct ns_sock *ns)
 	ns_unlock();
 }
 
-#define PING_OPS(fam)                                                                             \
-	{                                                                                         \
-		.family = fam, .bind = ping_bind, .connect = ping_connect, .listen = ping_listen, \
-		.accept = ping_accept, .getname = ns_getname, .sendmsg = ping_sendmsg,            \
-		.recvmsg = ns_dgram_recvmsg, .shutdown = ns_dgram_shutdown,                       \
-		.setsockopt = ns_setsockopt, .getsockopt = ns_getsockopt, .poll = ns_dgram_poll,  \
-		.inq = ns_dgram_inq, .release = ping_release,                                     \
+#define PING_OPS(fam)                                                                        \
+	{                                                                                    \
+		.family = fam, .bind = ping_bind, .connect = ping_connect,                   \
+		.listen = ns_dgram_listen, .accept = ns_dgram_accept, .getname = ns_getname, \
+		.sendmsg = ping_sendmsg, .recvmsg = ns_dgram_recvmsg,                        \
+		.shutdown = ns_dgram_shutdown, .setsockopt = ns_setsockopt,                  \
+		.getsockopt = ns_getsockopt, .poll = ns_dgram_poll, .inq = ns_dgram_inq,     \
+		.release = ping_release,                                                     \
 	}
 
 const struct sock_ops ns_ping_ops[2] = {PING_OPS(AF_INET), PING_OPS(AF_INET6)};

@@ -31,8 +31,6 @@ struct udp_pcb;
 struct raw_pcb;
 struct poll_table;
 
-#define NS_TIMEO_NONE UINT64_MAX /* SO_*TIMEO unset: block for ever */
-
 /* Linux's defaults for TCP (tcp_wmem[1], tcp_rmem[1]) and UDP (wmem_default). */
 #define NS_TCP_SNDBUF_DEFAULT 16384
 #define NS_TCP_RCVBUF_DEFAULT 131072
@@ -89,7 +87,7 @@ struct ns_sock {
 	int sndbuf, rcvbuf, rcvlowat, priority, maxseg, user_timeout;
 	int tos, ttl, tclass, hops;
 	bool recverr, quickack;
-	uint64_t rcvtimeo, sndtimeo; /* ns, or NS_TIMEO_NONE */
+	uint64_t rcvtimeo, sndtimeo; /* ns, or SOCK_TIMEO_NONE */
 	struct waitq wq;
 	pthread_mutex_t rlock, wlock;
 };
@@ -121,8 +119,6 @@ void ns_wake(struct ns_sock *ns, unsigned events);
 /* A new socket object (not yet a file) of family/type, ops set. */
 struct ns_sock *ns_sock_new(int family, int type, int protocol);
 void ns_sock_free(struct ns_sock *ns);
-/* SIGPIPE for a write to a broken stream, unless MSG_NOSIGNAL. */
-void ns_sigpipe(struct sock_msg *m);
 /* -errno for an lwIP err_t. */
 int ns_errno(int lwip_err);
 /* Is the caller capable of cap (a Linux capability number)? */
@@ -148,6 +144,8 @@ bool ns_port_allowed(uint16_t port);
 int ns_bind_locked(struct ns_sock *ns, const ip_addr_t *ip, uint16_t port);
 /* The pcb's type for ns: v4, v6 only, or both (dual stack). */
 uint8_t ns_ip_type(const struct ns_sock *ns);
+/* The bind and getname ops of TCP and UDP sockets. */
+int ns_bind_op(struct socket *s, const void *addr, int len);
 int ns_getname(struct socket *s, void *addr, bool peer);
 
 /* --- netstack_opt.c --- */
@@ -170,6 +168,8 @@ long ns_dgram_recvmsg(struct socket *s, struct sock_msg *m);
 int ns_dgram_shutdown(struct socket *s, int how);
 unsigned ns_dgram_poll(struct socket *s, struct poll_table *pt);
 long ns_dgram_inq(struct socket *s);
+int ns_dgram_listen(struct socket *s, int backlog);
+int ns_dgram_accept(struct socket *s, bool nonblock, struct socket **out);
 
 /* --- netstack_ping.c: ICMP echo sockets (SOCK_DGRAM, IPPROTO_ICMP/ICMPV6) --- */
 extern const struct sock_ops ns_ping_ops[2];

@@ -180,27 +180,6 @@ static err_t on_accept(void *arg, struct tcp_pcb *newpcb, err_t err)
 
 /* --- connection ---------------------------------------------------------------------------- */
 
-static int tcp_bind_op(struct socket *s, const void *addr, int len)
-{
-	struct ns_sock *ns = NS(s);
-	ip_addr_t ip;
-	uint16_t port;
-	bool unspec;
-	int ret = ns_addr_in(ns, addr, len, &ip, &port, &unspec);
-
-	if (ret == -ENETUNREACH)
-		ret = -EINVAL;
-	if (ret < 0)
-		return ret;
-	ns_lock();
-	if (ns->state != NS_CLOSED || (!ns->pcb.tcp && ns->bound))
-		ret = -EINVAL;
-	else
-		ret = ns_bind_locked(ns, &ip, port);
-	ns_unlock();
-	return ret;
-}
-
 /* Wait for the connection attempt to end (core lock held). */
 static int wait_connected(struct ns_sock *ns, bool nonblock)
 {
@@ -590,7 +569,7 @@ static long tcp_sendmsg_op(struct socket *s, struct sock_msg *m)
 	}
 out:
 	if (ret == -EPIPE && !sent)
-		ns_sigpipe(m);
+		sock_sigpipe(m);
 	ns_unlock();
 	pthread_mutex_unlock(&ns->wlock);
 	free(buf);
@@ -690,7 +669,7 @@ static void tcp_release_op(struct socket *s)
 
 #define TCP_OPS(fam)                                                                               \
 	{                                                                                          \
-		.family = fam, .bind = tcp_bind_op, .connect = tcp_connect_op,                     \
+		.family = fam, .bind = ns_bind_op, .connect = tcp_connect_op,                      \
 		.listen = tcp_listen_op, .accept = tcp_accept_op, .getname = ns_getname,           \
 		.sendmsg = tcp_sendmsg_op, .recvmsg = tcp_recvmsg_op, .shutdown = tcp_shutdown_op, \
 		.setsockopt = ns_setsockopt, .getsockopt = ns_getsockopt, .poll = tcp_poll_op,     \

@@ -76,24 +76,6 @@ int ns_udp_new_pcb(struct ns_sock *ns)
 	return 0;
 }
 
-static int udp_bind_op(struct socket *s, const void *addr, int len)
-{
-	struct ns_sock *ns = NS(s);
-	ip_addr_t ip;
-	uint16_t port;
-	bool unspec;
-	int ret = ns_addr_in(ns, addr, len, &ip, &port, &unspec);
-
-	if (ret == -ENETUNREACH)
-		ret = -EINVAL;
-	if (ret < 0)
-		return ret;
-	ns_lock();
-	ret = ns_bind_locked(ns, &ip, port);
-	ns_unlock();
-	return ret;
-}
-
 /* A wildcard binding for an unbound socket (core lock held). */
 static int autobind(struct ns_sock *ns)
 {
@@ -217,7 +199,7 @@ out:
 	ns_unlock();
 	pbuf_free(p);
 	if (ret == -EPIPE)
-		ns_sigpipe(m);
+		sock_sigpipe(m);
 	return ret;
 }
 
@@ -334,12 +316,12 @@ long ns_dgram_inq(struct socket *s)
 	return n;
 }
 
-static int udp_listen_op(struct socket *s, int backlog)
+int ns_dgram_listen(struct socket *s, int backlog)
 {
 	return -EOPNOTSUPP;
 }
 
-static int udp_accept_op(struct socket *s, bool nonblock, struct socket **out)
+int ns_dgram_accept(struct socket *s, bool nonblock, struct socket **out)
 {
 	return -EOPNOTSUPP;
 }
@@ -358,14 +340,14 @@ static void udp_release_op(struct socket *s)
 	ns_sock_free(ns);
 }
 
-#define UDP_OPS(fam)                                                                     \
-	{                                                                                \
-		.family = fam, .bind = udp_bind_op, .connect = udp_connect_op,           \
-		.listen = udp_listen_op, .accept = udp_accept_op, .getname = ns_getname, \
-		.sendmsg = udp_sendmsg_op, .recvmsg = ns_dgram_recvmsg,                  \
-		.shutdown = ns_dgram_shutdown, .setsockopt = ns_setsockopt,              \
-		.getsockopt = ns_getsockopt, .poll = ns_dgram_poll, .inq = ns_dgram_inq, \
-		.release = udp_release_op,                                               \
+#define UDP_OPS(fam)                                                                         \
+	{                                                                                    \
+		.family = fam, .bind = ns_bind_op, .connect = udp_connect_op,                \
+		.listen = ns_dgram_listen, .accept = ns_dgram_accept, .getname = ns_getname, \
+		.sendmsg = udp_sendmsg_op, .recvmsg = ns_dgram_recvmsg,                      \
+		.shutdown = ns_dgram_shutdown, .setsockopt = ns_setsockopt,                  \
+		.getsockopt = ns_getsockopt, .poll = ns_dgram_poll, .inq = ns_dgram_inq,     \
+		.release = udp_release_op,                                                   \
 	}
 
 const struct sock_ops ns_udp_ops[2] = {UDP_OPS(AF_INET), UDP_OPS(AF_INET6)};
