@@ -180,6 +180,7 @@ int main(int argc, char **argv)
 		return send_tcp(argv[3], argv[4], strtoul(argv[5], NULL, 0));
 	if (argc == 5 && !strcmp(argv[1], "send") && !strcmp(argv[2], "udp"))
 		return send_udp(argv[3], argv[4]);
-	fprintf(stderr, "usage: nstackpeer serve tcp|udp PORT | send tcp HOST PORT N | send udp HOST PORT\n");
+	fprintf(stderr, "usage: nstackpeer serve tcp|udp PORT | send tcp HOST PORT N | send udp "
+			"HOST PORT\n");
 	return 2;
 }
