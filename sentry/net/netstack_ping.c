@@ -168,7 +168,7 @@ static int ping_connect(struct socket *s, const void *addr, int len, bool nonblo
 		goto out;
 	}
 	if (ip_addr_isany(&ip))
-		ip_addr_set_loopback(IP_IS_V6(&ip), &ip);
+		ip_addr_set_loopback(!IP_IS_V4(&ip), &ip); /* as Linux */
 	ret = ping_pcb(ns);
 	if (ret == 0)
 		ret = autobind(ns, 0);
@@ -232,7 +232,7 @@ static long ping_sendmsg(struct socket *s, struct sock_msg *m)
 	if (ret < 0)
 		goto out;
 	if (to_addr && ip_addr_isany(&ip))
-		ip_addr_set_loopback(IP_IS_V6(&ip), &ip);
+		ip_addr_set_loopback(!IP_IS_V4(&ip), &ip); /* as Linux */
 	b[4] = (uint8_t)(ns->local_port >> 8);
 	b[5] = (uint8_t)ns->local_port;
 	b[2] = b[3] = 0;

@@ -240,13 +240,8 @@ static int tcp_connect_op(struct socket *s, const void *addr, int len, bool nonb
 		ret = -EISCONN; /* the connection ended; the socket is not reused */
 		goto out;
 	}
-	if (ip_addr_isany(&ip)) {
-		/* Linux connects to the loopback for the wildcard. */
-		if (IP_IS_V4(&ip) || IP_IS_ANY_TYPE_VAL(ip))
-			ip_addr_set_loopback(false, &ip);
-		else
-			ip_addr_set_loopback(true, &ip);
-	}
+	if (ip_addr_isany(&ip)) /* Linux connects to the loopback for the wildcard */
+		ip_addr_set_loopback(!IP_IS_V4(&ip), &ip);
 	if (!ns->pcb.tcp) {
 		ret = ns_tcp_new_pcb(ns);
 		if (ret < 0)

@@ -110,7 +110,7 @@ static int udp_connect_op(struct socket *s, const void *addr, int len, bool nonb
 		goto out;
 	}
 	if (ip_addr_isany(&ip))
-		ip_addr_set_loopback(IP_IS_V6(&ip), &ip);
+		ip_addr_set_loopback(!IP_IS_V4(&ip), &ip); /* as Linux */
 	ret = autobind(ns);
 	if (ret == 0)
 		ret = ns_errno(udp_connect(ns->pcb.udp, &ip, port));
@@ -184,7 +184,7 @@ static long udp_sendmsg_op(struct socket *s, struct sock_msg *m)
 		goto out;
 	}
 	if (to_addr && ip_addr_isany(&ip))
-		ip_addr_set_loopback(IP_IS_V6(&ip), &ip);
+		ip_addr_set_loopback(!IP_IS_V4(&ip), &ip); /* as Linux */
 	if (to_addr && ns_addr_broadcast(&ip) && !ns->broadcast) {
 		ret = -EACCES;
 		goto out;
