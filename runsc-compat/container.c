@@ -488,6 +488,50 @@ static int network_config(const struct container_args *a, enum net_mode *mode, c
 	return 0;
 }
 
+/*
+ * --network=host in the container's own network namespace: the host
+ * sockets live there, so the spec's network sysctls apply to it as runc
+ * applies them (Docker's ping_group_range lets ping sockets in, its
+ * ip_unprivileged_port_start 0 lets any port be bound). The guest kernel
+ * keeps its own copies for its own checks (sandbox.c).
+ */
+static int host_net_sysctls(const struct oci_spec *spec, struct rung_error *err)
+{
+	static const char *const keys[] = {"net.ipv4.ping_group_range",
+					   "net.ipv4.ip_unprivileged_port_start"};
+
+	if (!spec_namespace(spec, "network"))
+		return 0;
+	for (size_t i = 0; i < spec->n_sysctl; i++) {
+		cleanup_free char *key = xstrdup(spec->sysctl_keys[i]);
+		cleanup_free char *path = NULL;
+		int fd;
+
+		for (char *p = key; *p; p++)
+			if (*p == '/')
+				*p = '.';
+		if (strcmp(key, keys[0]) != 0 && strcmp(key, keys[1]) != 0)
+			continue;
+		path = xasprintf("/proc/sys/%s", key);
+		for (char *p = path + 10; *p; p++)
+			if (*p == '.')
+				*p = '/';
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (fd < 0 ||
+		    write(fd, spec->sysctl_values[i], strlen(spec->sysctl_values[i])) < 0) {
+			int e = errno;
+			if (fd >= 0)
+				close(fd);
+			return rung_error_make(err, e,
+					       "config: `linux.sysctl`: set `%s` in the "
+					       "network namespace",
+					       key);
+		}
+		close(fd);
+	}
+	return 0;
+}
+
 /* A new network namespace: the caller runs the hooks that configure it
  * (prestart, createRuntime) before the sandbox reads it. */
 static int await_hooks(const struct container_args *a, bool fresh, struct rung_error *err)
@@ -609,6 +653,7 @@ int container_main(const struct container_args *a)
 	}
 	if (network_config(a, &cfg.network, &egress, &err) < 0 ||
 	    enter_netns(spec, &fresh_netns, &err) < 0 || await_hooks(a, fresh_netns, &err) < 0 ||
+	    (cfg.network == NET_MODE_HOST && host_net_sysctls(spec, &err) < 0) ||
 	    take_stdio(a, &c, &tty, &err) < 0)
 		goto fail;
 	close(a->go_fd);

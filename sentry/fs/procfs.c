@@ -34,6 +34,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/random.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -630,12 +631,22 @@ static void gen_net_if_inet6(struct proc_ctx *c, struct strbuf *o)
 
 static void gen_net_tcp(struct proc_ctx *c, struct strbuf *o)
 {
-	procnet_tcp(c->k, o);
+	procnet_tcp(c->k, AF_INET, o);
+}
+
+static void gen_net_tcp6(struct proc_ctx *c, struct strbuf *o)
+{
+	procnet_tcp(c->k, AF_INET6, o);
 }
 
 static void gen_net_udp(struct proc_ctx *c, struct strbuf *o)
 {
-	procnet_udp(c->k, o);
+	procnet_udp(c->k, AF_INET, o);
+}
+
+static void gen_net_udp6(struct proc_ctx *c, struct strbuf *o)
+{
+	procnet_udp(c->k, AF_INET6, o);
 }
 
 static const struct proc_node proc_net_nodes[] = {
@@ -643,9 +654,9 @@ static const struct proc_node proc_net_nodes[] = {
 	{"if_inet6", S_IFREG | 0444, PK_FILE, gen_net_if_inet6},
 	{"route", S_IFREG | 0444, PK_FILE, gen_net_route},
 	{"tcp", S_IFREG | 0444, PK_FILE, gen_net_tcp},
-	{"tcp6", S_IFREG | 0444, PK_FILE, gen_net_tcp},
+	{"tcp6", S_IFREG | 0444, PK_FILE, gen_net_tcp6},
 	{"udp", S_IFREG | 0444, PK_FILE, gen_net_udp},
-	{"udp6", S_IFREG | 0444, PK_FILE, gen_net_udp},
+	{"udp6", S_IFREG | 0444, PK_FILE, gen_net_udp6},
 	{NULL},
 };
 

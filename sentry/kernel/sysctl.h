@@ -10,10 +10,9 @@
 
 struct kernel;
 
-/* The network sysctls a sandbox keeps (Linux's defaults until set). They
- * have no effect yet: the sentry has no network stack of its own (only
- * AF_UNIX); they are kept and shown so that a guest reads what its
- * container asked for. */
+/* The network sysctls a sandbox keeps (Linux's defaults until set), shown
+ * under /proc/sys: --network=host checks binds of low ports and ICMP
+ * sockets against them (sentry/net/inet_host.c). */
 struct net_sysctl {
 	uint32_t unprivileged_port_start;      /* net.ipv4.ip_unprivileged_port_start */
 	uint32_t ping_group_lo, ping_group_hi; /* net.ipv4.ping_group_range */

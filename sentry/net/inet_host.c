@@ -17,6 +17,9 @@
 #include "sentry/kernel/signal.h"
 #include "sentry/kernel/task.h"
 #include "sentry/kernel/wait.h"
+#include "sentry/net/net.h"
+#include "sentry/vfs/vfs.h"
+#include "lib/strbuf.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -28,6 +31,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <termios.h>
 #include <unistd.h>
 
 /* Bytes copied through the sentry per host call on a stream. */
@@ -44,6 +48,9 @@ struct inet_host {
 	struct socket s;
 	int fd; /* the host socket (non-blocking, close-on-exec) */
 	int family;
+	struct net_state *net; /* the registry it is in (k->net), or NULL */
+	struct list_head node; /* in net->socks */
+	uint32_t uid;	       /* the creator's euid (/proc/net) */
 	struct host_waitq hw;
 	uint64_t rcvtimeo, sndtimeo; /* ns, or SOCK_TIMEO_NONE */
 };
@@ -58,6 +65,7 @@ static struct inet_host *H(struct socket *s)
 static struct inet_host *host_sock_new(int fd, int family, int type)
 {
 	struct inet_host *h = xzalloc(sizeof(*h));
+	struct task *t = current_task();
 
 	h->s.ops = &inet_host_ops;
 	h->s.type = type;
@@ -65,16 +73,41 @@ static struct inet_host *host_sock_new(int fd, int family, int type)
 	h->family = family;
 	h->rcvtimeo = h->sndtimeo = SOCK_TIMEO_NONE;
 	host_waitq_init(&h->hw, fd);
+	list_init(&h->node);
+	if (t && t->k->net) {
+		h->net = t->k->net;
+		h->uid = t->creds.euid;
+		pthread_mutex_lock(&h->net->socks_lock);
+		list_add_tail(&h->node, &h->net->socks);
+		pthread_mutex_unlock(&h->net->socks_lock);
+	}
 	return h;
+}
+
+/* An ICMP "ping" socket: the guest's groups against its
+ * net.ipv4.ping_group_range, as Linux's ping_init_sock. */
+static bool ping_allowed(struct task *t)
+{
+	const struct net_sysctl *n = &t->k->net_sysctl;
+	const struct creds *c = &t->creds;
+
+	if (c->egid >= n->ping_group_lo && c->egid <= n->ping_group_hi)
+		return true;
+	for (uint32_t i = 0; i < c->ngroups; i++)
+		if (c->groups[i] >= n->ping_group_lo && c->groups[i] <= n->ping_group_hi)
+			return true;
+	return false;
 }
 
 int inet_host_create(struct task *t, int family, int type, int protocol, struct socket **out)
 {
 	int fd;
 
-	(void)t;
 	if (type != SOCK_STREAM && type != SOCK_DGRAM && type != SOCK_RAW)
 		return -ESOCKTNOSUPPORT;
+	if (type == SOCK_DGRAM && (protocol == IPPROTO_ICMP || protocol == IPPROTO_ICMPV6) &&
+	    !ping_allowed(t))
+		return -EACCES;
 	/* The sentry has no capabilities: a raw socket is EPERM from the host,
 	 * as for a guest without CAP_NET_RAW. */
 	fd = socket(family, type | SOCK_NONBLOCK | SOCK_CLOEXEC, protocol);
@@ -472,6 +505,11 @@ static void ih_release(struct socket *s)
 {
 	struct inet_host *h = H(s);
 
+	if (h->net) {
+		pthread_mutex_lock(&h->net->socks_lock);
+		list_del(&h->node);
+		pthread_mutex_unlock(&h->net->socks_lock);
+	}
 	host_waitq_release(&h->hw);
 	close(h->fd);
 	free(h);
@@ -493,3 +531,73 @@ static const struct sock_ops inet_host_ops = {
 	.inq = ih_inq,
 	.release = ih_release,
 };
+
+/* --- /proc/net ---------------------------------------------------------------------------- */
+
+/* "ADDR:PORT" as Linux prints it: the address's raw 32-bit words in hex. */
+static void proc_addr(struct strbuf *o, const struct sockaddr_storage *ss, socklen_t len)
+{
+	const struct sockaddr_in *in = (const void *)ss;
+	const struct sockaddr_in6 *in6 = (const void *)ss;
+	uint32_t w[4] = {0};
+
+	if (ss->ss_family == AF_INET6 && len >= sizeof(*in6)) {
+		memcpy(w, &in6->sin6_addr, 16);
+		strbuf_printf(o, "%08X%08X%08X%08X:%04X", w[0], w[1], w[2], w[3],
+			      ntohs(in6->sin6_port));
+	} else if (ss->ss_family == AF_INET && len >= sizeof(*in)) {
+		strbuf_printf(o, "%08X:%04X", in->sin_addr.s_addr, ntohs(in->sin_port));
+	} else {
+		strbuf_printf(o, "%s:0000",
+			      ss->ss_family == AF_INET6 ? "0000000000000000000000000000"
+							  "0000"
+							: "00000000");
+	}
+}
+
+void inet_host_proc(struct kernel *k, int family, int type, struct strbuf *o)
+{
+	struct net_state *n = k->net;
+	struct inet_host *h;
+	int sl = 0;
+
+	if (!n)
+		return;
+	pthread_mutex_lock(&n->socks_lock);
+	list_for_each_entry(h, &n->socks, node) {
+		struct sockaddr_storage local = {.ss_family = (sa_family_t)family},
+					peer = {.ss_family = (sa_family_t)family};
+		socklen_t llen = sizeof(local), plen = sizeof(peer);
+		int rx = 0, tx = 0, state;
+		struct tcp_info ti;
+		socklen_t tl = sizeof(ti);
+
+		if (h->family != family || h->s.type != type)
+			continue;
+		if (getsockname(h->fd, (struct sockaddr *)&local, &llen) < 0)
+			llen = 0;
+		if (getpeername(h->fd, (struct sockaddr *)&peer, &plen) < 0)
+			plen = 0;
+		if (type == SOCK_STREAM)
+			state = getsockopt(h->fd, IPPROTO_TCP, TCP_INFO, &ti, &tl) == 0
+					? ti.tcpi_state
+					: TCP_CLOSE;
+		else
+			state = plen ? TCP_ESTABLISHED : TCP_CLOSE;
+		if (ioctl(h->fd, FIONREAD, &rx) < 0)
+			rx = 0;
+		if (ioctl(h->fd, TIOCOUTQ, &tx) < 0)
+			tx = 0;
+		strbuf_printf(o, "%4d: ", sl++);
+		proc_addr(o, &local, llen);
+		strbuf_printf(o, " ");
+		proc_addr(o, &peer, plen);
+		strbuf_printf(o,
+			      " %02X %08X:%08X 00:00000000 00000000 %5u        0 %lu 1 "
+			      "0000000000000000 100 0 0 10 0\n",
+			      state, tx, rx, h->uid,
+			      h->s.file && h->s.file->inode ? (unsigned long)h->s.file->inode->ino
+							    : 0ul);
+	}
+	pthread_mutex_unlock(&n->socks_lock);
+}

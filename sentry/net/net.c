@@ -63,6 +63,8 @@ int net_setup(struct kernel *k, enum net_mode mode, const char *egress, struct r
 	int ret = 0;
 
 	n->mode = mode;
+	pthread_mutex_init(&n->socks_lock, NULL);
+	list_init(&n->socks);
 	k->net = n;
 	ret = egress_parse(egress, NULL, &n->egress, err);
 	if (ret < 0)
@@ -95,6 +97,7 @@ void net_teardown(struct kernel *k)
 		netstack_stop(k);
 	net_config_free(&n->cfg);
 	egress_free(n->egress);
+	pthread_mutex_destroy(&n->socks_lock);
 	free(n);
 	k->net = NULL;
 }

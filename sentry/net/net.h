@@ -11,9 +11,11 @@
 #ifndef RUNG_NET_NET_H
 #define RUNG_NET_NET_H
 
+#include <pthread.h>
 #include <stdbool.h>
 
 #include "sentry/net/iface.h"
+#include "lib/list.h"
 
 struct kernel;
 struct rung_error;
@@ -30,6 +32,10 @@ struct net_state {
 	struct net_config cfg;	      /* what the guest is shown (links, addresses, routes) */
 	struct egress_policy *egress; /* never NULL once set up */
 	bool stack;		      /* netstack_start succeeded (netstack_stop due) */
+	/* host mode: every live host-backed socket, for /proc/net/tcp and udp
+	 * (sentry/net/inet_host.c) */
+	pthread_mutex_t socks_lock;
+	struct list_head socks;
 };
 
 /* "sandbox", "host" or "none"; -1 for anything else. */

@@ -1,6 +1,7 @@
 /* /proc/net from the sandbox's network configuration (procnet.h). */
 #include "config.h"
 #include "sentry/net/procnet.h"
+#include "sentry/net/inet_host.h"
 #include "sentry/net/net.h"
 #include "sentry/kernel/kernel.h"
 #include "lib/strbuf.h"
@@ -101,16 +102,20 @@ void procnet_if_inet6(struct kernel *k, struct strbuf *o)
 	}
 }
 
-void procnet_tcp(struct kernel *k, struct strbuf *o)
+/* The sockets are listed in host mode (inet_host.c); the user-space
+ * stack's are not yet. */
+void procnet_tcp(struct kernel *k, int family, struct strbuf *o)
 {
-	(void)k;
 	strbuf_printf(o, "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when "
 			 "retrnsmt   uid  timeout inode\n");
+	if (net_mode_of(k) == NET_MODE_HOST)
+		inet_host_proc(k, family, SOCK_STREAM, o);
 }
 
-void procnet_udp(struct kernel *k, struct strbuf *o)
+void procnet_udp(struct kernel *k, int family, struct strbuf *o)
 {
-	(void)k;
 	strbuf_printf(o, "   sl  local_address rem_address   st tx_queue rx_queue tr tm->when "
 			 "retrnsmt   uid  timeout inode ref pointer drops\n");
+	if (net_mode_of(k) == NET_MODE_HOST)
+		inet_host_proc(k, family, SOCK_DGRAM, o);
 }

@@ -1,8 +1,8 @@
 /*
  * /proc/net files generated from the sandbox's network configuration
  * (sentry/net/procnet.c): dev (counters are not kept: zeros), route (IPv4),
- * if_inet6, and tcp/udp/tcp6/udp6 (their header only: the sockets are not
- * listed yet).
+ * if_inet6, and tcp/udp/tcp6/udp6 (the sockets of host mode; only the
+ * header in the other modes so far).
  */
 #ifndef RUNG_NET_PROCNET_H
 #define RUNG_NET_PROCNET_H
@@ -13,7 +13,8 @@ struct strbuf;
 void procnet_dev(struct kernel *k, struct strbuf *o);
 void procnet_route(struct kernel *k, struct strbuf *o);
 void procnet_if_inet6(struct kernel *k, struct strbuf *o);
-void procnet_tcp(struct kernel *k, struct strbuf *o);
-void procnet_udp(struct kernel *k, struct strbuf *o);
+/* family: AF_INET (tcp, udp) or AF_INET6 (tcp6, udp6). */
+void procnet_tcp(struct kernel *k, int family, struct strbuf *o);
+void procnet_udp(struct kernel *k, int family, struct strbuf *o);
 
 #endif
