@@ -36,6 +36,7 @@
 #include <string.h>
 
 __thread struct task *netstack_test_task;
+struct list_head ns_all_socks = LIST_HEAD_INIT(ns_all_socks);
 
 static struct {
 	pthread_mutex_t lock; /* start and stop */
@@ -123,7 +124,7 @@ static int stack_run(void)
 			tcpip_init(tcpip_ready, &sem);
 			sys_sem_wait(&sem);
 			sys_sem_free(&sem);
-			stack.running = true;
+			__atomic_store_n(&stack.running, true, __ATOMIC_RELEASE);
 			if (stack.links)
 				lwip_links_run(stack.links);
 		}
@@ -159,6 +160,11 @@ void netstack_stop(struct kernel *k)
 	}
 	stack.configured = false;
 	pthread_mutex_unlock(&stack.lock);
+}
+
+bool ns_running(void)
+{
+	return __atomic_load_n(&stack.running, __ATOMIC_ACQUIRE);
 }
 
 /* --- waiting ------------------------------------------------------------------------ */
@@ -229,6 +235,7 @@ struct ns_sock *ns_sock_new(int family, int type, int protocol)
 	list_init(&ns->accq);
 	list_init(&ns->acc_link);
 	list_init(&ns->udp_link);
+	list_add_tail(&ns->all_link, &ns_all_socks);
 	ns->sndbuf = type == SOCK_STREAM ? NS_TCP_SNDBUF_DEFAULT : NS_UDP_BUF_DEFAULT;
 	ns->rcvbuf = type == SOCK_STREAM ? NS_TCP_RCVBUF_DEFAULT : NS_UDP_BUF_DEFAULT;
 	ns->rcvlowat = 1;
@@ -246,6 +253,7 @@ struct ns_sock *ns_sock_new(int family, int type, int protocol)
 
 void ns_sock_free(struct ns_sock *ns)
 {
+	list_del(&ns->all_link);
 	pthread_mutex_destroy(&ns->rlock);
 	pthread_mutex_destroy(&ns->wlock);
 	free(ns);
@@ -290,11 +298,13 @@ int netstack_socket_create(struct kernel *k, int family, int type, int protocol,
 	ret = stack_run();
 	if (ret < 0)
 		return ret;
+	ns_lock();
 	ns = ns_sock_new(family, type, protocol);
 	if (type == SOCK_DGRAM && protocol != IPPROTO_UDP) {
 		ns->sock.ops = &ns_ping_ops[family == AF_INET6];
 		ns_ping_track(ns);
 	}
+	ns_unlock();
 	*out = &ns->sock;
 	return 0;
 }

@@ -259,15 +259,13 @@ static void ping_release(struct socket *s)
 	ns->pcb.raw = NULL;
 	list_del_init(&ns->udp_link);
 	ns_dgram_flush(ns);
-	ns_unlock();
 	ns_sock_free(ns);
+	ns_unlock();
 }
 
 void ns_ping_track(struct ns_sock *ns)
 {
-	ns_lock();
 	list_add_tail(&ns->udp_link, &ping_socks);
-	ns_unlock();
 }
 
 #define PING_OPS(fam)                                                                        \

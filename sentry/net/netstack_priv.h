@@ -80,6 +80,7 @@ struct ns_sock {
 	int acc_count, backlog;
 	struct list_head acc_link;
 	struct list_head udp_link; /* UDP: in the list ICMP errors search */
+	struct list_head all_link; /* in the stack's list of sockets (/proc/net) */
 	/* options */
 	bool v6only, reuseaddr, reuseport, keepalive, nodelay, broadcast, oobinline, cork;
 	int keepidle, keepintvl, keepcnt; /* seconds, seconds, probes */
@@ -98,6 +99,8 @@ static inline struct ns_sock *NS(struct socket *s)
 }
 
 /* --- netstack.c --- */
+/* Has lwIP started (the first guest socket)? Before, there is no core lock. */
+bool ns_running(void);
 void ns_lock(void);
 void ns_unlock(void);
 /* The task a blocking operation sleeps as (a guest's, or a unit test's). */
@@ -116,9 +119,12 @@ struct ns_timeo ns_timeo_start(uint64_t timeo, bool nonblock);
  * -EAGAIN when there was no time to wait, -ERESTARTSYS or -EINTR. */
 int ns_wait(struct ns_sock *ns, struct ns_timeo *to);
 void ns_wake(struct ns_sock *ns, unsigned events);
-/* A new socket object (not yet a file) of family/type, ops set. */
+/* A new socket object (not yet a file) of family/type, ops set, in the
+ * stack's list (core lock held for both). */
 struct ns_sock *ns_sock_new(int family, int type, int protocol);
 void ns_sock_free(struct ns_sock *ns);
+/* Every socket of the stack (core lock held). */
+extern struct list_head ns_all_socks;
 /* -errno for an lwIP err_t. */
 int ns_errno(int lwip_err);
 /* Is the caller capable of cap (a Linux capability number)? */
@@ -175,7 +181,8 @@ int ns_dgram_accept(struct socket *s, bool nonblock, struct socket **out);
 extern const struct sock_ops ns_ping_ops[2];
 /* 0 when the caller's groups are in net.ipv4.ping_group_range, -EACCES. */
 int ns_ping_allowed(void);
-/* A new ping socket joins the list that identifiers are unique in. */
+/* A new ping socket joins the list that identifiers are unique in (core
+ * lock held). */
 void ns_ping_track(struct ns_sock *ns);
 
 /* --- netstack_icmp.c (core lock held) --- */

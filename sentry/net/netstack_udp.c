@@ -336,8 +336,8 @@ static void udp_release_op(struct socket *s)
 	ns->pcb.udp = NULL;
 	ns_icmp_untrack(ns);
 	ns_dgram_flush(ns);
-	ns_unlock();
 	ns_sock_free(ns);
+	ns_unlock();
 }
 
 #define UDP_OPS(fam)                                                                         \

@@ -4,7 +4,7 @@
  * unread data and with SO_LINGER 0, refused connections (blocking and
  * not), many connections at once, a large transfer between two threads,
  * IPv6 and dual-stack sockets, UDP, ICMP echo sockets, addresses in use,
- * options, poll.
+ * options, poll, the /proc/net listing.
  */
 #include "config.h"
 #include "sentry/fs/file.h"
@@ -12,8 +12,10 @@
 #include "sentry/kernel/task.h"
 #include "sentry/net/netstack.h"
 #include "sentry/net/netstack_priv.h"
+#include "sentry/net/netstack_proc.h"
 #include "sentry/net/socket.h"
 #include "lib/error.h"
+#include "lib/strbuf.h"
 #include "lib/util.h"
 #include "unit.h"
 
@@ -567,6 +569,33 @@ START_TEST(test_ping)
 }
 END_TEST
 
+START_TEST(test_proc)
+{
+	struct socket *c, *s;
+	struct strbuf o;
+	char want[64];
+	int port;
+	struct socket *l = listener4(&port);
+
+	pair4(&c, &s);
+	strbuf_init(&o);
+	netstack_proc(k, AF_INET, SOCK_STREAM, &o);
+	strbuf_append(&o, "", 1);
+	/* The listener (0A), and the two ends of a connection (01). */
+	snprintf(want, sizeof(want), "0100007F:%04X 00000000:0000 0A", port);
+	ck_assert_msg(strstr(o.buf, want), "%s", o.buf);
+	ck_assert_int_eq(o.len > 0 && strstr(o.buf, " 01 ") != NULL, 1);
+	strbuf_release(&o);
+	strbuf_init(&o);
+	netstack_proc(k, AF_INET6, SOCK_STREAM, &o);
+	ck_assert_uint_eq(o.len, 0);
+	strbuf_release(&o);
+	done(c);
+	done(s);
+	done(l);
+}
+END_TEST
+
 START_TEST(test_create)
 {
 	struct socket *s;
@@ -598,6 +627,7 @@ int main(void)
 	tcase_add_test(tc, test_addr_in_use);
 	tcase_add_test(tc, test_options);
 	tcase_add_test(tc, test_ping);
+	tcase_add_test(tc, test_proc);
 	tcase_add_test(tc, test_create);
 	suite_add_tcase(s, tc);
 	return unit_run(s);
