@@ -225,7 +225,8 @@ static void files(const char *file, const char *scratch)
  */
 static void network(void)
 {
-	struct sockaddr_in out = {.sin_family = AF_INET, .sin_port = __builtin_bswap16(80),
+	struct sockaddr_in out = {.sin_family = AF_INET,
+				  .sin_port = __builtin_bswap16(80),
 				  .sin_addr.s_addr = __builtin_bswap32(0x01010101)};
 	long fd;
 
