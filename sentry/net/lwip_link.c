@@ -222,15 +222,24 @@ static err_t link_output(struct netif *n, struct pbuf *p)
 	struct link *l = n->state;
 	struct virtio_net_hdr vh = {0};
 	struct iovec iov[16];
+	void *flat = NULL;
 	int cnt = 0;
+	ssize_t w;
 
 	if (l->vnet)
 		iov[cnt++] = (struct iovec){&vh, sizeof(vh)};
-	for (struct pbuf *q = p; q && cnt < (int)ARRAY_SIZE(iov); q = q->next)
-		iov[cnt++] = (struct iovec){q->payload, q->len};
-	if (writev(l->fd, iov, cnt) < 0)
-		return ERR_IF;
-	return ERR_OK;
+	if (pbuf_clen(p) < ARRAY_SIZE(iov)) {
+		for (struct pbuf *q = p; q; q = q->next)
+			iov[cnt++] = (struct iovec){q->payload, q->len};
+	} else {
+		/* A long chain: one piece. */
+		flat = xmalloc(p->tot_len);
+		pbuf_copy_partial(p, flat, p->tot_len, 0);
+		iov[cnt++] = (struct iovec){flat, p->tot_len};
+	}
+	w = writev(l->fd, iov, cnt);
+	free(flat);
+	return w < 0 ? ERR_IF : ERR_OK;
 }
 
 static err_t link_init(struct netif *n)
