@@ -9,7 +9,7 @@
 # and tests/e2e/microvm.sh.
 set -eu
 PKGS="build-essential autoconf automake pkg-config file
-libseccomp-dev liburing-dev libcap-ng-dev libcapstone-dev libjson-c-dev check
+libseccomp-dev liburing-dev libcap-ng-dev libcapstone-dev libjson-c-dev check liblwip-dev
 clang-format busybox-static jq
 docker.io containerd runc crun iproute2 podman
 qemu-system-x86 linux-image-amd64 xz-utils

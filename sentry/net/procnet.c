@@ -2,6 +2,7 @@
 #include "config.h"
 #include "sentry/net/procnet.h"
 #include "sentry/net/inet_host.h"
+#include "sentry/net/netstack_proc.h"
 #include "sentry/net/net.h"
 #include "sentry/kernel/kernel.h"
 #include "lib/strbuf.h"
@@ -102,14 +103,16 @@ void procnet_if_inet6(struct kernel *k, struct strbuf *o)
 	}
 }
 
-/* The sockets are listed in host mode (inet_host.c); the user-space
- * stack's are not yet. */
+/* The sockets: host mode's (inet_host.c) or the user-space stack's
+ * (netstack_proc.c). */
 void procnet_tcp(struct kernel *k, int family, struct strbuf *o)
 {
 	strbuf_printf(o, "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when "
 			 "retrnsmt   uid  timeout inode\n");
 	if (net_mode_of(k) == NET_MODE_HOST)
 		inet_host_proc(k, family, SOCK_STREAM, o);
+	else if (k->net)
+		netstack_proc(k, family, SOCK_STREAM, o);
 }
 
 void procnet_udp(struct kernel *k, int family, struct strbuf *o)
@@ -118,4 +121,6 @@ void procnet_udp(struct kernel *k, int family, struct strbuf *o)
 			 "retrnsmt   uid  timeout inode ref pointer drops\n");
 	if (net_mode_of(k) == NET_MODE_HOST)
 		inet_host_proc(k, family, SOCK_DGRAM, o);
+	else if (k->net)
+		netstack_proc(k, family, SOCK_DGRAM, o);
 }

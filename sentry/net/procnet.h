@@ -1,8 +1,8 @@
 /*
  * /proc/net files generated from the sandbox's network configuration
  * (sentry/net/procnet.c): dev (counters are not kept: zeros), route (IPv4),
- * if_inet6, and tcp/udp/tcp6/udp6 (the sockets of host mode; only the
- * header in the other modes so far).
+ * if_inet6, and tcp/udp/tcp6/udp6 (the sockets of host mode or of the
+ * user-space stack).
  */
 #ifndef RUNG_NET_PROCNET_H
 #define RUNG_NET_PROCNET_H

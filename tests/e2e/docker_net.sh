@@ -13,7 +13,7 @@
 set -u
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/lib.sh"
-MODES=${DOCKER_NET_MODES:-host}
+MODES=${DOCKER_NET_MODES:-host sandbox}
 PER_MODE=8
 nmodes=$(echo $MODES | wc -w)
 PLAN=$((nmodes * PER_MODE + 1))

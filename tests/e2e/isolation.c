@@ -29,6 +29,7 @@
 #include <linux/netlink.h>
 #include <linux/reboot.h>
 #include <linux/rtnetlink.h>
+#include <netinet/in.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -260,13 +261,31 @@ static void netlink_change(void)
 	result(n < 0 ? n : 0, "netlink RTM_NEWLINK (lo down)");
 }
 
+/*
+ * AF_INET and AF_INET6 sockets live in the sandbox's own TCP/IP stack, in
+ * a network namespace of the sandbox's with only a loopback (rung do's
+ * default): nothing outside is reachable through them. AF_NETLINK route
+ * sockets answer from the sandbox's configuration (sentry/net/netlink.c).
+ */
 static void network(void)
 {
+	struct sockaddr_in out = {.sin_family = AF_INET,
+				  .sin_port = __builtin_bswap16(80),
+				  .sin_addr.s_addr = __builtin_bswap32(0x01010101)};
+	long fd;
+
 	result(sys(SYS_socket, AF_INET, SOCK_RAW, 1 /* ICMP */), "socket(AF_INET, SOCK_RAW)");
-	result(sys(SYS_socket, AF_INET, SOCK_STREAM, 0), "socket(AF_INET, SOCK_STREAM)");
-	result(sys(SYS_socket, AF_INET6, SOCK_DGRAM, 0), "socket(AF_INET6, SOCK_DGRAM)");
 	result(sys(SYS_socket, AF_PACKET, SOCK_RAW, 0), "socket(AF_PACKET, SOCK_RAW)");
 	netlink_change();
+	fd = sys(SYS_socket, AF_INET, SOCK_STREAM, 0);
+	result(fd < 0 ? fd : sys(SYS_connect, fd, &out, sizeof(out)), "connect to 1.1.1.1:80");
+	if (fd >= 0)
+		close((int)fd);
+	fd = sys(SYS_socket, AF_INET, SOCK_DGRAM, 0);
+	result(fd < 0 ? fd : sys(SYS_sendto, fd, "x", 1, 0, &out, sizeof(out)),
+	       "a datagram to 1.1.1.1:80");
+	if (fd >= 0)
+		close((int)fd);
 }
 
 /* The other system call ABIs: int $0x80 (ia32 numbers) and x32. Returns

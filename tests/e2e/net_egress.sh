@@ -87,6 +87,9 @@ guest() {
 		out=$(ip netns exec "$C" timeout -k 5 "$E2E_TIMEOUT" "$RUNG" do --network host \
 			-v "$E2E_TMP/hosts:/etc/hosts:ro" $opts "$PROG" "$@" 2>"$E2E_TMP/log")
 	else
+		# The user-space stack takes C's address over (and the host's
+		# copy stays removed): put it back for each run.
+		ip -n "$C" addr add 10.213.57.1/30 dev vc 2>/dev/null
 		out=$(rung do --network "$m" --netns "/run/netns/$C" \
 			-v "$E2E_TMP/hosts:/etc/hosts:ro" $opts "$PROG" "$@" 2>"$E2E_TMP/log")
 	fi

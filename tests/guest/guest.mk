@@ -99,7 +99,9 @@ GUEST_TESTS = \
 	net_udp \
 	net_nonblock \
 	net_bulk \
-	net_ifaddrs
+	net_ifaddrs \
+	nstack_many \
+	nstack_dual
 
 # Built like the others but not run by `make check` until rung passes them:
 # `GUEST_LIST=pending.list tests/guest/run.sh` runs them (see each one's

@@ -9,7 +9,8 @@
 # tests/guest/NAME.stdin as stdin when that file exists, /dev/null
 # otherwise. The file system tests (fs_*) run in rung once with each
 # --file-access mode, the network tests (net_*) once with each
-# --network mode of $GUEST_NET_MODES (default: host). A program that exits 77 natively lacks something on
+# --network mode of $GUEST_NET_MODES (default: host sandbox none), the
+# stack's own tests (nstack_*) with --network=sandbox. A program that exits 77 natively lacks something on
 # this host (and prints "SKIP: why"): its runs are skipped. A rung run
 # that takes longer than $GUEST_TIMEOUT seconds (default 60) is killed and
 # fails.
@@ -34,9 +35,9 @@ else
 	bins=$(ls "$GUEST_BIN"/* 2>/dev/null)
 fi
 
-# The --network modes the network tests (net_*) run in (GUEST_NET_MODES;
-# `sandbox` and `none` join once the user-space stack is built).
-net_modes=${GUEST_NET_MODES:-host}
+# The --network modes the network tests (net_*) run in (GUEST_NET_MODES).
+# The user-space stack's own tests (nstack_*) run in sandbox mode.
+net_modes=${GUEST_NET_MODES:-host sandbox none}
 
 # modes NAME: the --file-access modes program NAME runs with in rung, or
 # its network=MODE runs ("default": no option).
@@ -44,6 +45,7 @@ modes() {
 	case $(basename "$1") in
 	fs_*) echo direct gofer ;;
 	net_*) for nm in $net_modes; do echo "network=$nm"; done ;;
+	nstack_*) echo network=sandbox ;;
 	*) echo default ;;
 	esac
 }

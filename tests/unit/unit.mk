@@ -19,6 +19,7 @@ UNIT_TESTS = \
 	tests/unit/test_util \
 	tests/unit/test_creds \
 	tests/unit/test_unix \
+	tests/unit/test_netstack \
 	tests/unit/test_egress \
 	tests/unit/test_seccomp \
 	tests/unit/test_level1
@@ -102,6 +103,10 @@ tests_unit_test_ktimer_LDADD = $(UNIT_LDADD)
 tests_unit_test_sentry_filter_SOURCES = tests/unit/test_sentry_filter.c
 tests_unit_test_sentry_filter_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_sentry_filter_LDADD = $(UNIT_LDADD)
+
+tests_unit_test_netstack_SOURCES = tests/unit/test_netstack.c tests/unit/unit.h
+tests_unit_test_netstack_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_netstack_LDADD = $(UNIT_LDADD)
 
 tests_unit_test_unix_SOURCES = tests/unit/test_unix.c tests/unit/unit.h
 tests_unit_test_unix_CFLAGS = $(UNIT_CFLAGS)

@@ -1,0 +1,474 @@
+/*
+ * Socket options of the user-space stack's sockets, with Linux's checks:
+ * SOL_SOCKET, IPPROTO_TCP, IPPROTO_IP and IPPROTO_IPV6. What lwIP can do
+ * is passed on to the pcb (SO_REUSEADDR, SO_KEEPALIVE and its timers,
+ * TCP_NODELAY, IP_TOS, IP_TTL); the rest is kept and reported back.
+ * Anything else is ENOPROTOOPT.
+ */
+#include "config.h"
+#include "sentry/net/netstack_priv.h"
+#include "lib/util.h"
+
+#include <lwip/tcp.h>
+#include <lwip/udp.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <string.h>
+#include <sys/time.h>
+
+#ifndef SO_RCVTIMEO_NEW
+#define SO_RCVTIMEO_NEW 66
+#define SO_SNDTIMEO_NEW 67
+#endif
+#define KCAP_NET_ADMIN	  12
+#define KCAP_NET_RAW	  13
+#define MAX_TCP_KEEPIDLE  32767
+#define MAX_TCP_KEEPINTVL 32767
+#define MAX_TCP_KEEPCNT	  127
+
+/* The pcb's common part, whichever protocol (core lock held). */
+static struct ip_pcb *ip_pcb(struct ns_sock *ns)
+{
+	if (ns->sock.type == SOCK_STREAM)
+		return (struct ip_pcb *)ns->pcb.tcp;
+	return (struct ip_pcb *)ns->pcb.udp;
+}
+
+void ns_apply_opts(struct ns_sock *ns)
+{
+	struct ip_pcb *p = ip_pcb(ns);
+
+	if (!p)
+		return;
+	if (ns->reuseaddr || ns->reuseport)
+		ip_set_option(p, SOF_REUSEADDR);
+	else
+		ip_reset_option(p, SOF_REUSEADDR);
+	p->tos = (u8_t)(ns->family == AF_INET6 ? ns->tclass : ns->tos);
+	p->ttl = (u8_t)(ns->ttl >= 0 ? ns->ttl : NS_TTL_DEFAULT);
+	if (ns->family == AF_INET6 && ns->hops >= 0)
+		p->ttl = (u8_t)ns->hops;
+	if (ns->sock.type != SOCK_STREAM || ns->state == NS_LISTEN)
+		return;
+	if (ns->keepalive)
+		ip_set_option(p, SOF_KEEPALIVE);
+	else
+		ip_reset_option(p, SOF_KEEPALIVE);
+	ns->pcb.tcp->keep_idle = (u32_t)ns->keepidle * 1000;
+	ns->pcb.tcp->keep_intvl = (u32_t)ns->keepintvl * 1000;
+	ns->pcb.tcp->keep_cnt = (u32_t)ns->keepcnt;
+	if (ns->nodelay)
+		tcp_nagle_disable(ns->pcb.tcp);
+	else
+		tcp_nagle_enable(ns->pcb.tcp);
+}
+
+int ns_take_error(struct ns_sock *ns)
+{
+	int e = ns->err;
+
+	ns->err = 0;
+	return -e;
+}
+
+static int set_socket(struct ns_sock *ns, int name, const void *val, unsigned len, int v)
+{
+	switch (name) {
+	case SO_RCVTIMEO:
+	case SO_RCVTIMEO_NEW:
+		return sock_timeout_set(&ns->rcvtimeo, val, len);
+	case SO_SNDTIMEO:
+	case SO_SNDTIMEO_NEW:
+		return sock_timeout_set(&ns->sndtimeo, val, len);
+	case SO_LINGER: {
+		struct linger l;
+		if (len < sizeof(l))
+			return -EINVAL;
+		memcpy(&l, val, sizeof(l));
+		ns->linger_onoff = l.l_onoff != 0;
+		ns->linger_secs = l.l_linger;
+		return 0;
+	}
+	case SO_REUSEADDR:
+		ns->reuseaddr = v != 0;
+		break;
+	case SO_REUSEPORT:
+		ns->reuseport = v != 0;
+		break;
+	case SO_KEEPALIVE:
+		ns->keepalive = v != 0;
+		break;
+	case SO_BROADCAST:
+		ns->broadcast = v != 0;
+		break;
+	case SO_OOBINLINE:
+		ns->oobinline = v != 0;
+		break;
+	case SO_SNDBUF:
+	case SO_RCVBUF: {
+		uint32_t n = MIN((uint32_t)v,
+				 (uint32_t)(name == SO_SNDBUF ? SOCK_WMEM_MAX : SOCK_RMEM_MAX));
+		if (name == SO_SNDBUF)
+			ns->sndbuf = MAX((int)n * 2, SOCK_MIN_SNDBUF);
+		else
+			ns->rcvbuf = MAX((int)n * 2, SOCK_MIN_RCVBUF);
+		return 0;
+	}
+	case SO_SNDBUFFORCE:
+	case SO_RCVBUFFORCE:
+		if (!ns_capable(KCAP_NET_ADMIN))
+			return -EPERM;
+		v = MIN(MAX(v, 0), INT_MAX / 2);
+		if (name == SO_SNDBUFFORCE)
+			ns->sndbuf = MAX(v * 2, SOCK_MIN_SNDBUF);
+		else
+			ns->rcvbuf = MAX(v * 2, SOCK_MIN_RCVBUF);
+		return 0;
+	case SO_RCVLOWAT:
+		ns->rcvlowat = v < 0 ? INT_MAX : (v ? v : 1);
+		return 0;
+	case SO_PRIORITY:
+		if ((v < 0 || v > 6) && !ns_capable(KCAP_NET_ADMIN) && !ns_capable(KCAP_NET_RAW))
+			return -EPERM;
+		ns->priority = v;
+		return 0;
+	default:
+		return -ENOPROTOOPT;
+	}
+	ns_apply_opts(ns);
+	return 0;
+}
+
+static int set_tcp(struct ns_sock *ns, int name, int v)
+{
+	if (ns->sock.type != SOCK_STREAM)
+		return -ENOPROTOOPT;
+	switch (name) {
+	case TCP_NODELAY:
+		ns->nodelay = v != 0;
+		break;
+	case TCP_KEEPIDLE:
+		if (v < 1 || v > MAX_TCP_KEEPIDLE)
+			return -EINVAL;
+		ns->keepidle = v;
+		break;
+	case TCP_KEEPINTVL:
+		if (v < 1 || v > MAX_TCP_KEEPINTVL)
+			return -EINVAL;
+		ns->keepintvl = v;
+		break;
+	case TCP_KEEPCNT:
+		if (v < 1 || v > MAX_TCP_KEEPCNT)
+			return -EINVAL;
+		ns->keepcnt = v;
+		break;
+	case TCP_MAXSEG:
+		if (v && (v < 88 || v > 32767))
+			return -EINVAL;
+		ns->maxseg = v;
+		return 0;
+	case TCP_CORK:
+		ns->cork = v != 0;
+		if (!ns->cork && ns->pcb.tcp && ns->state == NS_CONNECTED)
+			tcp_output(ns->pcb.tcp);
+		return 0;
+	case TCP_QUICKACK:
+		ns->quickack = v != 0;
+		return 0;
+	case TCP_USER_TIMEOUT:
+		if (v < 0)
+			return -EINVAL;
+		ns->user_timeout = v;
+		return 0;
+	case TCP_DEFER_ACCEPT:
+		return 0; /* connections are handed over at once */
+	default:
+		return -ENOPROTOOPT;
+	}
+	ns_apply_opts(ns);
+	return 0;
+}
+
+static int set_ip(struct ns_sock *ns, int name, int v)
+{
+	switch (name) {
+	case IP_TOS:
+		if (ns->sock.type == SOCK_STREAM)
+			v = (v & ~3) | (ns->tos & 3); /* the ECN bits are the stack's */
+		ns->tos = v & 0xff;
+		break;
+	case IP_TTL:
+		if (v != -1 && (v < 1 || v > 255))
+			return -EINVAL;
+		ns->ttl = v;
+		break;
+	case IP_RECVERR:
+		ns->recverr = v != 0;
+		return 0;
+	case IP_MTU_DISCOVER:
+		if (v < IP_PMTUDISC_DONT || v > IP_PMTUDISC_OMIT)
+			return -EINVAL;
+		return 0;
+	default:
+		return -ENOPROTOOPT;
+	}
+	ns_apply_opts(ns);
+	return 0;
+}
+
+static int set_ipv6(struct ns_sock *ns, int name, int v)
+{
+	if (ns->family != AF_INET6)
+		return -ENOPROTOOPT;
+	switch (name) {
+	case IPV6_V6ONLY:
+		if (ns->bound || ns->pcb.tcp)
+			return -EINVAL;
+		ns->v6only = v != 0;
+		return 0;
+	case IPV6_TCLASS:
+		if (v < -1 || v > 0xff)
+			return -EINVAL;
+		ns->tclass = v < 0 ? 0 : v;
+		break;
+	case IPV6_UNICAST_HOPS:
+		if (v < -1 || v > 255)
+			return -EINVAL;
+		ns->hops = v;
+		break;
+	case IPV6_RECVERR:
+		ns->recverr = v != 0;
+		return 0;
+	default:
+		return -ENOPROTOOPT;
+	}
+	ns_apply_opts(ns);
+	return 0;
+}
+
+int ns_setsockopt(struct socket *s, int level, int name, const void *val, unsigned len)
+{
+	struct ns_sock *ns = NS(s);
+	int v = 0, ret;
+
+	if (len >= sizeof(int))
+		memcpy(&v, val, sizeof(int));
+	else if (!(level == SOL_SOCKET &&
+		   (name == SO_RCVTIMEO || name == SO_SNDTIMEO || name == SO_LINGER)))
+		return -EINVAL;
+	ns_lock();
+	switch (level) {
+	case SOL_SOCKET:
+		ret = set_socket(ns, name, val, len, v);
+		break;
+	case IPPROTO_TCP:
+		ret = set_tcp(ns, name, v);
+		break;
+	case IPPROTO_IP:
+		ret = set_ip(ns, name, v);
+		break;
+	case IPPROTO_IPV6:
+		ret = set_ipv6(ns, name, v);
+		break;
+	default:
+		ret = -ENOPROTOOPT;
+		break;
+	}
+	ns_unlock();
+	return ret;
+}
+
+union optval {
+	int i;
+	struct timeval tv;
+	struct linger l;
+};
+
+static int get_socket(struct ns_sock *ns, int name, union optval *v, unsigned *lv)
+{
+	switch (name) {
+	case SO_TYPE:
+		v->i = ns->sock.type;
+		break;
+	case SO_DOMAIN:
+		v->i = ns->family;
+		break;
+	case SO_PROTOCOL:
+		v->i = ns->protocol;
+		break;
+	case SO_ERROR:
+		v->i = -ns_take_error(ns);
+		break;
+	case SO_ACCEPTCONN:
+		v->i = ns->state == NS_LISTEN;
+		break;
+	case SO_SNDBUF:
+		v->i = ns->sndbuf;
+		break;
+	case SO_RCVBUF:
+		v->i = ns->rcvbuf;
+		break;
+	case SO_REUSEADDR:
+		v->i = ns->reuseaddr;
+		break;
+	case SO_REUSEPORT:
+		v->i = ns->reuseport;
+		break;
+	case SO_KEEPALIVE:
+		v->i = ns->keepalive;
+		break;
+	case SO_BROADCAST:
+		v->i = ns->broadcast;
+		break;
+	case SO_OOBINLINE:
+		v->i = ns->oobinline;
+		break;
+	case SO_RCVLOWAT:
+		v->i = ns->rcvlowat;
+		break;
+	case SO_SNDLOWAT:
+		v->i = 1;
+		break;
+	case SO_PRIORITY:
+		v->i = ns->priority;
+		break;
+	case SO_LINGER:
+		v->l.l_onoff = ns->linger_onoff;
+		v->l.l_linger = ns->linger_secs;
+		*lv = sizeof(v->l);
+		break;
+	case SO_RCVTIMEO:
+	case SO_RCVTIMEO_NEW:
+		sock_timeout_get(ns->rcvtimeo, &v->tv);
+		*lv = sizeof(v->tv);
+		break;
+	case SO_SNDTIMEO:
+	case SO_SNDTIMEO_NEW:
+		sock_timeout_get(ns->sndtimeo, &v->tv);
+		*lv = sizeof(v->tv);
+		break;
+	default:
+		return -ENOPROTOOPT;
+	}
+	return 0;
+}
+
+static int get_tcp(struct ns_sock *ns, int name, union optval *v)
+{
+	if (ns->sock.type != SOCK_STREAM)
+		return -ENOPROTOOPT;
+	switch (name) {
+	case TCP_NODELAY:
+		v->i = ns->nodelay;
+		break;
+	case TCP_KEEPIDLE:
+		v->i = ns->keepidle;
+		break;
+	case TCP_KEEPINTVL:
+		v->i = ns->keepintvl;
+		break;
+	case TCP_KEEPCNT:
+		v->i = ns->keepcnt;
+		break;
+	case TCP_MAXSEG:
+		if (ns->state == NS_CONNECTED && ns->pcb.tcp)
+			v->i = tcp_mss(ns->pcb.tcp);
+		else
+			v->i = ns->maxseg ? ns->maxseg : 536;
+		break;
+	case TCP_CORK:
+		v->i = ns->cork;
+		break;
+	case TCP_QUICKACK:
+		v->i = ns->quickack;
+		break;
+	case TCP_USER_TIMEOUT:
+		v->i = ns->user_timeout;
+		break;
+	case TCP_DEFER_ACCEPT:
+		v->i = 0;
+		break;
+	default:
+		return -ENOPROTOOPT;
+	}
+	return 0;
+}
+
+static int get_ip(struct ns_sock *ns, int name, union optval *v)
+{
+	switch (name) {
+	case IP_TOS:
+		v->i = ns->tos;
+		break;
+	case IP_TTL:
+		v->i = ns->ttl >= 0 ? ns->ttl : NS_TTL_DEFAULT;
+		break;
+	case IP_RECVERR:
+		v->i = ns->recverr;
+		break;
+	default:
+		return -ENOPROTOOPT;
+	}
+	return 0;
+}
+
+static int get_ipv6(struct ns_sock *ns, int name, union optval *v)
+{
+	if (ns->family != AF_INET6)
+		return -ENOPROTOOPT;
+	switch (name) {
+	case IPV6_V6ONLY:
+		v->i = ns->v6only;
+		break;
+	case IPV6_TCLASS:
+		v->i = ns->tclass;
+		break;
+	case IPV6_UNICAST_HOPS:
+		v->i = ns->hops >= 0 ? ns->hops : NS_TTL_DEFAULT;
+		break;
+	case IPV6_RECVERR:
+		v->i = ns->recverr;
+		break;
+	default:
+		return -ENOPROTOOPT;
+	}
+	return 0;
+}
+
+int ns_getsockopt(struct socket *s, int level, int name, void *val, unsigned *len)
+{
+	struct ns_sock *ns = NS(s);
+	union optval v;
+	unsigned lv = sizeof(int);
+	int ret;
+
+	memset(&v, 0, sizeof(v));
+	ns_lock();
+	switch (level) {
+	case SOL_SOCKET:
+		ret = get_socket(ns, name, &v, &lv);
+		break;
+	case IPPROTO_TCP:
+		ret = get_tcp(ns, name, &v);
+		break;
+	case IPPROTO_IP:
+		ret = get_ip(ns, name, &v);
+		break;
+	case IPPROTO_IPV6:
+		ret = get_ipv6(ns, name, &v);
+		break;
+	default:
+		ret = -ENOPROTOOPT;
+		break;
+	}
+	ns_unlock();
+	if (ret)
+		return ret;
+	if (*len > lv)
+		*len = lv;
+	memcpy(val, &v, *len);
+	return 0;
+}

@@ -1,0 +1,193 @@
+/*
+ * The inside of the user-space stack (netstack.h), shared by its files:
+ * netstack.c (lwIP's thread, the loopback, socket creation, waiting),
+ * netstack_addr.c (guest addresses), netstack_opt.c (options),
+ * netstack_tcp.c, netstack_udp.c (the sock_ops) and lwip_link.c (the
+ * interfaces attached over AF_PACKET).
+ *
+ * Locking: lwIP's core lock (LOCK_TCPIP_CORE) guards lwIP and the state of
+ * every struct ns_sock; lwIP's callbacks run with it held and wake the
+ * socket's wait queue. Nothing touches guest memory under it: data moves
+ * through sentry buffers, with the socket's rlock (readers) or wlock
+ * (writers) held so that a stream's bytes stay in order. Order: rlock or
+ * wlock, then the core lock, then a wait queue's lock.
+ */
+#ifndef RUNG_NET_NETSTACK_PRIV_H
+#define RUNG_NET_NETSTACK_PRIV_H
+
+#include "sentry/net/socket.h"
+#include "sentry/kernel/wait.h"
+#include "lib/list.h"
+
+#include <lwip/ip_addr.h>
+#include <lwip/pbuf.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct task;
+struct tcp_pcb;
+struct udp_pcb;
+struct raw_pcb;
+struct poll_table;
+
+/* Linux's defaults for TCP (tcp_wmem[1], tcp_rmem[1]) and UDP (wmem_default). */
+#define NS_TCP_SNDBUF_DEFAULT 16384
+#define NS_TCP_RCVBUF_DEFAULT 131072
+#define NS_UDP_BUF_DEFAULT    212992
+#define NS_TTL_DEFAULT	      64
+
+enum ns_state {
+	NS_CLOSED,     /* new, bound, or its connection is over */
+	NS_LISTEN,     /* TCP: listening */
+	NS_CONNECTING, /* TCP: SYN sent */
+	NS_CONNECTED,  /* TCP: established (or later); UDP: has a default peer */
+	NS_FAILED,     /* TCP: the connection attempt failed; connect() reports it once */
+};
+
+/* A received datagram (UDP). */
+struct ns_dgram {
+	struct list_head link;
+	struct pbuf *p;
+	ip_addr_t addr;
+	uint16_t port;
+};
+
+struct ns_sock {
+	struct socket sock;
+	int family; /* AF_INET or AF_INET6 */
+	int protocol;
+	enum ns_state state;
+	union {
+		struct tcp_pcb *tcp;
+		struct udp_pcb *udp;
+		struct raw_pcb *raw;
+	} pcb;			       /* NULL until needed, and once lwIP freed it */
+	bool bound;		       /* has a local port */
+	ip_addr_t local_ip, remote_ip; /* the last known, for getsockname/getpeername */
+	uint16_t local_port, remote_port;
+	bool has_peer;
+	int err;	   /* pending error (SO_ERROR), a positive errno */
+	unsigned shutdown; /* SOCK_RCV_SHUTDOWN | SOCK_SEND_SHUTDOWN, by the guest */
+	bool rx_fin;	   /* TCP: the peer sent FIN */
+	bool reset;	   /* TCP: the connection was reset or aborted */
+	/* TCP: received bytes not yet read; UDP: received datagrams */
+	struct pbuf *rx;
+	size_t rx_len;
+	struct list_head dgrams;
+	/* listener: accepted connections waiting for accept() */
+	struct list_head accq;
+	int acc_count, backlog;
+	struct list_head acc_link;
+	struct list_head udp_link; /* UDP: in the list ICMP errors search */
+	struct list_head all_link; /* in the stack's list of sockets (/proc/net) */
+	/* options */
+	bool v6only, reuseaddr, reuseport, keepalive, nodelay, broadcast, oobinline, cork;
+	int keepidle, keepintvl, keepcnt; /* seconds, seconds, probes */
+	int linger_onoff, linger_secs;
+	int sndbuf, rcvbuf, rcvlowat, priority, maxseg, user_timeout;
+	int tos, ttl, tclass, hops;
+	bool recverr, quickack;
+	uint64_t rcvtimeo, sndtimeo; /* ns, or SOCK_TIMEO_NONE */
+	struct waitq wq;
+	pthread_mutex_t rlock, wlock;
+};
+
+static inline struct ns_sock *NS(struct socket *s)
+{
+	return (struct ns_sock *)s;
+}
+
+/* --- netstack.c --- */
+/* Has lwIP started (the first guest socket)? Before, there is no core lock. */
+bool ns_running(void);
+void ns_lock(void);
+void ns_unlock(void);
+/* The task a blocking operation sleeps as (a guest's, or a unit test's). */
+struct task *ns_current(void);
+/* Set by unit tests for threads that are not guest tasks. */
+extern __thread struct task *netstack_test_task;
+
+struct ns_timeo {
+	bool none_left; /* do not wait: MSG_DONTWAIT, O_NONBLOCK, or the time is up */
+	bool timed;	/* a timeout was set: an interruption gives EINTR */
+	uint64_t deadline;
+};
+struct ns_timeo ns_timeo_start(uint64_t timeo, bool nonblock);
+/* Sleep on ns's queue until woken (core lock held, dropped while asleep).
+ * 0: look again (also when the time ran out: to->none_left is then set),
+ * -EAGAIN when there was no time to wait, -ERESTARTSYS or -EINTR. */
+int ns_wait(struct ns_sock *ns, struct ns_timeo *to);
+void ns_wake(struct ns_sock *ns, unsigned events);
+/* A new socket object (not yet a file) of family/type, ops set, in the
+ * stack's list (core lock held for both). */
+struct ns_sock *ns_sock_new(int family, int type, int protocol);
+void ns_sock_free(struct ns_sock *ns);
+/* Every socket of the stack (core lock held). */
+extern struct list_head ns_all_socks;
+/* -errno for an lwIP err_t. */
+int ns_errno(int lwip_err);
+/* Is the caller capable of cap (a Linux capability number)? */
+bool ns_capable(int cap);
+
+/* --- netstack_addr.c --- */
+/* Parse a guest address for ns: *ip, *port. -errno as Linux's bind and
+ * connect (EINVAL for a short length, EAFNOSUPPORT for the wrong family,
+ * ENETUNREACH for a v4-mapped address on an IPV6_V6ONLY socket).
+ * *unspec is set for AF_UNSPEC (connect's disconnect). */
+int ns_addr_in(const struct ns_sock *ns, const void *addr, int len, ip_addr_t *ip, uint16_t *port,
+	       bool *unspec);
+/* The guest's form of ip:port for ns's family (SOCK_ADDR_MAX bytes). */
+int ns_addr_out(const struct ns_sock *ns, const ip_addr_t *ip, uint16_t port, void *out);
+/* Is ip one of the stack's own addresses (or a wildcard)? (core lock held) */
+bool ns_addr_local(const ip_addr_t *ip);
+/* Is ip a broadcast address of the stack's (core lock held)? (netstack_udp.c) */
+bool ns_addr_broadcast(const ip_addr_t *ip);
+/* May the caller bind port (net.ipv4.ip_unprivileged_port_start)? */
+bool ns_port_allowed(uint16_t port);
+/* Bind ns's pcb to ip:port (core lock held): the checks bind and an
+ * implicit bind share. */
+int ns_bind_locked(struct ns_sock *ns, const ip_addr_t *ip, uint16_t port);
+/* The pcb's type for ns: v4, v6 only, or both (dual stack). */
+uint8_t ns_ip_type(const struct ns_sock *ns);
+/* The bind and getname ops of TCP and UDP sockets. */
+int ns_bind_op(struct socket *s, const void *addr, int len);
+int ns_getname(struct socket *s, void *addr, bool peer);
+
+/* --- netstack_opt.c --- */
+int ns_setsockopt(struct socket *s, int level, int name, const void *val, unsigned len);
+int ns_getsockopt(struct socket *s, int level, int name, void *val, unsigned *len);
+/* Give a new pcb the socket's options (core lock held). */
+void ns_apply_opts(struct ns_sock *ns);
+/* Take the pending error: -errno or 0 (core lock held). */
+int ns_take_error(struct ns_sock *ns);
+
+/* --- netstack_tcp.c, netstack_udp.c --- */
+/* [0]: AF_INET, [1]: AF_INET6 */
+extern const struct sock_ops ns_tcp_ops[2], ns_udp_ops[2];
+int ns_tcp_new_pcb(struct ns_sock *ns);
+int ns_udp_new_pcb(struct ns_sock *ns);
+/* Datagram sockets (UDP and ICMP echo) share their receive side. */
+void ns_dgram_queue(struct ns_sock *ns, struct pbuf *p, const ip_addr_t *addr, uint16_t port);
+void ns_dgram_flush(struct ns_sock *ns);
+long ns_dgram_recvmsg(struct socket *s, struct sock_msg *m);
+int ns_dgram_shutdown(struct socket *s, int how);
+unsigned ns_dgram_poll(struct socket *s, struct poll_table *pt);
+long ns_dgram_inq(struct socket *s);
+int ns_dgram_listen(struct socket *s, int backlog);
+int ns_dgram_accept(struct socket *s, bool nonblock, struct socket **out);
+
+/* --- netstack_ping.c: ICMP echo sockets (SOCK_DGRAM, IPPROTO_ICMP/ICMPV6) --- */
+extern const struct sock_ops ns_ping_ops[2];
+/* 0 when the caller's groups are in net.ipv4.ping_group_range, -EACCES. */
+int ns_ping_allowed(void);
+/* A new ping socket joins the list that identifiers are unique in (core
+ * lock held). */
+void ns_ping_track(struct ns_sock *ns);
+
+/* --- netstack_icmp.c (core lock held) --- */
+void ns_icmp_init(void);
+void ns_icmp_track(struct ns_sock *ns);
+void ns_icmp_untrack(struct ns_sock *ns);
+
+#endif

@@ -1,0 +1,353 @@
+/*
+ * UDP sockets of the user-space stack, over lwIP's raw API (udp_*).
+ * Received datagrams wait on the socket with their source until read,
+ * within the receive buffer (SO_RCVBUF); the rest are dropped, as Linux
+ * drops them. lwIP does not pass ICMP errors to UDP: a connected socket
+ * never learns of ECONNREFUSED.
+ */
+#include "config.h"
+#include "sentry/net/netstack_priv.h"
+#include "sentry/fs/file.h"
+#include "lib/util.h"
+
+#include <lwip/netif.h>
+#include <lwip/udp.h>
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EV_IN		 (POLLIN | POLLRDNORM)
+#define EV_OUT		 (POLLOUT | POLLWRNORM | POLLWRBAND)
+#define UDP_MAX_PAYLOAD	 65507 /* 65535 - IPv4 and UDP headers */
+#define UDP6_MAX_PAYLOAD 65527
+#define DGRAM_OVERHEAD	 768 /* what a queued datagram costs beyond its data */
+
+void ns_dgram_queue(struct ns_sock *ns, struct pbuf *p, const ip_addr_t *addr, uint16_t port)
+{
+	struct ns_dgram *d;
+
+	if ((ns->shutdown & SOCK_RCV_SHUTDOWN) ||
+	    ns->rx_len + p->tot_len + DGRAM_OVERHEAD > (size_t)ns->rcvbuf) {
+		pbuf_free(p);
+		return;
+	}
+	d = xzalloc(sizeof(*d));
+	d->p = p;
+	ip_addr_copy(d->addr, *addr);
+	d->port = port;
+	list_add_tail(&d->link, &ns->dgrams);
+	ns->rx_len += p->tot_len + DGRAM_OVERHEAD;
+	ns_wake(ns, EV_IN);
+}
+
+void ns_dgram_flush(struct ns_sock *ns)
+{
+	while (!list_empty(&ns->dgrams)) {
+		struct ns_dgram *d = list_first_entry(&ns->dgrams, struct ns_dgram, link);
+		list_del(&d->link);
+		pbuf_free(d->p);
+		free(d);
+	}
+	ns->rx_len = 0;
+}
+
+static void on_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_addr_t *addr,
+		    u16_t port)
+{
+	if (arg)
+		ns_dgram_queue(arg, p, addr, port);
+	else
+		pbuf_free(p);
+}
+
+int ns_udp_new_pcb(struct ns_sock *ns)
+{
+	struct udp_pcb *pcb = udp_new_ip_type(ns_ip_type(ns));
+
+	if (!pcb)
+		return -ENOBUFS;
+	ns->pcb.udp = pcb;
+	udp_recv(pcb, on_recv, ns);
+	ns_icmp_track(ns);
+	ns_apply_opts(ns);
+	return 0;
+}
+
+/* A wildcard binding for an unbound socket (core lock held). */
+static int autobind(struct ns_sock *ns)
+{
+	ip_addr_t any;
+
+	if (ns->bound)
+		return 0;
+	if (ns->family == AF_INET6 && !ns->v6only)
+		ip_addr_copy(any, *IP_ANY_TYPE);
+	else
+		ip_addr_set_any(ns->family == AF_INET6, &any);
+	return ns_bind_locked(ns, &any, 0);
+}
+
+static int udp_connect_op(struct socket *s, const void *addr, int len, bool nonblock)
+{
+	struct ns_sock *ns = NS(s);
+	ip_addr_t ip;
+	uint16_t port;
+	bool unspec;
+	int ret = ns_addr_in(ns, addr, len, &ip, &port, &unspec);
+
+	if (ret < 0 && !unspec)
+		return ret;
+	ns_lock();
+	if (unspec) {
+		ret = 0;
+		if (ns->pcb.udp)
+			udp_disconnect(ns->pcb.udp);
+		ns->has_peer = false;
+		ns->state = NS_CLOSED;
+		goto out;
+	}
+	if (ip_addr_isany(&ip))
+		ip_addr_set_loopback(!IP_IS_V4(&ip), &ip); /* as Linux */
+	ret = autobind(ns);
+	if (ret == 0)
+		ret = ns_errno(udp_connect(ns->pcb.udp, &ip, port));
+	if (ret == 0) {
+		ip_addr_copy(ns->remote_ip, ip);
+		ns->remote_port = port;
+		ns->has_peer = true;
+		ns->state = NS_CONNECTED;
+		ip_addr_copy(ns->local_ip, ns->pcb.udp->local_ip);
+	}
+out:
+	ns_unlock();
+	return ret;
+}
+
+bool ns_addr_broadcast(const ip_addr_t *ip)
+{
+	struct netif *n;
+
+	if (!IP_IS_V4(ip))
+		return false;
+	if (ip4_addr_get_u32(ip_2_ip4(ip)) == IPADDR_BROADCAST)
+		return true;
+	NETIF_FOREACH(n)
+	{
+		if (ip4_addr_isbroadcast(ip_2_ip4(ip), n))
+			return true;
+	}
+	return false;
+}
+
+static long udp_sendmsg_op(struct socket *s, struct sock_msg *m)
+{
+	struct ns_sock *ns = NS(s);
+	size_t len = m->iter.count;
+	ip_addr_t ip;
+	uint16_t port;
+	struct pbuf *p;
+	bool fault = false, to_addr = m->namelen > 0;
+	long ret;
+
+	if (m->flags & MSG_OOB)
+		return -EOPNOTSUPP;
+	if (to_addr) {
+		bool unspec;
+		ret = ns_addr_in(ns, m->name, m->namelen, &ip, &port, &unspec);
+		if (unspec)
+			to_addr = false;
+		else if (ret < 0)
+			return ret;
+		else if (port == 0)
+			return -EINVAL;
+	}
+	if (len > (ns->family == AF_INET ? UDP_MAX_PAYLOAD : UDP6_MAX_PAYLOAD))
+		return -EMSGSIZE;
+	p = pbuf_alloc(PBUF_TRANSPORT, (u16_t)len, PBUF_RAM);
+	if (!p)
+		return -ENOBUFS;
+	/* A PBUF_RAM pbuf is one piece. */
+	if (len && msg_iter_copy_in(&m->iter, p->payload, len, &fault) != len) {
+		pbuf_free(p);
+		return -EFAULT;
+	}
+	ns_lock();
+	if (ns->shutdown & SOCK_SEND_SHUTDOWN) {
+		ret = -EPIPE;
+		goto out;
+	}
+	if (!to_addr && !ns->has_peer) {
+		ret = -EDESTADDRREQ;
+		goto out;
+	}
+	if (to_addr && ip_addr_isany(&ip))
+		ip_addr_set_loopback(!IP_IS_V4(&ip), &ip); /* as Linux */
+	if (to_addr && ns_addr_broadcast(&ip) && !ns->broadcast) {
+		ret = -EACCES;
+		goto out;
+	}
+	ret = autobind(ns);
+	if (ret < 0)
+		goto out;
+	ret = ns_errno(to_addr ? udp_sendto(ns->pcb.udp, p, &ip, port) : udp_send(ns->pcb.udp, p));
+	if (ret == 0)
+		ret = (long)len;
+out:
+	ns_unlock();
+	pbuf_free(p);
+	if (ret == -EPIPE)
+		sock_sigpipe(m);
+	return ret;
+}
+
+long ns_dgram_recvmsg(struct socket *s, struct sock_msg *m)
+{
+	struct ns_sock *ns = NS(s);
+	struct ns_timeo to = ns_timeo_start(ns->rcvtimeo, m->flags & MSG_DONTWAIT);
+	struct ns_dgram *d;
+	size_t n, dlen;
+	char *buf;
+	bool fault = false;
+	ip_addr_t from;
+	uint16_t port;
+	long ret;
+
+	if (m->flags & MSG_OOB)
+		return -EOPNOTSUPP;
+	pthread_mutex_lock(&ns->rlock);
+	ns_lock();
+	for (;;) {
+		if (ns->err) {
+			ret = ns_take_error(ns);
+			goto fail;
+		}
+		if (!list_empty(&ns->dgrams))
+			break;
+		if (ns->shutdown & SOCK_RCV_SHUTDOWN) {
+			ret = 0;
+			goto fail;
+		}
+		ret = ns_wait(ns, &to);
+		if (ret < 0)
+			goto fail;
+	}
+	d = list_first_entry(&ns->dgrams, struct ns_dgram, link);
+	dlen = d->p->tot_len;
+	n = MIN(dlen, m->iter.count);
+	buf = xmalloc(n ? n : 1);
+	pbuf_copy_partial(d->p, buf, (u16_t)n, 0);
+	ip_addr_copy(from, d->addr);
+	port = d->port;
+	if (!(m->flags & MSG_PEEK)) {
+		list_del(&d->link);
+		ns->rx_len -= dlen + DGRAM_OVERHEAD;
+		pbuf_free(d->p);
+		free(d);
+	}
+	ns_unlock();
+	pthread_mutex_unlock(&ns->rlock);
+	msg_iter_copy_out(&m->iter, buf, n, &fault);
+	free(buf);
+	if (fault)
+		return -EFAULT;
+	if (m->name_out)
+		m->namelen_out = ns_addr_out(ns, &from, port, m->name_out);
+	if (n < dlen)
+		m->out_flags |= MSG_TRUNC;
+	return (long)(m->flags & MSG_TRUNC ? dlen : n);
+fail:
+	ns_unlock();
+	pthread_mutex_unlock(&ns->rlock);
+	return ret;
+}
+
+int ns_dgram_shutdown(struct socket *s, int how)
+{
+	struct ns_sock *ns = NS(s);
+	int ret = 0;
+
+	if (how < SHUT_RD || how > SHUT_RDWR)
+		return -EINVAL;
+	ns_lock();
+	if (!ns->has_peer) {
+		ret = -ENOTCONN;
+	} else {
+		if (how != SHUT_WR)
+			ns->shutdown |= SOCK_RCV_SHUTDOWN;
+		if (how != SHUT_RD)
+			ns->shutdown |= SOCK_SEND_SHUTDOWN;
+		ns_wake(ns, EV_IN | EV_OUT | POLLRDHUP | POLLHUP);
+	}
+	ns_unlock();
+	return ret;
+}
+
+unsigned ns_dgram_poll(struct socket *s, struct poll_table *pt)
+{
+	struct ns_sock *ns = NS(s);
+	unsigned mask = EV_OUT;
+
+	poll_wait(pt, &ns->wq);
+	ns_lock();
+	if (ns->err)
+		mask |= POLLERR;
+	if (!list_empty(&ns->dgrams))
+		mask |= EV_IN;
+	if (ns->shutdown & SOCK_RCV_SHUTDOWN)
+		mask |= EV_IN | POLLRDHUP;
+	if (ns->shutdown == (SOCK_RCV_SHUTDOWN | SOCK_SEND_SHUTDOWN))
+		mask |= POLLHUP;
+	ns_unlock();
+	return mask;
+}
+
+long ns_dgram_inq(struct socket *s)
+{
+	struct ns_sock *ns = NS(s);
+	long n = 0;
+
+	ns_lock();
+	if (!list_empty(&ns->dgrams))
+		n = list_first_entry(&ns->dgrams, struct ns_dgram, link)->p->tot_len;
+	ns_unlock();
+	return n;
+}
+
+int ns_dgram_listen(struct socket *s, int backlog)
+{
+	return -EOPNOTSUPP;
+}
+
+int ns_dgram_accept(struct socket *s, bool nonblock, struct socket **out)
+{
+	return -EOPNOTSUPP;
+}
+
+static void udp_release_op(struct socket *s)
+{
+	struct ns_sock *ns = NS(s);
+
+	ns_lock();
+	if (ns->pcb.udp)
+		udp_remove(ns->pcb.udp);
+	ns->pcb.udp = NULL;
+	ns_icmp_untrack(ns);
+	ns_dgram_flush(ns);
+	ns_sock_free(ns);
+	ns_unlock();
+}
+
+#define UDP_OPS(fam)                                                                         \
+	{                                                                                    \
+		.family = fam, .bind = ns_bind_op, .connect = udp_connect_op,                \
+		.listen = ns_dgram_listen, .accept = ns_dgram_accept, .getname = ns_getname, \
+		.sendmsg = udp_sendmsg_op, .recvmsg = ns_dgram_recvmsg,                      \
+		.shutdown = ns_dgram_shutdown, .setsockopt = ns_setsockopt,                  \
+		.getsockopt = ns_getsockopt, .poll = ns_dgram_poll, .inq = ns_dgram_inq,     \
+		.release = udp_release_op,                                                   \
+	}
+
+const struct sock_ops ns_udp_ops[2] = {UDP_OPS(AF_INET), UDP_OPS(AF_INET6)};
