@@ -6,13 +6,16 @@
 # containerd; iproute2 makes the test's bridge) and the runtimes bench/run
 # compares rung with. qemu-system-x86 and linux-image-amd64 (the guest
 # kernel, with its modules) are for the VM levels (--isolation=microvm|vm)
-# and tests/e2e/microvm.sh.
+# and tests/e2e/microvm.sh. bubblewrap, proot, user-mode-linux and
+# gnuplot-nox are the isolation-ladder benchmark's peers and plots
+# (bench/setup, bench/smoke in CI).
 set -eu
 PKGS="build-essential autoconf automake pkg-config file
 libseccomp-dev liburing-dev libcap-ng-dev libcapstone-dev libjson-c-dev check liblwip-dev
 clang-format busybox-static jq
 docker.io containerd runc crun iproute2 podman
 qemu-system-x86 linux-image-amd64 xz-utils
+bubblewrap proot user-mode-linux gnuplot-nox
 gcc make git python3 perl tar gzip bsdutils"
 
 SUDO=
