@@ -156,6 +156,8 @@ static void do_mounts_free(struct do_mounts *dm)
 		free(dm->m[i].options);
 	}
 	free(dm->m);
+	dm->m = NULL;
+	dm->n = 0;
 }
 
 static struct oci_mount *do_mount_add(struct do_mounts *dm)
@@ -416,15 +418,10 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 					.nmounts = cfg.nmounts,
 					.q35 = iso == ISOLATION_VM,
 					.memory = cfg.memory_limit};
-		if (iso == ISOLATION_CONFIDENTIAL) {
-			do_mounts_free(&dm);
+		if (iso == ISOLATION_CONFIDENTIAL)
 			return isolation_refuse_confidential(err);
-		}
-		if (isolation_is_vm(iso)) {
-			ret = vm_do(g, &vo, argv + optind, err);
-			do_mounts_free(&dm);
-			return ret;
-		}
+		if (isolation_is_vm(iso))
+			return vm_do(g, &vo, argv + optind, err);
 		if (record)
 			cfg.compat_fd = compat_open(oci_root(g), cfg.rootfs, argv + optind);
 	}

@@ -86,10 +86,19 @@ static bool is_dir(struct file *f)
 	return f->inode && S_ISDIR(f->inode->mode);
 }
 
+/* Does a read of f fill the whole buffer on Linux, without ever blocking
+ * (regular files, and the memory devices /dev/zero, /dev/urandom, ...)?
+ * Then a read larger than the bounce buffer goes on past it. */
+static bool reads_fill(struct file *f)
+{
+	return f->inode && (S_ISREG(f->inode->mode) ||
+			    (S_ISCHR(f->inode->mode) && (f->inode->rdev >> 8) == 1 /* mem */));
+}
+
 static long do_read(struct task *t, struct file *f, uint64_t buf, size_t count, int64_t off)
 {
 	int flags = file_getfl(f);
-	size_t chunk;
+	size_t chunk, copied, total = 0;
 	long n;
 
 	if (flags < 0)
@@ -110,14 +119,20 @@ static long do_read(struct task *t, struct file *f, uint64_t buf, size_t count, 
 	}
 	if (f->ops->read_iov)
 		return file_io_direct(t, f, buf, MIN(count, (size_t)MAX_RW_COUNT), off, false);
-	chunk = MIN(MIN(count, (size_t)MAX_RW_COUNT), (size_t)BOUNCE_SIZE);
-	/* Like Linux, the buffer is only touched when there is data to copy
-	 * (a read at end of file into a bad pointer returns 0). */
-	n = file_io(f, bounce, chunk, off, false);
-	if (n <= 0)
-		return n;
-	n = (long)mm_copy_out_partial(t->mm, buf, bounce, (size_t)n);
-	return n ? n : -EFAULT;
+	count = MIN(count, (size_t)MAX_RW_COUNT);
+	do {
+		chunk = MIN(count - total, (size_t)BOUNCE_SIZE);
+		/* Like Linux, the buffer is only touched when there is data to
+		 * copy (a read at end of file into a bad pointer returns 0). */
+		n = file_io(f, bounce, chunk, off < 0 ? off : off + (int64_t)total, false);
+		if (n <= 0)
+			return total ? (long)total : n;
+		copied = mm_copy_out_partial(t->mm, buf + total, bounce, (size_t)n);
+		total += copied;
+		if (copied < (size_t)n)
+			return total ? (long)total : -EFAULT;
+	} while ((size_t)n == chunk && total < count && reads_fill(f) && !task_signal_pending(t));
+	return (long)total;
 }
 
 static long do_write(struct task *t, struct file *f, uint64_t buf, size_t count, int64_t off)

@@ -51,6 +51,7 @@ GUEST_TESTS = \
 	vdso \
 	fs_open \
 	fs_rw \
+	rw_large \
 	fs_stat \
 	fs_dir \
 	fs_lock \
