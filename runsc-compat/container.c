@@ -444,8 +444,7 @@ static void report(int fd, const char *msg)
 		close(fd);
 }
 
-/* The host network namespace: a new one (Docker's hooks configure it) or the named one. */
-static int enter_netns(const struct oci_spec *spec, struct rung_error *err)
+int container_enter_netns(const struct oci_spec *spec, struct rung_error *err)
 {
 	const struct oci_namespace *ns = spec_namespace(spec, "network");
 	int fd;
@@ -567,7 +566,7 @@ int container_main(const struct container_args *a)
 		rung_error_make(&err, EINVAL, "unknown platform `%s`", a->g->platform);
 		goto fail;
 	}
-	if (enter_netns(spec, &err) < 0 || take_stdio(a, &c, &tty, &err) < 0)
+	if (container_enter_netns(spec, &err) < 0 || take_stdio(a, &c, &tty, &err) < 0)
 		goto fail;
 	cfg.tty = tty;
 	path = ctl_path(a->root, a->id);

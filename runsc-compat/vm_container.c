@@ -235,7 +235,8 @@ int vm_container_main(const struct container_args *a, bool q35)
 				.hostname = spec->hostname,
 				.pidns = true,
 				.mounts = spec->mounts,
-				.nmounts = spec->n_mounts};
+				.nmounts = spec->n_mounts,
+				.net = strcmp(a->g->network, "none") != 0};
 	char *path, *rundir, buf;
 	int io[3], listen_fd, sfd, null, pid, status;
 	uint32_t id;
@@ -245,6 +246,10 @@ int vm_container_main(const struct container_args *a, bool q35)
 		return 1;
 	close(a->go_fd);
 	setsid();
+	/* QEMU, our child, is in the container's network namespace: the VM's
+	 * traffic leaves through the container's interfaces. */
+	if (container_enter_netns(spec, &err) < 0)
+		goto fail;
 	if (spec->process.terminal) {
 		/* The console socket gets a host pty's master; its slave (raw: the
 		 * guest's pty does the line discipline) is the init's stdio. */

@@ -19,6 +19,7 @@ librung_a_SOURCES += \
 RUNG_AGENT_SRCS = \
 	platform/microvm/agent/agent.h \
 	platform/microvm/agent/main.c \
+	platform/microvm/agent/net.c \
 	platform/microvm/agent/setup.c \
 	platform/microvm/agent/spawn.c \
 	platform/microvm/proto.h

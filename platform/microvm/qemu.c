@@ -11,7 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -43,7 +46,44 @@ static char *share_dir(const struct qemu_config *c, size_t i)
 	return xasprintf("%s/share-%s", c->rundir, c->shares[i].tag);
 }
 
-static void build_argv(const struct qemu_config *c, struct argv *a)
+/* Does this network namespace have an interface up besides loopback? */
+static bool has_uplink(void)
+{
+	struct if_nameindex *ifs = if_nameindex(), *i;
+	bool up = false;
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	for (i = ifs; i && i->if_index && fd >= 0 && !up; i++) {
+		struct ifreq r = {0};
+		snprintf(r.ifr_name, sizeof(r.ifr_name), "%s", i->if_name);
+		if (ioctl(fd, SIOCGIFFLAGS, &r) == 0 && (r.ifr_flags & IFF_UP) &&
+		    !(r.ifr_flags & IFF_LOOPBACK))
+			up = true;
+	}
+	if (ifs)
+		if_freenameindex(ifs);
+	if (fd >= 0)
+		close(fd);
+	return up;
+}
+
+/* The network's arguments, last on the line (the child may replace them). */
+static size_t add_net(const struct qemu_config *c, struct argv *a)
+{
+	size_t at = a->n;
+
+	if (!c->net) {
+		ADD(a, "-nic"), ADD(a, "none");
+		return at;
+	}
+	/* slirp's defaults: the guest is 10.0.2.15/24, the gateway 10.0.2.2
+	 * (the host's loopback, in QEMU's namespace), DNS 10.0.2.3. */
+	ADD(a, "-netdev"), ADD(a, "user,id=net0,ipv6=off");
+	ADD(a, "-device"), ADD(a, "virtio-net-%s,netdev=net0", c->q35 ? "pci" : "device");
+	return at;
+}
+
+static size_t build_argv(const struct qemu_config *c, struct argv *a)
 {
 	const char *bus = c->q35 ? "pci" : "device";
 	char *append;
@@ -94,7 +134,7 @@ static void build_argv(const struct qemu_config *c, struct argv *a)
 			ADD(a, "virtio-9p-%s,fsdev=fs%zu,mount_tag=%s", bus, i, c->shares[i].tag);
 		free(dir);
 	}
-	ADD(a, "-nic"), ADD(a, "none");
+	return add_net(c, a);
 }
 
 /*
@@ -171,6 +211,7 @@ int qemu_spawn(const struct qemu_config *c, pid_t *pidp, struct rung_error *err)
 {
 	struct argv a = {0};
 	int nfds = 2 + (int)c->nports, report[2];
+	size_t net_at;
 	pid_t pid;
 	int e = 0;
 
@@ -178,7 +219,7 @@ int qemu_spawn(const struct qemu_config *c, pid_t *pidp, struct rung_error *err)
 		return -1;
 	if (pipe2(report, O_CLOEXEC) < 0)
 		return rung_error_make(err, errno, "pipe");
-	build_argv(c, &a);
+	net_at = build_argv(c, &a);
 	pid = fork();
 	if (pid < 0) {
 		e = errno;
@@ -190,6 +231,13 @@ int qemu_spawn(const struct qemu_config *c, pid_t *pidp, struct rung_error *err)
 		close(report[0]);
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		setsid();
+		if (c->net && !has_uplink()) {
+			/* Nothing to reach (Docker's --network none is a namespace
+			 * with loopback alone): no NIC at all. */
+			a.v[net_at] = (char *)"-nic";
+			a.v[net_at + 1] = (char *)"none";
+			a.v[net_at + 2] = NULL;
+		}
 		ret = bind_shares(c);
 		if (ret < 0) {
 			e = -ret;

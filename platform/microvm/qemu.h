@@ -38,6 +38,11 @@ struct qemu_config {
 	const struct qemu_port *ports;
 	size_t nports;
 	int qmp_fd, console_fd; /* QEMU's ends: QMP, and the serial console + stderr */
+	/* User-mode networking (slirp): a virtio-net NIC whose traffic leaves
+	 * through QEMU's network namespace (the caller's: a container's sandbox
+	 * process has joined the container's). A namespace with no interface up
+	 * but loopback gets -nic none. */
+	bool net;
 };
 
 /* Fork and exec QEMU (it dies with the calling thread: PR_SET_PDEATHSIG). */

@@ -703,6 +703,7 @@ int vm_boot(const struct vm_options *o, struct vm **out, struct rung_error *err)
 	qc.nshares = vm->nshares;
 	qc.ports = ports;
 	qc.nports = 4;
+	qc.net = o->net;
 	qc.qmp_fd = theirs[0];
 	qc.console_fd = theirs[1];
 	if (qemu_spawn(&qc, &vm->qemu, err) < 0)

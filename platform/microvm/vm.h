@@ -35,6 +35,7 @@ struct vm_options {
 	const struct oci_mount *mounts;
 	size_t nmounts;
 	const char *rundir; /* a directory for this VM alone (made and removed here) */
+	bool net;	    /* user-mode networking through our network namespace (qemu.h) */
 };
 
 /* What a process's end reports: its exit code as a shell shows it

@@ -34,10 +34,11 @@ dockerd_start "$DK/daemon.json" --bridge=none --ip6tables=false
 busybox_image rung-bb:vm
 run() { dk run --rm --network none --runtime=rung-vm "$@" 2>"$DK/err"; }
 
-out=$(run rung-bb:vm sh -c 'uname -r; exit 3')
+out=$(run rung-bb:vm sh -c 'uname -r; ls /sys/class/net; exit 3')
 st=$?
-check_that "docker run: the guest kernel ($release), exit status 3 (got $st)" \
-	'[ $st = 3 ] && [ "$out" = "$release" ] && [ "$out" != "$(uname -r)" ]'
+check_that "docker run: the guest kernel ($release), exit status 3 (got $st); --network none: loopback alone" \
+	'[ $st = 3 ] && [ "$out" = "$release
+lo" ] && [ "$release" != "$(uname -r)" ]'
 out=$(printf 'one\ntwo\nthree\n' | dk run --rm -i --network none --runtime=rung-vm rung-bb:vm wc -l)
 check_eq "-i with piped stdin" 3 "$out"
 

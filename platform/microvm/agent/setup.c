@@ -173,7 +173,7 @@ int agent_configure(char *payload, size_t len, char *msg, size_t msglen)
 		return -1;
 	}
 	loopback_up();
-	return 0;
+	return agent_net_configure(msg, msglen);
 }
 
 /* --- the container's mounts, in its init ---------------------------------------------------- */
@@ -338,6 +338,7 @@ int agent_enter_root(char *msg, size_t msglen)
 	}
 	if (has_dev)
 		default_devices();
+	agent_net_resolv();
 	(void)has_proc;
 	if (chdir(AGENT_ROOT) < 0 || mount(".", "/", NULL, MS_MOVE, NULL) < 0 || chroot(".") < 0 ||
 	    chdir("/") < 0) {
