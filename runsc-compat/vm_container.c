@@ -23,6 +23,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <termios.h>
@@ -33,6 +34,7 @@ struct vmc {
 	const struct oci_spec *spec;
 	bool started;
 	int kill_sig; /* killed before start: the container ends with 128 + this */
+	int tty;      /* the init's terminal (our controlling one), or -1 */
 };
 
 /* One exec's connection: the exit status goes back on it. */
@@ -41,6 +43,7 @@ struct exec_conn {
 	int fd;
 	uint32_t id;
 	bool exited;
+	int tty; /* its terminal's host slave, or -1 */
 };
 
 #define VM_QEMU_OVERHEAD (96ull << 20)
@@ -63,6 +66,22 @@ static void make_raw(int fd)
 	}
 }
 
+/* The size of host terminal tty, for process id's terminal in the guest. */
+static void pass_winsize(struct vm *vm, uint32_t id, int tty)
+{
+	struct winsize ws;
+
+	if (tty >= 0 && ioctl(tty, TIOCGWINSZ, &ws) == 0)
+		vm_resize(vm, id, ws.ws_col, ws.ws_row);
+}
+
+static void exec_free(struct exec_conn *x)
+{
+	if (x->tty >= 0)
+		close(x->tty);
+	free(x);
+}
+
 static void reply_error(int fd, int status, const char *msg)
 {
 	ctl_send(fd, CTL_ERROR, status, 0, msg, strlen(msg), NULL, 0);
@@ -83,7 +102,7 @@ static void exec_exited(void *arg, int code)
 		ctl_send(x->fd, CTL_EXIT, code, 0, NULL, 0, NULL, 0);
 		return; /* the connection's callback closes it when the client does */
 	}
-	free(x);
+	exec_free(x);
 }
 
 /* Traffic on an exec's connection after its start: signals for it. */
@@ -97,10 +116,14 @@ static void on_exec_conn(struct vm *vm, int fd, short revents, void *arg)
 		close(fd);
 		x->fd = -1;
 		if (x->exited)
-			free(x);
+			exec_free(x);
 		return;
 	}
-	if (m.h.type == CTL_SIGNAL && !x->exited)
+	/* The exec proxy's terminal was resized (it leads a session with the
+	 * host pty as its controlling terminal): the guest's pty takes the size. */
+	if (m.h.type == CTL_SIGNAL && m.h.a == SIGWINCH && x->tty >= 0 && !x->exited)
+		pass_winsize(vm, x->id, x->tty);
+	else if (m.h.type == CTL_SIGNAL && !x->exited)
 		vm_signal(vm, x->id, m.h.a, false);
 	ctl_msg_release(&m);
 }
@@ -133,14 +156,16 @@ static void serve_exec(struct vmc *c, int fd, struct ctl_msg *m)
 	x = xzalloc(sizeof(*x));
 	x->c = c;
 	x->fd = fd;
+	x->tty = op.terminal ? fcntl(io[0], F_DUPFD_CLOEXEC, 3) : -1;
 	if (vm_spawn(c->vm, &op, true, io, false, exec_exited, x, &x->id, &pid, &err) < 0) {
 		reply_error(fd, err.status, err.msg);
 		rung_error_release(&err);
 		spec_process_release(&op);
-		free(x);
+		exec_free(x);
 		return;
 	}
 	spec_process_release(&op);
+	pass_winsize(c->vm, x->id, x->tty); /* a resize before we watched */
 	ctl_send(fd, CTL_OK, pid, 0, NULL, 0, NULL, 0);
 	vm_unwatch(c->vm, fd);
 	vm_watch(c->vm, fd, POLLIN, on_exec_conn, x);
@@ -206,6 +231,13 @@ static void on_signal(struct vm *vm, int fd, short revents, void *arg)
 
 	if (read(fd, &si, sizeof(si)) != sizeof(si))
 		return;
+	if (si.ssi_signo == SIGWINCH && c->tty >= 0) {
+		/* Our controlling terminal, the console's pty, was resized (the
+		 * shim's TIOCSWINSZ on the master): the guest's pty takes the size
+		 * and its foreground group gets the SIGWINCH. */
+		pass_winsize(vm, 1, c->tty);
+		return;
+	}
 	if (!c->started)
 		kill_parked(c, (int)si.ssi_signo);
 	else
@@ -225,7 +257,7 @@ int vm_container_main(const struct container_args *a, bool q35)
 	const struct oci_spec *spec = a->spec;
 	const struct oci_resources *r = &spec->resources;
 	struct rung_error err = {0};
-	struct vmc c = {.spec = spec};
+	struct vmc c = {.spec = spec, .tty = -1};
 	struct vm_options vo = {.q35 = q35,
 				.allow_emulation = a->g->allow_emulation,
 				.debug = a->g->debug,
@@ -260,6 +292,11 @@ int vm_container_main(const struct container_args *a, bool q35)
 			goto fail;
 		}
 		make_raw(slave);
+		/* Our controlling terminal, as runc's init has it: a resize of the
+		 * master is a SIGWINCH here, a hang-up a SIGHUP (both relayed). */
+		if (ioctl(slave, TIOCSCTTY, 0) < 0)
+			log_warning("console: TIOCSCTTY: %s", strerror(errno));
+		c.tty = fcntl(slave, F_DUPFD_CLOEXEC, 3);
 		io[0] = slave;
 		io[1] = fcntl(slave, F_DUPFD_CLOEXEC, 3);
 		io[2] = -1;
@@ -307,6 +344,7 @@ int vm_container_main(const struct container_args *a, bool q35)
 	}
 	vm_watch(c.vm, listen_fd, POLLIN, on_listen, &c);
 	vm_watch(c.vm, sfd, POLLIN, on_signal, &c);
+	pass_winsize(c.vm, id, c.tty); /* a resize before the signal was blocked */
 	report(a->ready_fd, "ok");
 	while (!vm_finished(c.vm) && !c.kill_sig)
 		vm_step(c.vm, -1);

@@ -12,6 +12,8 @@
  *                          a = 1: park the init just before its exec
  *   host -> agent  SIGNAL  id, a = signal, b = 1: every process in the VM;
  *                          a = 0: release the parked init
+ *   host -> agent  WINSIZE id, a = columns, b = rows: the new size of the
+ *                          process's terminal (SIGWINCH follows in the guest)
  *   agent -> host  EOF     id, a = stream (1 stdout, 2 stderr), b = bytes sent on it
  *   agent -> host  EXIT    id, a = wait status             (after both EOFs)
  *
@@ -39,6 +41,7 @@ enum vmp_type {
 	VMP_CONFIG,
 	VMP_SPAWN,
 	VMP_SIGNAL,
+	VMP_WINSIZE,
 	VMP_OK = 100,
 	VMP_ERROR,
 	VMP_STARTED,

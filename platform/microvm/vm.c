@@ -900,6 +900,12 @@ void vm_signal(struct vm *vm, uint32_t id, int sig, bool all)
 		send_msg(vm, VMP_SIGNAL, id, sig, all, NULL, 0);
 }
 
+void vm_resize(struct vm *vm, uint32_t id, unsigned cols, unsigned rows)
+{
+	if (cols && rows && proc_find(vm, id))
+		send_msg(vm, VMP_WINSIZE, id, cols, rows, NULL, 0);
+}
+
 /* --- the end ----------------------------------------------------------------------------- */
 
 void vm_destroy(struct vm *vm)

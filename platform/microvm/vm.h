@@ -54,6 +54,8 @@ int vm_spawn(struct vm *vm, const struct oci_process *p, bool caps, int io[3], b
 int vm_release_init(struct vm *vm, struct rung_error *err);
 /* Signal process id (all: every process in the VM). */
 void vm_signal(struct vm *vm, uint32_t id, int sig, bool all);
+/* The new window size of process id's terminal (a no-op without one). */
+void vm_resize(struct vm *vm, uint32_t id, unsigned cols, unsigned rows);
 
 void vm_watch(struct vm *vm, int fd, short events,
 	      void (*cb)(struct vm *vm, int fd, short revents, void *arg), void *arg);

@@ -9,7 +9,7 @@ set -u
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/lib.sh"
 T=$E2E_TMP
-N=29
+N=30
 plan $N
 export RUNG_ALLOW_EMULATION=1
 E2E_TIMEOUT=180
@@ -30,7 +30,7 @@ diag "$(cat "$T/setup")"
 R=$T/rootfs
 mkdir -p "$R/bin" "$R/tmp" "$R/etc"
 cp "$BB" "$R/bin/busybox"
-for a in sh cat echo ls sleep printf kill hostname md5sum head; do ln -s busybox "$R/bin/$a"; done
+for a in sh cat echo ls sleep printf kill hostname md5sum head stty; do ln -s busybox "$R/bin/$a"; done
 
 now() { date +%s.%N; }
 since() { echo "$(now) $1" | awk '{ printf "%.2f", $1 - $2 }'; }
@@ -134,40 +134,21 @@ vmtest
 bind-mounted-file" "$out"
 check_eq "exec: a file it writes is on the host" exec-file "$(cat "$R/tmp/exec" 2>/dev/null)"
 # exec -t: the console socket gets a pty's master; the process has a
-# terminal of the container's /dev/pts.
-if command -v python3 >/dev/null; then
-	python3 - "$T/console.sock" >"$T/console.out" <<'PY' &
-import array, os, socket, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-s.bind(sys.argv[1])
-s.listen(1)
-c, _ = s.accept()
-_, anc, _, _ = c.recvmsg(64, socket.CMSG_LEN(4))
-fd = array.array("i", anc[0][2][:4])[0]
-out = b""
-while True:
-    try:
-        d = os.read(fd, 4096)
-    except OSError:
-        break
-    if not d:
-        break
-    out += d
-print(out.decode(errors="replace").replace("\r", ""), end="")
-PY
-	reader=$!
-	i=0
-	while [ ! -S "$T/console.sock" ] && [ $i -lt 50 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	rung $S exec -t --console-socket "$T/console.sock" c1 sh -c 'tty; exit 3'
-	st=$?
-	wait $reader
-	check_that "exec -t: a terminal of the container's /dev/pts, the exit status" '[ $st = 3 ] && contains "$T/console.out" "^/dev/pts/[0-9]+$"'
-else
-	skip "exec -t: no python3 for the console socket"
-fi
+# terminal of the container's /dev/pts, and a resize of the master (the
+# shim's, through the exec proxy's SIGWINCH) reaches the guest's pty.
+"$E2E_BIN/recvtty" "$T/console.sock" "$T/console.screen" resize "waiting for SIGWINCH" 30 90 >"$T/console.recv" 2>&1 &
+reader=$!
+i=0
+while [ ! -S "$T/console.sock" ] && [ $i -lt 50 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+rung $S exec -t --console-socket "$T/console.sock" c1 sh -c 'tty; trap "stty size; exit 3" WINCH; echo waiting for SIGWINCH; while :; do sleep 1; done'
+st=$?
+wait $reader
+tr -d '\r' <"$T/console.screen" >"$T/console.out"
+check_that "exec -t: a terminal of the container's /dev/pts, the exit status" '[ $st = 3 ] && contains "$T/console.out" "^/dev/pts/[0-9]+$"'
+check_that "exec -t: a resize of the console's master reaches the guest's pty (30 90)" 'contains "$T/console.out" "^30 90$"'
 rung $S pause c1
 check_that "pause freezes the VM (state paused)" '"$RUNG" $S state c1 | grep -q "\"status\": \"paused\""'
 rung $S resume c1
