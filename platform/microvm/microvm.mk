@@ -8,6 +8,7 @@ librung_a_SOURCES += \
 	platform/microvm/detect.c platform/microvm/detect.h \
 	platform/microvm/proto.h \
 	platform/microvm/qemu.c platform/microvm/qemu.h \
+	platform/microvm/qemu_privs.c platform/microvm/qemu_privs.h \
 	platform/microvm/qmp.c platform/microvm/qmp.h \
 	platform/microvm/vm.c platform/microvm/vm.h \
 	runsc-compat/compat.c runsc-compat/compat.h \

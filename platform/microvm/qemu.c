@@ -1,6 +1,7 @@
 /* The QEMU command line and its start (see qemu.h). */
 #include "config.h"
 #include "platform/microvm/qemu.h"
+#include "platform/microvm/qemu_privs.h"
 #include "lib/error.h"
 #include "lib/util.h"
 
@@ -227,6 +228,7 @@ int qemu_spawn(const struct qemu_config *c, pid_t *pidp, struct rung_error *err)
 	}
 	if (pid == 0) {
 		int src[2 + 32], high = 100, null;
+		pid_t parent = getppid();
 		int ret;
 		close(report[0]);
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -239,6 +241,12 @@ int qemu_spawn(const struct qemu_config *c, pid_t *pidp, struct rung_error *err)
 			a.v[net_at + 2] = NULL;
 		}
 		ret = bind_shares(c);
+		if (ret == 0)
+			ret = qemu_drop_privileges();
+		/* A change of credentials clears the parent-death signal. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(126);
 		if (ret < 0) {
 			e = -ret;
 			if (write(report[1], &e, sizeof(e)) < 0)
