@@ -18,6 +18,7 @@
 #include "lib/util.h"
 
 #include <errno.h>
+#include <json-c/json.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -28,6 +29,8 @@
 #include <sys/socket.h>
 #include <termios.h>
 #include <unistd.h>
+
+#define VM_FS_ANNOTATION "dev.rung.vm.fs"
 
 struct vmc {
 	struct vm *vm;
@@ -80,6 +83,28 @@ static void exec_free(struct exec_conn *x)
 	if (x->tty >= 0)
 		close(x->tty);
 	free(x);
+}
+
+/* The root share: the dev.rung.vm.fs annotation, else --vm-fs, else 9p. */
+static int choose_fs(const struct global_args *g, const struct oci_spec *spec, bool *virtiofs,
+		     struct rung_error *err)
+{
+	struct json_object *o = spec->annotations ? json_tokener_parse(spec->annotations) : NULL,
+			   *v;
+	const char *fs = g->vm_fs ? g->vm_fs : "9p";
+	int ret = 0;
+
+	if (o && json_object_object_get_ex(o, VM_FS_ANNOTATION, &v))
+		fs = json_object_get_string(v);
+	if (!fs || (strcmp(fs, "9p") != 0 && strcmp(fs, "virtiofs") != 0))
+		ret = rung_error_make(err, EINVAL,
+				      "config: annotation `%s`: 9p or virtiofs, not `%s`",
+				      VM_FS_ANNOTATION, fs ? fs : "null");
+	else
+		*virtiofs = strcmp(fs, "virtiofs") == 0;
+	if (o)
+		json_object_put(o);
+	return ret;
 }
 
 static void reply_error(int fd, int status, const char *msg)
@@ -280,7 +305,7 @@ int vm_container_main(const struct container_args *a, bool q35)
 	setsid();
 	/* QEMU, our child, is in the container's network namespace: the VM's
 	 * traffic leaves through the container's interfaces. */
-	if (container_enter_netns(spec, &err) < 0)
+	if (container_enter_netns(spec, &err) < 0 || choose_fs(a->g, spec, &vo.virtiofs, &err) < 0)
 		goto fail;
 	if (spec->process.terminal) {
 		/* The console socket gets a host pty's master; its slave (raw: the

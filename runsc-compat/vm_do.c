@@ -68,6 +68,7 @@ int vm_do(struct global_args *g, const struct vm_do_opts *o, char **argv, struct
 				.nmounts = o->nmounts,
 				.defaults = true,
 				.net = strcmp(g->network, "none") != 0,
+				.virtiofs = g->vm_fs && strcmp(g->vm_fs, "virtiofs") == 0,
 				.hostname = "rung"};
 	struct oci_process p = {0};
 	cleanup_free char *cwd = getcwd(NULL, 0);

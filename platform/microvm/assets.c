@@ -28,7 +28,7 @@
 /* The modules the agent needs, by name; their dependencies come along. */
 static const char *const wanted_modules[] = {
 	"virtio_mmio", "virtio_pci", "virtio_console", "9pnet_virtio",
-	"9p",	       "overlay",    "virtio_net",
+	"9p",	       "overlay",    "virtio_net",     "virtiofs",
 };
 
 char *vm_cache_dir(void)

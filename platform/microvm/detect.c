@@ -90,16 +90,14 @@ unsigned long vm_host_tsc_khz(void)
 	return (unsigned long)(mhz * 1000.0);
 }
 
-char *vm_qemu_binary(void)
+char *vm_find_program(const char *name)
 {
-	const char *env = getenv("RUNG_QEMU"), *path = getenv("PATH");
+	const char *path = getenv("PATH");
 	char *dirs, *save = NULL;
 
-	if (env && *env)
-		return access(env, X_OK) == 0 ? xstrdup(env) : NULL;
 	dirs = xstrdup(path && *path ? path : "/usr/local/bin:/usr/bin:/bin");
 	for (char *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-		char *cand = xasprintf("%s/qemu-system-x86_64", d);
+		char *cand = xasprintf("%s/%s", d, name);
 		if (access(cand, X_OK) == 0) {
 			free(dirs);
 			return cand;
@@ -108,4 +106,13 @@ char *vm_qemu_binary(void)
 	}
 	free(dirs);
 	return NULL;
+}
+
+char *vm_qemu_binary(void)
+{
+	const char *env = getenv("RUNG_QEMU");
+
+	if (env && *env)
+		return access(env, X_OK) == 0 ? xstrdup(env) : NULL;
+	return vm_find_program("qemu-system-x86_64");
 }

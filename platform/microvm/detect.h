@@ -20,5 +20,7 @@ unsigned long vm_host_tsc_khz(void);
 /* The QEMU binary: $RUNG_QEMU, or qemu-system-x86_64 on $PATH (malloc'd),
  * or NULL when there is none. */
 char *vm_qemu_binary(void);
+/* name in a directory of $PATH (malloc'd), or NULL. */
+char *vm_find_program(const char *name);
 
 #endif

@@ -10,6 +10,7 @@ librung_a_SOURCES += \
 	platform/microvm/qemu.c platform/microvm/qemu.h \
 	platform/microvm/qemu_privs.c platform/microvm/qemu_privs.h \
 	platform/microvm/qmp.c platform/microvm/qmp.h \
+	platform/microvm/virtiofsd.c platform/microvm/virtiofsd.h \
 	platform/microvm/vm.c platform/microvm/vm.h \
 	runsc-compat/compat.c runsc-compat/compat.h \
 	runsc-compat/isolation.c runsc-compat/isolation.h \

@@ -41,10 +41,10 @@ static void add(struct argv *a, char *s)
 
 #define ADD(a, ...) add(a, xasprintf(__VA_ARGS__))
 
-/* Where share i is bound in QEMU's mount namespace (a directory). */
-static char *share_dir(const struct qemu_config *c, size_t i)
+/* Where share s is bound in QEMU's mount namespace (a directory). */
+static char *share_dir(const char *rundir, const struct qemu_share *s)
 {
-	return xasprintf("%s/share-%s", c->rundir, c->shares[i].tag);
+	return xasprintf("%s/share-%s", rundir, s->tag);
 }
 
 /* Does this network namespace have an interface up besides loopback? */
@@ -87,14 +87,18 @@ static size_t add_net(const struct qemu_config *c, struct argv *a)
 static size_t build_argv(const struct qemu_config *c, struct argv *a)
 {
 	const char *bus = c->q35 ? "pci" : "device";
+	const char *mem = c->vfs_socket ? ",memory-backend=mem" : "";
 	char *append;
 
 	ADD(a, "%s", c->binary);
 	if (c->q35)
-		ADD(a, "-M"), ADD(a, "q35");
+		ADD(a, "-M"), ADD(a, "q35%s", mem);
 	else
-		ADD(a, "-M"), ADD(a, "microvm,x-option-roms=off"), ADD(a, "-global"),
+		ADD(a, "-M"), ADD(a, "microvm,x-option-roms=off%s", mem), ADD(a, "-global"),
 			ADD(a, "virtio-mmio.force-legacy=false");
+	if (c->vfs_socket)
+		ADD(a, "-object"), ADD(a, "memory-backend-memfd,id=mem,size=%lluM,share=on",
+				       (unsigned long long)c->mem_mb);
 	ADD(a, "-accel"), ADD(a, "%s", c->kvm ? "kvm" : "tcg");
 	ADD(a, "-cpu"), ADD(a, "%s", c->kvm ? "host" : "qemu64");
 	ADD(a, "-smp"), ADD(a, "%u", c->cpus ? c->cpus : 1);
@@ -126,7 +130,7 @@ static size_t build_argv(const struct qemu_config *c, struct argv *a)
 				       c->ports[i].name);
 	}
 	for (size_t i = 0; i < c->nshares; i++) {
-		char *dir = share_dir(c, i);
+		char *dir = share_dir(c->rundir, &c->shares[i]);
 		ADD(a, "-fsdev");
 		ADD(a, "local,id=fs%zu,path=%s,security_model=%s,multidevs=remap%s", i, dir,
 		    geteuid() == 0 ? "passthrough" : "none",
@@ -135,23 +139,22 @@ static size_t build_argv(const struct qemu_config *c, struct argv *a)
 			ADD(a, "virtio-9p-%s,fsdev=fs%zu,mount_tag=%s", bus, i, c->shares[i].tag);
 		free(dir);
 	}
+	if (c->vfs_socket) {
+		ADD(a, "-chardev"), ADD(a, "socket,id=vfs,path=%s", c->vfs_socket);
+		ADD(a, "-device"), ADD(a, "vhost-user-fs-%s,chardev=vfs,tag=rootfs", bus);
+	}
 	return add_net(c, a);
 }
 
-/*
- * In the child, in a new mount namespace: bind each share (alone, without
- * what is mounted below it) at its directory under rundir, nodev and nosuid.
- * Returns 0 or -errno (rung needs the privilege to make mount namespaces).
- */
-static int bind_shares(const struct qemu_config *c)
+int qemu_bind_shares(const char *rundir, const struct qemu_share *shares, size_t n)
 {
 	if (unshare(CLONE_NEWNS) < 0)
 		return -errno;
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		return -errno;
-	for (size_t i = 0; i < c->nshares; i++) {
-		const struct qemu_share *s = &c->shares[i];
-		char *dir = share_dir(c, i), *target = NULL;
+	for (size_t i = 0; i < n; i++) {
+		const struct qemu_share *s = &shares[i];
+		char *dir = share_dir(rundir, s), *target = NULL;
 		struct stat st;
 		unsigned long fl = MS_BIND | MS_REMOUNT | MS_NODEV | MS_NOSUID;
 		int ret = 0;
@@ -177,12 +180,12 @@ static int bind_shares(const struct qemu_config *c)
 	return 0;
 }
 
-/* The parent side: the share directories (and empty files for file shares). */
-static int make_share_dirs(const struct qemu_config *c, struct rung_error *err)
+int qemu_make_share_dirs(const char *rundir, const struct qemu_share *shares, size_t n,
+			 struct rung_error *err)
 {
-	for (size_t i = 0; i < c->nshares; i++) {
-		const struct qemu_share *s = &c->shares[i];
-		char *dir = share_dir(c, i);
+	for (size_t i = 0; i < n; i++) {
+		const struct qemu_share *s = &shares[i];
+		char *dir = share_dir(rundir, s);
 		struct stat st;
 		if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
 			int e = errno;
@@ -216,7 +219,7 @@ int qemu_spawn(const struct qemu_config *c, pid_t *pidp, struct rung_error *err)
 	pid_t pid;
 	int e = 0;
 
-	if (make_share_dirs(c, err) < 0)
+	if (qemu_make_share_dirs(c->rundir, c->shares, c->nshares, err) < 0)
 		return -1;
 	if (pipe2(report, O_CLOEXEC) < 0)
 		return rung_error_make(err, errno, "pipe");
@@ -240,7 +243,9 @@ int qemu_spawn(const struct qemu_config *c, pid_t *pidp, struct rung_error *err)
 			a.v[net_at + 1] = (char *)"none";
 			a.v[net_at + 2] = NULL;
 		}
-		ret = bind_shares(c);
+		ret = qemu_bind_shares(c->rundir, c->shares, c->nshares);
+		if (ret == 0 && c->vfs_socket && chdir(c->rundir) < 0)
+			ret = -errno;
 		if (ret == 0)
 			ret = qemu_drop_privileges();
 		/* A change of credentials clears the parent-death signal. */

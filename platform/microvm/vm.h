@@ -36,6 +36,7 @@ struct vm_options {
 	size_t nmounts;
 	const char *rundir; /* a directory for this VM alone (made and removed here) */
 	bool net;	    /* user-mode networking through our network namespace (qemu.h) */
+	bool virtiofs;	    /* the root over virtio-fs (virtiofsd.h), not 9p */
 };
 
 /* What a process's end reports: its exit code as a shell shows it

@@ -24,6 +24,7 @@ E2E_TESTS = \
 	tests/e2e/microvm.sh \
 	tests/e2e/microvm_net.sh \
 	tests/e2e/microvm_tty.sh \
+	tests/e2e/microvm_virtiofs.sh \
 	tests/e2e/docker_microvm.sh
 
 # Guest programs of the e2e tests, built static like the guest tests (and
