@@ -90,6 +90,22 @@ unsigned long vm_host_tsc_khz(void)
 	return (unsigned long)(mhz * 1000.0);
 }
 
+int vm_vsock_usable(const char *dev, struct rung_error *err)
+{
+	int fd = open(dev, O_RDWR | O_CLOEXEC);
+
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	if (errno == ENOENT)
+		return rung_error_make(err, 0,
+				       "no %s (the host kernel's vhost_vsock module: `modprobe "
+				       "vhost_vsock`, or a kernel built with CONFIG_VHOST_VSOCK)",
+				       dev);
+	return rung_error_make(err, errno, "open `%s`", dev);
+}
+
 char *vm_find_program(const char *name)
 {
 	const char *path = getenv("PATH");

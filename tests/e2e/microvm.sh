@@ -9,7 +9,7 @@ set -u
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/lib.sh"
 T=$E2E_TMP
-N=32
+N=33
 plan $N
 export RUNG_ALLOW_EMULATION=1
 E2E_TIMEOUT=180
@@ -25,6 +25,11 @@ if ! rung setup-vm >"$T/setup" 2>&1; then
 	skip_all "no guest kernel or initramfs: $(tail -n 1 "$T/setup")"
 fi
 diag "$(cat "$T/setup")"
+if [ -e /dev/vhost-vsock ]; then
+	check_that "setup-vm: vsock reported as this host has it" 'contains "$T/setup" "^vsock: +/dev/vhost-vsock works"'
+else
+	check_that "setup-vm: vsock reported unavailable, naming /dev/vhost-vsock" 'contains "$T/setup" "^vsock: +unavailable: no /dev/vhost-vsock"'
+fi
 
 # A rootfs of busybox alone.
 R=$T/rootfs

@@ -22,13 +22,11 @@ skip_all() {
 }
 command -v qemu-system-x86_64 >/dev/null || skip_all "no qemu-system-x86_64 (apt-get install qemu-system-x86)"
 [ -x "$BB" ] || skip_all "no $BB (apt-get install busybox-static)"
-vfsd=
-for c in "${RUNG_VIRTIOFSD:-}" /usr/libexec/virtiofsd "$(command -v virtiofsd)" /usr/lib/qemu/virtiofsd; do
-	[ -n "$c" ] && [ -x "$c" ] && vfsd=$c && break
-done
-[ -n "$vfsd" ] || skip_all "no virtiofsd (apt-get install virtiofsd, or qemu-system-common's /usr/lib/qemu/virtiofsd)"
 [ "$(id -u)" = 0 ] || skip_all "virtiofsd needs root"
 rung setup-vm >"$T/setup" 2>&1 || skip_all "no guest kernel or initramfs: $(tail -n 1 "$T/setup")"
+# Which virtiofsd rung would run (virtiofsd.h), or none.
+vfsd=$(sed -n 's|^virtiofsd: \(/.*\)$|\1|p' "$T/setup")
+[ -n "$vfsd" ] || skip_all "no virtiofsd (apt-get install virtiofsd, or qemu-system-common's /usr/lib/qemu/virtiofsd)"
 diag "virtiofsd: $vfsd"
 
 R=$T/rootfs
