@@ -39,9 +39,16 @@ int qemu_drop_privileges(void)
 			return -errno;
 		}
 	}
-	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0 || setgroups(0, NULL) < 0 ||
-	    setresgid(QEMU_GID, QEMU_GID, QEMU_GID) < 0 ||
-	    setresuid(QEMU_UID, QEMU_UID, QEMU_UID) < 0)
+	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0)
+		return -errno;
+	/* In a user namespace (rung as a rootless "root") nobody may be
+	 * unmapped (EINVAL) or setgroups denied (EPERM): then QEMU keeps the
+	 * user, and still only the four capabilities. */
+	if (setgroups(0, NULL) < 0 && errno != EPERM)
+		return -errno;
+	if (setresgid(QEMU_GID, QEMU_GID, QEMU_GID) < 0 && errno != EINVAL)
+		return -errno;
+	if (setresuid(QEMU_UID, QEMU_UID, QEMU_UID) < 0 && errno != EINVAL)
 		return -errno;
 	for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++) {
 		uint32_t bit = 1u << (kept[i] % 32);

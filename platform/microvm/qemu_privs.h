@@ -5,7 +5,8 @@
  * server needs in passthrough mode to act for the guest's users on the
  * shared tree: CAP_CHOWN, CAP_DAC_OVERRIDE, CAP_FOWNER and CAP_FSETID.
  * Every other capability is gone from all sets and from the bounding set,
- * and no_new_privs is set. Called in QEMU's child just before its exec.
+ * and no_new_privs is set. Called in QEMU's child once its shares are
+ * bound. In a user namespace where nobody is unmapped, QEMU keeps its user.
  */
 #ifndef RUNG_MICROVM_QEMU_PRIVS_H
 #define RUNG_MICROVM_QEMU_PRIVS_H

@@ -51,4 +51,4 @@ tests/e2e/bin/%: $(srcdir)/tests/e2e/%.c
 
 check_DATA += $(E2E_BINS)
 TESTS += $(E2E_TESTS)
-EXTRA_DIST += tests/e2e/lib.sh tests/e2e/dockerd.sh $(E2E_TESTS) $(E2E_PROGS:%=tests/e2e/%.c)
+EXTRA_DIST += tests/e2e/lib.sh tests/e2e/dockerd.sh tests/e2e/vmlib.sh $(E2E_TESTS) $(E2E_PROGS:%=tests/e2e/%.c)

@@ -1,5 +1,5 @@
 #!/bin/sh
-# shellcheck disable=SC1010,SC2016 # `do` is rung's subcommand; $vars are for the guest's sh
+# shellcheck disable=SC1010,SC2016,SC2034 # `do` is rung's subcommand; $vars are for the guest's sh (check_that expands and uses them later)
 # The VM levels (--isolation=microvm, the dev.rung.isolation annotation):
 # a real Linux guest under QEMU, with the sentry's stdio, exit-status,
 # exec, kill and delete behaviour. Without KVM this runs under TCG (the
@@ -11,19 +11,9 @@ set -u
 T=$E2E_TMP
 N=33
 plan $N
-export RUNG_ALLOW_EMULATION=1
-E2E_TIMEOUT=180
-BB=/bin/busybox
-
-skip_all() {
-	for _ in $(seq $N); do skip "$1"; done
-	exit 0
-}
-command -v qemu-system-x86_64 >/dev/null || skip_all "no qemu-system-x86_64 (apt-get install qemu-system-x86)"
-[ -x "$BB" ] || skip_all "no $BB (apt-get install busybox-static)"
-if ! rung setup-vm >"$T/setup" 2>&1; then
-	skip_all "no guest kernel or initramfs: $(tail -n 1 "$T/setup")"
-fi
+# shellcheck source-path=SCRIPTDIR
+. "$(dirname "$0")/vmlib.sh"
+vm_require
 diag "$(cat "$T/setup")"
 if [ -e /dev/vhost-vsock ]; then
 	check_that "setup-vm: vsock reported as this host has it" 'contains "$T/setup" "^vsock: +/dev/vhost-vsock works"'
@@ -33,12 +23,7 @@ fi
 
 # A rootfs of busybox alone.
 R=$T/rootfs
-mkdir -p "$R/bin" "$R/tmp" "$R/etc"
-cp "$BB" "$R/bin/busybox"
-for a in sh cat echo ls sleep printf kill hostname md5sum head stty; do ln -s busybox "$R/bin/$a"; done
-
-now() { date +%s.%N; }
-since() { echo "$(now) $1" | awk '{ printf "%.2f", $1 - $2 }'; }
+vm_rootfs "$R" sh cat echo ls sleep printf kill hostname md5sum head stty
 
 # --- rung do ---------------------------------------------------------------------------
 # stdin is 1 MiB of random bytes: cat must give them back unchanged (binary
@@ -199,12 +184,7 @@ check_that "rung check: levels 2 to 5, each with a status" \
 	'[ "$(grep -Ec "^[2-5] +(sentry|microvm|vm|confidential) +(usable|emulated|unusable) " "$T/check")" = 4 ]'
 
 # No QEMU of ours may be left: each one's command line names its run directory.
-i=0
-while ps -eo args= | grep -v grep | grep -q "qemu-system.*$T" && [ $i -lt 50 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-check_that "no QEMU process is left" '! ps -eo args= | grep -v grep | grep -q "qemu-system.*$T"'
+vm_check_gone "no QEMU process is left" "qemu-system.*$T"
 # Every rung process of this test names $T in its arguments: this is
 # lib.sh's check_clean scoped to it (parallel OCI tests' sandboxes lead
 # sessions of their own, which check_clean would count).

@@ -1,5 +1,5 @@
 #!/bin/sh
-# shellcheck disable=SC1010,SC2016 # `do` is rung's subcommand; $vars are for the guest's sh
+# shellcheck disable=SC1010,SC2016,SC2034 # `do` is rung's subcommand; $vars are for the guest's sh (check_that expands and uses them later)
 # Networking at the VM levels: user-mode networking (QEMU's slirp) with the
 # guest's eth0 at 10.0.2.15, run in the container's network namespace, so
 # the VM's traffic leaves through the container's interface; --network none
@@ -10,27 +10,15 @@ set -u
 T=$E2E_TMP
 N=6
 plan $N
-export RUNG_ALLOW_EMULATION=1
-E2E_TIMEOUT=180
-BB=/bin/busybox
-
-skip_all() {
-	for _ in $(seq $N); do skip "$1"; done
-	exit 0
-}
-command -v qemu-system-x86_64 >/dev/null || skip_all "no qemu-system-x86_64 (apt-get install qemu-system-x86)"
-qemu-system-x86_64 -netdev help 2>/dev/null | grep -qx user || skip_all "this QEMU has no user-mode networking (libslirp)"
-[ -x "$BB" ] || skip_all "no $BB (apt-get install busybox-static)"
-command -v ip >/dev/null || skip_all "no ip(8) (apt-get install iproute2)"
-[ "$(id -u)" = 0 ] || skip_all "network namespaces need root"
-rung setup-vm >"$T/setup" 2>&1 || skip_all "no guest kernel or initramfs: $(tail -n 1 "$T/setup")"
+# shellcheck source-path=SCRIPTDIR
+. "$(dirname "$0")/vmlib.sh"
+vm_require
+qemu-system-x86_64 -netdev help 2>/dev/null | grep -qx user || vm_skip_all "this QEMU has no user-mode networking (libslirp)"
+command -v ip >/dev/null || vm_skip_all "no ip(8) (apt-get install iproute2)"
+[ "$(id -u)" = 0 ] || vm_skip_all "network namespaces need root"
 
 R=$T/rootfs
-mkdir -p "$R/bin" "$R/tmp" "$R/etc"
-cp "$BB" "$R/bin/busybox"
-for a in sh cat echo ls wget; do ln -s busybox "$R/bin/$a"; done
-now() { date +%s.%N; }
-since() { echo "$(now) $1" | awk '{ printf "%.2f", $1 - $2 }'; }
+vm_rootfs "$R" sh cat echo ls wget
 
 # A namespace of the test's own, with a veth to the host: the container's.
 # One web server on the host end of the veth answers with the client's
@@ -39,7 +27,7 @@ since() { echo "$(now) $1" | awk '{ printf "%.2f", $1 - $2 }'; }
 # the guest's gateway, to the loopback of QEMU's namespace).
 NS=rungvm$$
 A=10.$(($$ % 200 + 20)).$(($$ / 200 % 250 + 1))
-ip netns add "$NS" || skip_all "ip netns add failed"
+ip netns add "$NS" || vm_skip_all "ip netns add failed"
 cleanup() {
 	[ -n "${srv1:-}" ] && kill "$srv1" 2>/dev/null
 	[ -n "${srv2:-}" ] && kill "$srv2" 2>/dev/null
@@ -103,9 +91,4 @@ rm -f "$R/etc/resolv.conf"
 out=$(rung --network none do --isolation=microvm --rootfs "$R" -- ls /sys/class/net 2>"$T/err")
 check_eq "--network none: the guest has loopback alone" lo "$out"
 
-i=0
-while ps -eo args= | grep -v grep | grep -q "qemu-system.*$T" && [ $i -lt 50 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-check_that "no QEMU process is left" '! ps -eo args= | grep -v grep | grep -q "qemu-system.*$T"'
+vm_check_gone "no QEMU process is left" "qemu-system.*$T"

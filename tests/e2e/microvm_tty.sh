@@ -1,5 +1,5 @@
 #!/bin/sh
-# shellcheck disable=SC1010,SC2016 # `do` is rung's subcommand; $vars are for the guest's sh
+# shellcheck disable=SC1010,SC2016,SC2034 # `do` is rung's subcommand; $vars are for the guest's sh (check_that expands and uses them later)
 # Terminals at the VM levels. `rung do` on a terminal (script(1)'s pty,
 # typed at through a fifo) gives the program a pty of the guest's: the
 # guest's line discipline echoes once, turns ^C into SIGINT, and a resize
@@ -12,25 +12,15 @@ set -u
 T=$E2E_TMP
 N=7
 plan $N
-export RUNG_ALLOW_EMULATION=1
-E2E_TIMEOUT=180
-BB=/bin/busybox
 RECVTTY=$E2E_BIN/recvtty
-
-skip_all() {
-	for _ in $(seq $N); do skip "$1"; done
-	exit 0
-}
-command -v qemu-system-x86_64 >/dev/null || skip_all "no qemu-system-x86_64 (apt-get install qemu-system-x86)"
-[ -x "$BB" ] || skip_all "no $BB (apt-get install busybox-static)"
-script --version 2>/dev/null | grep -q util-linux || skip_all "no script(1) from util-linux (apt-get install bsdutils)"
-rung setup-vm >"$T/setup" 2>&1 || skip_all "no guest kernel or initramfs: $(tail -n 1 "$T/setup")"
+# shellcheck source-path=SCRIPTDIR
+. "$(dirname "$0")/vmlib.sh"
+script --version 2>/dev/null | grep -q util-linux || vm_skip_all "no script(1) from util-linux (apt-get install bsdutils)"
+vm_require
 trap '' PIPE # typing at a script(1) that is gone fails a check, not the test
 
 R=$T/rootfs
-mkdir -p "$R/bin" "$R/tmp" "$R/etc"
-cp "$BB" "$R/bin/busybox"
-for a in sh cat echo sleep stty tty; do ln -s busybox "$R/bin/$a"; done
+vm_rootfs "$R" sh cat echo sleep stty tty
 
 # screen FILE ERE: wait (up to 120 s: a boot under TCG) for a line of FILE,
 # carriage returns dropped, that matches ERE.
@@ -124,9 +114,4 @@ check_that "the init's terminal is a pty of the guest, sized by consoleSize (24 
 check_that "a resize on the console's master (the shim's) reaches the guest's pty: 40 100" \
 	'contains "$T/tty.text" "^40 100$"'
 rung $S delete ct
-i=0
-while ps -eo args= | grep -v grep | grep -q "qemu-system.*$T" && [ $i -lt 50 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-check_that "no QEMU process is left" '! ps -eo args= | grep -v grep | grep -q "qemu-system.*$T"'
+vm_check_gone "no QEMU process is left" "qemu-system.*$T"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# shellcheck disable=SC1010,SC2016 # `do` is rung's subcommand; $vars are for the guest's sh
+# shellcheck disable=SC1010,SC2016,SC2034 # `do` is rung's subcommand; $vars are for the guest's sh (check_that expands and uses them later)
 # virtio-fs at the VM levels (opt-in: --vm-fs virtiofs, or the
 # dev.rung.vm.fs annotation): the root is served by a virtiofsd of the
 # VM's own, the bind mounts stay 9p. Skipped where no virtiofsd is
@@ -11,30 +11,18 @@ set -u
 T=$E2E_TMP
 N=6
 plan $N
-export RUNG_ALLOW_EMULATION=1
-E2E_TIMEOUT=180
+# shellcheck source-path=SCRIPTDIR
+. "$(dirname "$0")/vmlib.sh"
 export TMPDIR="$E2E_TMP" # rung do's run directory, which QEMU's and virtiofsd's arguments name
-BB=/bin/busybox
-
-skip_all() {
-	for _ in $(seq $N); do skip "$1"; done
-	exit 0
-}
-command -v qemu-system-x86_64 >/dev/null || skip_all "no qemu-system-x86_64 (apt-get install qemu-system-x86)"
-[ -x "$BB" ] || skip_all "no $BB (apt-get install busybox-static)"
-[ "$(id -u)" = 0 ] || skip_all "virtiofsd needs root"
-rung setup-vm >"$T/setup" 2>&1 || skip_all "no guest kernel or initramfs: $(tail -n 1 "$T/setup")"
+[ "$(id -u)" = 0 ] || vm_skip_all "virtiofsd needs root"
+vm_require
 # Which virtiofsd rung would run (virtiofsd.h), or none.
 vfsd=$(sed -n 's|^virtiofsd: \(/.*\)$|\1|p' "$T/setup")
-[ -n "$vfsd" ] || skip_all "no virtiofsd (apt-get install virtiofsd, or qemu-system-common's /usr/lib/qemu/virtiofsd)"
+[ -n "$vfsd" ] || vm_skip_all "no virtiofsd (apt-get install virtiofsd, or qemu-system-common's /usr/lib/qemu/virtiofsd)"
 diag "virtiofsd: $vfsd"
 
 R=$T/rootfs
-mkdir -p "$R/bin" "$R/tmp" "$R/etc"
-cp "$BB" "$R/bin/busybox"
-for a in sh cat echo ls grep mkdir chown stat cut true; do ln -s busybox "$R/bin/$a"; done
-now() { date +%s.%N; }
-since() { echo "$(now) $1" | awk '{ printf "%.2f", $1 - $2 }'; }
+vm_rootfs "$R" sh cat echo ls grep mkdir chown stat cut true
 
 t0=$(now)
 out=$(rung --vm-fs virtiofs do --isolation=microvm --rootfs "$R" --overlay none -- \
@@ -80,10 +68,5 @@ check_that "an unknown dev.rung.vm.fs is refused at create" \
 	'[ $st != 0 ] && contains "$T/c2.err" "dev.rung.vm.fs.*9p or virtiofs, not .nfs"'
 rung --root "$T/state" delete --force c2 2>/dev/null
 
-i=0
-while ps -eo args= | grep -v grep | grep -Eq "(qemu-system|virtiofsd).*$T" && [ $i -lt 50 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-check_that "no QEMU or virtiofsd is left" '! ps -eo args= | grep -v grep | grep -Eq "(qemu-system|virtiofsd).*$T"'
+vm_check_gone "no QEMU or virtiofsd is left" "(qemu-system|virtiofsd).*$T"
 check_that "no state is left" '[ -z "$(ls "$T/state" 2>/dev/null)" ]'
