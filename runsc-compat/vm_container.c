@@ -12,6 +12,7 @@
 #include "runsc-compat/control.h"
 #include "runsc-compat/spec.h"
 #include "runsc-compat/state.h"
+#include "platform/microvm/detect.h"
 #include "platform/microvm/vm.h"
 #include "lib/error.h"
 #include "lib/log.h"
@@ -36,8 +37,9 @@ struct vmc {
 	struct vm *vm;
 	const struct oci_spec *spec;
 	bool started;
-	int kill_sig; /* killed before start: the container ends with 128 + this */
-	int tty;      /* the init's terminal (our controlling one), or -1 */
+	int kill_sig;	/* killed before start: the container ends with 128 + this */
+	int tty;	/* the init's terminal (our controlling one), or -1 */
+	bool net_later; /* the guest's network is decided at start */
 };
 
 /* One exec's connection: the exit status goes back on it. */
@@ -211,7 +213,16 @@ static void on_conn(struct vm *vm, int fd, short revents, void *arg)
 	case CTL_START:
 		if (c->started || c->kill_sig) {
 			reply_error(fd, EINVAL, "container already started");
-		} else if (vm_release_init(vm, &err) < 0) {
+			break;
+		}
+		/* The hooks have run: the init finds eth0 up, or no NIC at all. */
+		if (c->net_later) {
+			bool up = vm_netns_has_uplink();
+			log_debug("microvm: the namespace's network at start: %s",
+				  up ? "eth0 up" : "none (no interface up but loopback)");
+			vm_net_start(vm, up);
+		}
+		if (vm_release_init(vm, &err) < 0) {
 			reply_error(fd, err.status, err.msg);
 			rung_error_release(&err);
 		} else {
@@ -307,6 +318,13 @@ int vm_container_main(const struct container_args *a, bool q35)
 	 * traffic leaves through the container's interfaces. */
 	if (container_enter_netns(spec, &err) < 0 || choose_fs(a->g, spec, &vo.virtiofs, &err) < 0)
 		goto fail;
+	/* A new namespace (none named) is configured by the spec's hooks (as
+	 * Docker's libnetwork-setkey does), which run after create's boot: its
+	 * interfaces are looked at when the container starts. */
+	{
+		const struct oci_namespace *ns = spec_namespace(spec, "network");
+		c.net_later = vo.net_later = vo.net && ns && !ns->path;
+	}
 	if (spec->process.terminal) {
 		/* The console socket gets a host pty's master; its slave (raw: the
 		 * guest's pty does the line discipline) is the init's stdio. */

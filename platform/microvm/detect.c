@@ -7,10 +7,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/kvm.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -88,6 +90,26 @@ unsigned long vm_host_tsc_khz(void)
 	free(line);
 	fclose(f);
 	return (unsigned long)(mhz * 1000.0);
+}
+
+bool vm_netns_has_uplink(void)
+{
+	struct if_nameindex *ifs = if_nameindex(), *i;
+	bool up = false;
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	for (i = ifs; i && i->if_index && fd >= 0 && !up; i++) {
+		struct ifreq r = {0};
+		snprintf(r.ifr_name, sizeof(r.ifr_name), "%s", i->if_name);
+		if (ioctl(fd, SIOCGIFFLAGS, &r) == 0 && (r.ifr_flags & IFF_UP) &&
+		    !(r.ifr_flags & IFF_LOOPBACK))
+			up = true;
+	}
+	if (ifs)
+		if_freenameindex(ifs);
+	if (fd >= 0)
+		close(fd);
+	return up;
 }
 
 int vm_vsock_usable(const char *dev, struct rung_error *err)

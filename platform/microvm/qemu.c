@@ -1,6 +1,7 @@
 /* The QEMU command line and its start (see qemu.h). */
 #include "config.h"
 #include "platform/microvm/qemu.h"
+#include "platform/microvm/detect.h"
 #include "platform/microvm/qemu_privs.h"
 #include "lib/error.h"
 #include "lib/util.h"
@@ -12,10 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <net/if.h>
-#include <sys/ioctl.h>
 #include <sys/mount.h>
-#include <sys/socket.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -45,27 +43,6 @@ static void add(struct argv *a, char *s)
 static char *share_dir(const char *rundir, const struct qemu_share *s)
 {
 	return xasprintf("%s/share-%s", rundir, s->tag);
-}
-
-/* Does this network namespace have an interface up besides loopback? */
-static bool has_uplink(void)
-{
-	struct if_nameindex *ifs = if_nameindex(), *i;
-	bool up = false;
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-
-	for (i = ifs; i && i->if_index && fd >= 0 && !up; i++) {
-		struct ifreq r = {0};
-		snprintf(r.ifr_name, sizeof(r.ifr_name), "%s", i->if_name);
-		if (ioctl(fd, SIOCGIFFLAGS, &r) == 0 && (r.ifr_flags & IFF_UP) &&
-		    !(r.ifr_flags & IFF_LOOPBACK))
-			up = true;
-	}
-	if (ifs)
-		if_freenameindex(ifs);
-	if (fd >= 0)
-		close(fd);
-	return up;
 }
 
 /* The network's arguments, last on the line (the child may replace them). */
@@ -236,7 +213,7 @@ int qemu_spawn(const struct qemu_config *c, pid_t *pidp, struct rung_error *err)
 		close(report[0]);
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		setsid();
-		if (c->net && !has_uplink()) {
+		if (c->net && !c->net_later && !vm_netns_has_uplink()) {
 			/* Nothing to reach (Docker's --network none is a namespace
 			 * with loopback alone): no NIC at all. */
 			a.v[net_at] = (char *)"-nic";

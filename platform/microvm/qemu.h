@@ -43,6 +43,8 @@ struct qemu_config {
 	 * process has joined the container's). A namespace with no interface up
 	 * but loopback gets -nic none. */
 	bool net;
+	bool net_later; /* the namespace is configured after the boot (by hooks):
+			 * the NIC regardless; the host says at start (vm.h) */
 	/* The root over virtio-fs: virtiofsd listens on this socket, relative
 	 * to rundir (QEMU's working directory then); its memory is a shared
 	 * memfd, as vhost-user needs. NULL: every share is 9p. */

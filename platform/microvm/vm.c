@@ -577,6 +577,8 @@ static char *config_payload(struct vm *vm, const struct vm_options *o, size_t *l
 		rec(&b, "pidns", "1");
 	if (o->defaults)
 		rec(&b, "defaults", "1");
+	if (o->net && o->net_later)
+		rec(&b, "netlater", "1");
 	if (o->hostname)
 		rec(&b, "hostname", o->hostname);
 	for (size_t i = 0, share = 1; i < o->nmounts; i++) {
@@ -715,6 +717,7 @@ int vm_boot(const struct vm_options *o, struct vm **out, struct rung_error *err)
 	qc.ports = ports;
 	qc.nports = 4;
 	qc.net = o->net;
+	qc.net_later = o->net && o->net_later;
 	qc.qmp_fd = theirs[0];
 	qc.console_fd = theirs[1];
 	if (qemu_spawn(&qc, &vm->qemu, err) < 0)
@@ -909,6 +912,11 @@ void vm_signal(struct vm *vm, uint32_t id, int sig, bool all)
 {
 	if (sig > 0)
 		send_msg(vm, VMP_SIGNAL, id, sig, all, NULL, 0);
+}
+
+void vm_net_start(struct vm *vm, bool up)
+{
+	send_msg(vm, VMP_NET, 0, up ? 1 : 0, 0, NULL, 0);
 }
 
 void vm_resize(struct vm *vm, uint32_t id, unsigned cols, unsigned rows)

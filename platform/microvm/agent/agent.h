@@ -57,6 +57,8 @@ int agent_enter_root(char *msg, size_t msglen);
  * then, in the container's init before its root is entered, a resolv.conf
  * naming slirp's DNS when the container's names no reachable server. */
 int agent_net_configure(char *msg, size_t msglen);
+/* NET (CONFIG had "netlater"): eth0 up, or the NIC unbound. */
+void agent_net_start(bool up);
 void agent_net_resolv(void);
 
 /* spawn.c: the child side of a process start (never returns). */

@@ -493,6 +493,9 @@ static void handle(const struct vmp_header *h, char *payload)
 			kill(p->pid, (int)h->a);
 		}
 		break;
+	case VMP_NET:
+		agent_net_start(h->a == 1);
+		break;
 	case VMP_WINSIZE:
 		p = proc_find(h->id);
 		if (p && p->tty && h->a > 0 && h->a < 65536 && h->b > 0 && h->b < 65536) {

@@ -38,9 +38,10 @@ static void set_addr(struct sockaddr *sa, const char *addr)
 	inet_pton(AF_INET, addr, &in->sin_addr);
 }
 
-/* Is there a virtio network device (virtio device id 1)? */
-static bool has_virtio_net(void)
+/* The virtio network device (virtio device id 1), or NULL (static buffer). */
+static const char *virtio_net_device(void)
 {
+	static char name[256];
 	DIR *d = opendir("/sys/bus/virtio/devices");
 	struct dirent *e;
 	bool found = false;
@@ -54,23 +55,23 @@ static bool has_virtio_net(void)
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			continue;
-		if (read(fd, buf, sizeof(buf) - 1) > 0)
-			found = strncmp(buf, "0x0001", 6) == 0;
+		if (read(fd, buf, sizeof(buf) - 1) > 0 && strncmp(buf, "0x0001", 6) == 0) {
+			snprintf(name, sizeof(name), "%s", e->d_name);
+			found = true;
+		}
 		close(fd);
 	}
 	if (d)
 		closedir(d);
-	return found;
+	return found ? name : NULL;
 }
 
-int agent_net_configure(char *msg, size_t msglen)
+static int bring_up(char *msg, size_t msglen)
 {
 	struct ifreq ifr = {0};
 	struct rtentry rt = {0};
 	int fd, i;
 
-	if (!has_virtio_net())
-		return 0; /* -nic none */
 	for (i = 0; i < 400 && if_nametoindex("eth0") == 0; i++)
 		usleep(5000); /* the driver is still probing */
 	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
@@ -110,6 +111,36 @@ fail:
 	snprintf(msg, msglen, "configure eth0: %s", strerror(errno));
 	close(fd);
 	return -1;
+}
+
+int agent_net_configure(char *msg, size_t msglen)
+{
+	if (!virtio_net_device())
+		return 0; /* -nic none */
+	if (records_get(&config.rec, "netlater"))
+		return 0; /* the host says at start */
+	return bring_up(msg, msglen);
+}
+
+void agent_net_start(bool up)
+{
+	const char *dev = virtio_net_device();
+	char msg[256];
+	int fd;
+
+	if (!dev || !records_get(&config.rec, "netlater") || net_up)
+		return;
+	if (up) {
+		if (bring_up(msg, sizeof(msg)) < 0)
+			agent_log("%s", msg);
+		return;
+	}
+	/* No network: the NIC leaves the guest (its driver lets go of it). */
+	fd = open("/sys/bus/virtio/drivers/virtio_net/unbind", O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, dev, strlen(dev)) < 0)
+		agent_log("unbind %s: %s", dev, strerror(errno));
+	if (fd >= 0)
+		close(fd);
 }
 
 /* Does the resolv.conf at path name a nameserver the guest can reach

@@ -274,16 +274,17 @@ static int do_mount(const struct agent_mount *m, char *msg, size_t msglen)
 			return 0;
 		return 0; /* cgroups are optional in the guest kernel */
 	}
-	if (mount(src, dest, (fl & MS_BIND) ? NULL : type, fl & ~MS_RDONLY, *data ? data : NULL) <
-	    0) {
+	/* A new mount is read-only as a mount point when asked (a remount would
+	 * make the superblock so, which sysfs and proc share with the agent's
+	 * own: Docker's ro /sys made the agent's read-only too). */
+	if (mount(src, dest, (fl & MS_BIND) ? NULL : type, (fl & MS_BIND) ? fl & ~MS_RDONLY : fl,
+		  *data ? data : NULL) < 0) {
 		snprintf(msg, msglen, "mount `%s` on `%s`: %s", src, m->dest, strerror(errno));
 		return -1;
 	}
 	/* A bind mount takes its flags (ro above all) from a remount. */
 	if ((fl & MS_BIND) && (fl & (MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)))
 		mount(NULL, dest, NULL, MS_REMOUNT | MS_BIND | (fl & ~MS_REC), NULL);
-	else if (!(fl & MS_BIND) && (fl & MS_RDONLY))
-		mount(NULL, dest, NULL, MS_REMOUNT | fl, *data ? data : NULL);
 	return 0;
 }
 
