@@ -22,6 +22,7 @@ struct global_args {
 	const char *isolation;	 /* --isolation (isolation.h); NULL: not given */
 	bool allow_emulation;	 /* the VM levels may run under TCG (--allow-emulation) */
 	const char *vm_kernel;	 /* --kernel: the VM levels' guest kernel */
+	const char *vm_fs;	 /* --vm-fs: the VM levels' root share, 9p or virtiofs */
 };
 
 /* Which of the caller's fds 0-2 were open when rung started (main.c). */

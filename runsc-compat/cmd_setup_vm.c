@@ -4,6 +4,7 @@
 #include "runsc-compat/cli.h"
 #include "platform/microvm/assets.h"
 #include "platform/microvm/detect.h"
+#include "platform/microvm/virtiofsd.h"
 #include "lib/error.h"
 #include "lib/util.h"
 
@@ -45,6 +46,18 @@ int cmd_setup_vm(struct global_args *g, int argc, char **argv, struct rung_error
 		free(why);
 	}
 	rung_error_release(&kerr);
+	if (vm_vsock_usable("/dev/vhost-vsock", &kerr) == 0) {
+		printf("vsock:     /dev/vhost-vsock works (rung still uses virtio-serial: "
+		       "no vsock transport yet)\n");
+	} else {
+		why = rung_error_string(&kerr);
+		printf("vsock:     unavailable: %s; stdio and control use virtio-serial\n", why);
+		free(why);
+	}
+	rung_error_release(&kerr);
+	why = virtiofsd_binary();
+	printf("virtiofsd: %s\n", why ? why : "none (--vm-fs virtiofs unavailable)");
+	free(why);
 	vm_assets_release(&a);
 	free(cache);
 	free(qemu);

@@ -452,7 +452,7 @@ static void report(int fd, const char *msg)
  * configures: *fresh is set then. No network namespace in the spec: the
  * host's.
  */
-static int enter_netns(const struct oci_spec *spec, bool *fresh, struct rung_error *err)
+int container_enter_netns(const struct oci_spec *spec, bool *fresh, struct rung_error *err)
 {
 	const struct oci_namespace *ns = spec_namespace(spec, "network");
 
@@ -652,7 +652,8 @@ int container_main(const struct container_args *a)
 		goto fail;
 	}
 	if (network_config(a, &cfg.network, &egress, &err) < 0 ||
-	    enter_netns(spec, &fresh_netns, &err) < 0 || await_hooks(a, fresh_netns, &err) < 0 ||
+	    container_enter_netns(spec, &fresh_netns, &err) < 0 ||
+	    await_hooks(a, fresh_netns, &err) < 0 ||
 	    (cfg.network == NET_MODE_HOST && host_net_sysctls(spec, &err) < 0) ||
 	    take_stdio(a, &c, &tty, &err) < 0)
 		goto fail;

@@ -12,6 +12,7 @@ struct global_args;
 struct oci_spec;
 struct oci_process;
 struct kernel_process;
+struct rung_error;
 
 struct container_args {
 	struct global_args *g;
@@ -36,6 +37,10 @@ int container_main(const struct container_args *a);
 /* Does a host signal to the sandbox process reach the guest init as it is
  * (so that one sent while the sandbox is frozen waits for the thaw)? */
 bool container_relays_signal(int sig);
+
+/* Join the spec's network namespace: a new one (Docker's hooks configure
+ * it) or the named one; none in the spec is the host's. */
+int container_enter_netns(const struct oci_spec *spec, bool *fresh, struct rung_error *err);
 
 /* An OCI process as the kernel starts it (pointers into op; stdio from the caller). */
 void container_process(const struct oci_process *op, struct kernel_process *kp);

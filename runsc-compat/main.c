@@ -83,6 +83,7 @@ static void usage(FILE *out)
 		"                        or auto\n"
 		"  --allow-emulation     the VM levels may use TCG where KVM is missing\n"
 		"  --kernel PATH         the VM levels' guest kernel\n"
+		"  --vm-fs FS            the VM levels' root share: 9p (default) or virtiofs\n"
 		"  --version             print the version\n");
 }
 
@@ -104,6 +105,7 @@ enum {
 	OPT_ISOLATION,
 	OPT_ALLOW_EMULATION,
 	OPT_KERNEL,
+	OPT_VM_FS,
 };
 
 static const struct option global_options[] = {
@@ -124,6 +126,7 @@ static const struct option global_options[] = {
 	{"isolation", required_argument, NULL, OPT_ISOLATION},
 	{"allow-emulation", no_argument, NULL, OPT_ALLOW_EMULATION},
 	{"kernel", required_argument, NULL, OPT_KERNEL},
+	{"vm-fs", required_argument, NULL, OPT_VM_FS},
 	{NULL, 0, NULL, 0},
 };
 
@@ -229,6 +232,14 @@ int main(int argc, char **argv)
 			break;
 		case OPT_KERNEL:
 			g.vm_kernel = optarg;
+			break;
+		case OPT_VM_FS:
+			if (strcmp(optarg, "9p") != 0 && strcmp(optarg, "virtiofs") != 0) {
+				fprintf(stderr, "rung: --vm-fs: 9p or virtiofs, not `%s`\n",
+					optarg);
+				return 2;
+			}
+			g.vm_fs = optarg;
 			break;
 		case OPT_HELP:
 			usage(stdout);

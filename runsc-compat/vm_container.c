@@ -12,27 +12,34 @@
 #include "runsc-compat/control.h"
 #include "runsc-compat/spec.h"
 #include "runsc-compat/state.h"
+#include "platform/microvm/detect.h"
 #include "platform/microvm/vm.h"
 #include "lib/error.h"
 #include "lib/log.h"
 #include "lib/util.h"
 
 #include <errno.h>
+#include <json-c/json.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <termios.h>
 #include <unistd.h>
 
+#define VM_FS_ANNOTATION "dev.rung.vm.fs"
+
 struct vmc {
 	struct vm *vm;
 	const struct oci_spec *spec;
 	bool started;
-	int kill_sig; /* killed before start: the container ends with 128 + this */
+	int kill_sig;	/* killed before start: the container ends with 128 + this */
+	int tty;	/* the init's terminal (our controlling one), or -1 */
+	bool net_later; /* the guest's network is decided at start */
 };
 
 /* One exec's connection: the exit status goes back on it. */
@@ -41,6 +48,7 @@ struct exec_conn {
 	int fd;
 	uint32_t id;
 	bool exited;
+	int tty; /* its terminal's host slave, or -1 */
 };
 
 #define VM_QEMU_OVERHEAD (96ull << 20)
@@ -63,6 +71,44 @@ static void make_raw(int fd)
 	}
 }
 
+/* The size of host terminal tty, for process id's terminal in the guest. */
+static void pass_winsize(struct vm *vm, uint32_t id, int tty)
+{
+	struct winsize ws;
+
+	if (tty >= 0 && ioctl(tty, TIOCGWINSZ, &ws) == 0)
+		vm_resize(vm, id, ws.ws_col, ws.ws_row);
+}
+
+static void exec_free(struct exec_conn *x)
+{
+	if (x->tty >= 0)
+		close(x->tty);
+	free(x);
+}
+
+/* The root share: the dev.rung.vm.fs annotation, else --vm-fs, else 9p. */
+static int choose_fs(const struct global_args *g, const struct oci_spec *spec, bool *virtiofs,
+		     struct rung_error *err)
+{
+	struct json_object *o = spec->annotations ? json_tokener_parse(spec->annotations) : NULL,
+			   *v;
+	const char *fs = g->vm_fs ? g->vm_fs : "9p";
+	int ret = 0;
+
+	if (o && json_object_object_get_ex(o, VM_FS_ANNOTATION, &v))
+		fs = json_object_get_string(v);
+	if (!fs || (strcmp(fs, "9p") != 0 && strcmp(fs, "virtiofs") != 0))
+		ret = rung_error_make(err, EINVAL,
+				      "config: annotation `%s`: 9p or virtiofs, not `%s`",
+				      VM_FS_ANNOTATION, fs ? fs : "null");
+	else
+		*virtiofs = strcmp(fs, "virtiofs") == 0;
+	if (o)
+		json_object_put(o);
+	return ret;
+}
+
 static void reply_error(int fd, int status, const char *msg)
 {
 	ctl_send(fd, CTL_ERROR, status, 0, msg, strlen(msg), NULL, 0);
@@ -83,7 +129,7 @@ static void exec_exited(void *arg, int code)
 		ctl_send(x->fd, CTL_EXIT, code, 0, NULL, 0, NULL, 0);
 		return; /* the connection's callback closes it when the client does */
 	}
-	free(x);
+	exec_free(x);
 }
 
 /* Traffic on an exec's connection after its start: signals for it. */
@@ -97,10 +143,14 @@ static void on_exec_conn(struct vm *vm, int fd, short revents, void *arg)
 		close(fd);
 		x->fd = -1;
 		if (x->exited)
-			free(x);
+			exec_free(x);
 		return;
 	}
-	if (m.h.type == CTL_SIGNAL && !x->exited)
+	/* The exec proxy's terminal was resized (it leads a session with the
+	 * host pty as its controlling terminal): the guest's pty takes the size. */
+	if (m.h.type == CTL_SIGNAL && m.h.a == SIGWINCH && x->tty >= 0 && !x->exited)
+		pass_winsize(vm, x->id, x->tty);
+	else if (m.h.type == CTL_SIGNAL && !x->exited)
 		vm_signal(vm, x->id, m.h.a, false);
 	ctl_msg_release(&m);
 }
@@ -133,14 +183,16 @@ static void serve_exec(struct vmc *c, int fd, struct ctl_msg *m)
 	x = xzalloc(sizeof(*x));
 	x->c = c;
 	x->fd = fd;
+	x->tty = op.terminal ? fcntl(io[0], F_DUPFD_CLOEXEC, 3) : -1;
 	if (vm_spawn(c->vm, &op, true, io, false, exec_exited, x, &x->id, &pid, &err) < 0) {
 		reply_error(fd, err.status, err.msg);
 		rung_error_release(&err);
 		spec_process_release(&op);
-		free(x);
+		exec_free(x);
 		return;
 	}
 	spec_process_release(&op);
+	pass_winsize(c->vm, x->id, x->tty); /* a resize before we watched */
 	ctl_send(fd, CTL_OK, pid, 0, NULL, 0, NULL, 0);
 	vm_unwatch(c->vm, fd);
 	vm_watch(c->vm, fd, POLLIN, on_exec_conn, x);
@@ -161,7 +213,16 @@ static void on_conn(struct vm *vm, int fd, short revents, void *arg)
 	case CTL_START:
 		if (c->started || c->kill_sig) {
 			reply_error(fd, EINVAL, "container already started");
-		} else if (vm_release_init(vm, &err) < 0) {
+			break;
+		}
+		/* The hooks have run: the init finds eth0 up, or no NIC at all. */
+		if (c->net_later) {
+			bool up = vm_netns_has_uplink();
+			log_debug("microvm: the namespace's network at start: %s",
+				  up ? "eth0 up" : "none (no interface up but loopback)");
+			vm_net_start(vm, up);
+		}
+		if (vm_release_init(vm, &err) < 0) {
 			reply_error(fd, err.status, err.msg);
 			rung_error_release(&err);
 		} else {
@@ -206,6 +267,13 @@ static void on_signal(struct vm *vm, int fd, short revents, void *arg)
 
 	if (read(fd, &si, sizeof(si)) != sizeof(si))
 		return;
+	if (si.ssi_signo == SIGWINCH && c->tty >= 0) {
+		/* Our controlling terminal, the console's pty, was resized (the
+		 * shim's TIOCSWINSZ on the master): the guest's pty takes the size
+		 * and its foreground group gets the SIGWINCH. */
+		pass_winsize(vm, 1, c->tty);
+		return;
+	}
 	if (!c->started)
 		kill_parked(c, (int)si.ssi_signo);
 	else
@@ -225,7 +293,7 @@ int vm_container_main(const struct container_args *a, bool q35)
 	const struct oci_spec *spec = a->spec;
 	const struct oci_resources *r = &spec->resources;
 	struct rung_error err = {0};
-	struct vmc c = {.spec = spec};
+	struct vmc c = {.spec = spec, .tty = -1};
 	struct vm_options vo = {.q35 = q35,
 				.allow_emulation = a->g->allow_emulation,
 				.debug = a->g->debug,
@@ -235,8 +303,10 @@ int vm_container_main(const struct container_args *a, bool q35)
 				.hostname = spec->hostname,
 				.pidns = true,
 				.mounts = spec->mounts,
-				.nmounts = spec->n_mounts};
+				.nmounts = spec->n_mounts,
+				.net = strcmp(a->g->network, "none") != 0};
 	char *path, *rundir, buf;
+	bool fresh_netns; /* the hooks configure it after the boot (below) */
 	int io[3], listen_fd, sfd, null, pid, status;
 	uint32_t id;
 	sigset_t set;
@@ -245,6 +315,18 @@ int vm_container_main(const struct container_args *a, bool q35)
 		return 1;
 	close(a->go_fd);
 	setsid();
+	/* QEMU, our child, is in the container's network namespace: the VM's
+	 * traffic leaves through the container's interfaces. */
+	if (container_enter_netns(spec, &fresh_netns, &err) < 0 ||
+	    choose_fs(a->g, spec, &vo.virtiofs, &err) < 0)
+		goto fail;
+	/* A new namespace (none named) is configured by the spec's hooks (as
+	 * Docker's libnetwork-setkey does), which run after create's boot: its
+	 * interfaces are looked at when the container starts. */
+	{
+		const struct oci_namespace *ns = spec_namespace(spec, "network");
+		c.net_later = vo.net_later = vo.net && ns && !ns->path;
+	}
 	if (spec->process.terminal) {
 		/* The console socket gets a host pty's master; its slave (raw: the
 		 * guest's pty does the line discipline) is the init's stdio. */
@@ -255,6 +337,11 @@ int vm_container_main(const struct container_args *a, bool q35)
 			goto fail;
 		}
 		make_raw(slave);
+		/* Our controlling terminal, as runc's init has it: a resize of the
+		 * master is a SIGWINCH here, a hang-up a SIGHUP (both relayed). */
+		if (ioctl(slave, TIOCSCTTY, 0) < 0)
+			log_warning("console: TIOCSCTTY: %s", strerror(errno));
+		c.tty = fcntl(slave, F_DUPFD_CLOEXEC, 3);
 		io[0] = slave;
 		io[1] = fcntl(slave, F_DUPFD_CLOEXEC, 3);
 		io[2] = -1;
@@ -302,6 +389,7 @@ int vm_container_main(const struct container_args *a, bool q35)
 	}
 	vm_watch(c.vm, listen_fd, POLLIN, on_listen, &c);
 	vm_watch(c.vm, sfd, POLLIN, on_signal, &c);
+	pass_winsize(c.vm, id, c.tty); /* a resize before the signal was blocked */
 	report(a->ready_fd, "ok");
 	while (!vm_finished(c.vm) && !c.kill_sig)
 		vm_step(c.vm, -1);

@@ -20,22 +20,38 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <termios.h>
 #include <unistd.h>
 
 extern char **environ;
 
-static const int ending[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+static const int handled[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH};
 
-/* A signal rung gets ends the VM, with 128 + its number (as the sentry's do). */
+struct do_state {
+	int sig;     /* the signal that ended us, or 0 */
+	bool tty;    /* the program has a terminal: ours */
+	uint32_t id; /* its process in the VM */
+};
+
+/*
+ * A signal rung gets ends the VM, with 128 + its number (as the sentry's
+ * do), except SIGWINCH: our terminal's new size goes to the guest's pty.
+ */
 static void on_signal(struct vm *vm, int fd, short revents, void *arg)
 {
 	struct signalfd_siginfo si;
-	int *sig = arg;
+	struct do_state *st = arg;
+	struct winsize ws;
 
-	if (read(fd, &si, sizeof(si)) == sizeof(si))
-		*sig = (int)si.ssi_signo;
+	if (read(fd, &si, sizeof(si)) != sizeof(si))
+		return;
+	if (si.ssi_signo != SIGWINCH)
+		st->sig = (int)si.ssi_signo;
+	else if (st->tty && ioctl(STDIN_FILENO, TIOCGWINSZ, &ws) == 0)
+		vm_resize(vm, st->id, ws.ws_col, ws.ws_row);
 }
 
 int vm_do(struct global_args *g, const struct vm_do_opts *o, char **argv, struct rung_error *err)
@@ -51,6 +67,8 @@ int vm_do(struct global_args *g, const struct vm_do_opts *o, char **argv, struct
 				.mounts = o->mounts,
 				.nmounts = o->nmounts,
 				.defaults = true,
+				.net = strcmp(g->network, "none") != 0,
+				.virtiofs = g->vm_fs && strcmp(g->vm_fs, "virtiofs") == 0,
 				.hostname = "rung"};
 	struct oci_process p = {0};
 	cleanup_free char *cwd = getcwd(NULL, 0);
@@ -58,8 +76,10 @@ int vm_do(struct global_args *g, const struct vm_do_opts *o, char **argv, struct
 	cleanup_free char *rundir = NULL;
 	const char *tmp = getenv("TMPDIR");
 	struct vm *vm = NULL;
-	uint32_t id;
-	int io[3], pid, sig = 0, sfd, ret;
+	struct do_state ds = {0};
+	struct termios saved;
+	struct winsize ws;
+	int io[3], pid, sfd, ret;
 	uint64_t t0 = monotonic_ns();
 	sigset_t set;
 	struct stat st;
@@ -78,9 +98,21 @@ int vm_do(struct global_args *g, const struct vm_do_opts *o, char **argv, struct
 	p.cwd = cwd && *cwd ? cwd : (char *)"/";
 	p.uid = getuid();
 	p.gid = getgid();
+	/* On a terminal (stdin and stdout both), the program gets a pty of the
+	 * guest's, sized as ours; ours is raw meanwhile, so that the guest's
+	 * line discipline alone echoes, edits and turns ^C into SIGINT. */
+	ds.tty = rung_stdio_open[0] && rung_stdio_open[1] && isatty(STDIN_FILENO) &&
+		 isatty(STDOUT_FILENO) && tcgetattr(STDIN_FILENO, &saved) == 0;
+	if (ds.tty) {
+		p.terminal = true;
+		if (ioctl(STDIN_FILENO, TIOCGWINSZ, &ws) == 0) {
+			p.console_width = ws.ws_col;
+			p.console_height = ws.ws_row;
+		}
+	}
 	sigemptyset(&set);
-	for (size_t i = 0; i < ARRAY_SIZE(ending); i++)
-		sigaddset(&set, ending[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(handled); i++)
+		sigaddset(&set, handled[i]);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	vo.rundir = rundir;
@@ -91,9 +123,17 @@ int vm_do(struct global_args *g, const struct vm_do_opts *o, char **argv, struct
 		return ret;
 	}
 	for (int fd = 0; fd < 3; fd++)
-		io[fd] = rung_stdio_open[fd] ? fcntl(fd, F_DUPFD_CLOEXEC, 3) : -1;
-	ret = vm_spawn(vm, &p, false, io, false, NULL, NULL, &id, &pid, err);
+		io[fd] = rung_stdio_open[fd] && !(ds.tty && fd == 2) ? fcntl(fd, F_DUPFD_CLOEXEC, 3)
+								     : -1;
+	if (ds.tty) {
+		struct termios raw = saved;
+		cfmakeraw(&raw);
+		tcsetattr(STDIN_FILENO, TCSADRAIN, &raw);
+	}
+	ret = vm_spawn(vm, &p, false, io, false, NULL, NULL, &ds.id, &pid, err);
 	if (ret < 0) {
+		if (ds.tty)
+			tcsetattr(STDIN_FILENO, TCSADRAIN, &saved);
 		/* The VM is fine, the program is not: the shell's status for that. */
 		rung_error_print(err, NULL);
 		vm_destroy(vm);
@@ -101,11 +141,13 @@ int vm_do(struct global_args *g, const struct vm_do_opts *o, char **argv, struct
 		return 127;
 	}
 	log_debug("microvm: process started %.2f s after rung did", (monotonic_ns() - t0) / 1e9);
-	vm_watch(vm, sfd, POLLIN, on_signal, &sig);
-	while (!vm_finished(vm) && !sig)
+	vm_watch(vm, sfd, POLLIN, on_signal, &ds);
+	while (!vm_finished(vm) && !ds.sig)
 		vm_step(vm, -1);
-	ret = sig ? 128 + sig : vm_status(vm);
+	ret = ds.sig ? 128 + ds.sig : vm_status(vm);
 	vm_destroy(vm);
+	if (ds.tty)
+		tcsetattr(STDIN_FILENO, TCSADRAIN, &saved);
 	close(sfd);
 	log_debug("microvm: done %.2f s after rung started", (monotonic_ns() - t0) / 1e9);
 	return ret;

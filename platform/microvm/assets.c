@@ -27,7 +27,8 @@
 
 /* The modules the agent needs, by name; their dependencies come along. */
 static const char *const wanted_modules[] = {
-	"virtio_mmio", "virtio_pci", "virtio_console", "9pnet_virtio", "9p", "overlay",
+	"virtio_mmio", "virtio_pci", "virtio_console", "9pnet_virtio",
+	"9p",	       "overlay",    "virtio_net",     "virtiofs",
 };
 
 char *vm_cache_dir(void)
@@ -63,13 +64,23 @@ static int mkdir_p(const char *path)
 	return ret;
 }
 
-/* FNV-1a: names the initramfs after the agent it carries. */
-static uint64_t fnv1a(const unsigned char *p, size_t len)
+/* FNV-1a, continued from h: names the initramfs after the agent and the
+ * module list it carries. */
+static uint64_t fnv1a_from(uint64_t h, const unsigned char *p, size_t len)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-
 	for (size_t i = 0; i < len; i++)
 		h = (h ^ p[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static uint64_t initramfs_hash(void)
+{
+	uint64_t h = fnv1a_from(0xcbf29ce484222325ull, rung_agent_start,
+				(size_t)(rung_agent_end - rung_agent_start));
+
+	for (size_t i = 0; i < ARRAY_SIZE(wanted_modules); i++)
+		h = fnv1a_from(h, (const unsigned char *)wanted_modules[i],
+			       strlen(wanted_modules[i]) + 1);
 	return h;
 }
 
@@ -501,7 +512,7 @@ int vm_assets_get(const char *kernel, bool progress, struct vm_assets *out, stru
 	cleanup_free char *lockpath = NULL;
 	cleanup_close int lock = -1;
 	struct stat st;
-	uint64_t agent = fnv1a(rung_agent_start, (size_t)(rung_agent_end - rung_agent_start));
+	uint64_t agent = initramfs_hash();
 	char *vmlinux, *initrd;
 
 	memset(out, 0, sizeof(*out));

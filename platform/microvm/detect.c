@@ -7,10 +7,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/kvm.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -90,16 +92,50 @@ unsigned long vm_host_tsc_khz(void)
 	return (unsigned long)(mhz * 1000.0);
 }
 
-char *vm_qemu_binary(void)
+bool vm_netns_has_uplink(void)
 {
-	const char *env = getenv("RUNG_QEMU"), *path = getenv("PATH");
+	struct if_nameindex *ifs = if_nameindex(), *i;
+	bool up = false;
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	for (i = ifs; i && i->if_index && fd >= 0 && !up; i++) {
+		struct ifreq r = {0};
+		snprintf(r.ifr_name, sizeof(r.ifr_name), "%s", i->if_name);
+		if (ioctl(fd, SIOCGIFFLAGS, &r) == 0 && (r.ifr_flags & IFF_UP) &&
+		    !(r.ifr_flags & IFF_LOOPBACK))
+			up = true;
+	}
+	if (ifs)
+		if_freenameindex(ifs);
+	if (fd >= 0)
+		close(fd);
+	return up;
+}
+
+int vm_vsock_usable(const char *dev, struct rung_error *err)
+{
+	int fd = open(dev, O_RDWR | O_CLOEXEC);
+
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	if (errno == ENOENT)
+		return rung_error_make(err, 0,
+				       "no %s (the host kernel's vhost_vsock module: `modprobe "
+				       "vhost_vsock`, or a kernel built with CONFIG_VHOST_VSOCK)",
+				       dev);
+	return rung_error_make(err, errno, "open `%s`", dev);
+}
+
+char *vm_find_program(const char *name)
+{
+	const char *path = getenv("PATH");
 	char *dirs, *save = NULL;
 
-	if (env && *env)
-		return access(env, X_OK) == 0 ? xstrdup(env) : NULL;
 	dirs = xstrdup(path && *path ? path : "/usr/local/bin:/usr/bin:/bin");
 	for (char *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
-		char *cand = xasprintf("%s/qemu-system-x86_64", d);
+		char *cand = xasprintf("%s/%s", d, name);
 		if (access(cand, X_OK) == 0) {
 			free(dirs);
 			return cand;
@@ -108,4 +144,13 @@ char *vm_qemu_binary(void)
 	}
 	free(dirs);
 	return NULL;
+}
+
+char *vm_qemu_binary(void)
+{
+	const char *env = getenv("RUNG_QEMU");
+
+	if (env && *env)
+		return access(env, X_OK) == 0 ? xstrdup(env) : NULL;
+	return vm_find_program("qemu-system-x86_64");
 }

@@ -8,7 +8,9 @@ librung_a_SOURCES += \
 	platform/microvm/detect.c platform/microvm/detect.h \
 	platform/microvm/proto.h \
 	platform/microvm/qemu.c platform/microvm/qemu.h \
+	platform/microvm/qemu_privs.c platform/microvm/qemu_privs.h \
 	platform/microvm/qmp.c platform/microvm/qmp.h \
+	platform/microvm/virtiofsd.c platform/microvm/virtiofsd.h \
 	platform/microvm/vm.c platform/microvm/vm.h \
 	runsc-compat/compat.c runsc-compat/compat.h \
 	runsc-compat/isolation.c runsc-compat/isolation.h \
@@ -19,6 +21,7 @@ librung_a_SOURCES += \
 RUNG_AGENT_SRCS = \
 	platform/microvm/agent/agent.h \
 	platform/microvm/agent/main.c \
+	platform/microvm/agent/net.c \
 	platform/microvm/agent/setup.c \
 	platform/microvm/agent/spawn.c \
 	platform/microvm/proto.h

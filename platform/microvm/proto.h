@@ -12,6 +12,10 @@
  *                          a = 1: park the init just before its exec
  *   host -> agent  SIGNAL  id, a = signal, b = 1: every process in the VM;
  *                          a = 0: release the parked init
+ *   host -> agent  WINSIZE id, a = columns, b = rows: the new size of the
+ *                          process's terminal (SIGWINCH follows in the guest)
+ *   host -> agent  NET     a = 1: bring eth0 up now; a = 0: no network (the
+ *                          NIC is unbound); after CONFIG's "netlater" only
  *   agent -> host  EOF     id, a = stream (1 stdout, 2 stderr), b = bytes sent on it
  *   agent -> host  EXIT    id, a = wait status             (after both EOFs)
  *
@@ -39,6 +43,8 @@ enum vmp_type {
 	VMP_CONFIG,
 	VMP_SPAWN,
 	VMP_SIGNAL,
+	VMP_WINSIZE,
+	VMP_NET,
 	VMP_OK = 100,
 	VMP_ERROR,
 	VMP_STARTED,
@@ -57,7 +63,8 @@ struct vmp_header {
 /*
  * Record keys. CONFIG: "root" (the 9p tag of the rootfs), "rootfs" ("9p"),
  * "readonly", "overlay" (a tmpfs layer over a read-only root), "hostname",
- * "pidns" (the init and its execs in a PID namespace of their own);
+ * "pidns" (the init and its execs in a PID namespace of their own),
+ * "netlater" (eth0 waits for NET);
  * one mount is "mount" (destination) then its "mtype", "msource", "mopt"
  * (one per option), "mtag" (a 9p tag the source is relative to).
  * SPAWN: "arg" (in order), "env", "cwd", "uid", "gid", "group" (extra gid),

@@ -1,6 +1,8 @@
 /* The QEMU command line and its start (see qemu.h). */
 #include "config.h"
 #include "platform/microvm/qemu.h"
+#include "platform/microvm/detect.h"
+#include "platform/microvm/qemu_privs.h"
 #include "lib/error.h"
 #include "lib/util.h"
 
@@ -37,23 +39,43 @@ static void add(struct argv *a, char *s)
 
 #define ADD(a, ...) add(a, xasprintf(__VA_ARGS__))
 
-/* Where share i is bound in QEMU's mount namespace (a directory). */
-static char *share_dir(const struct qemu_config *c, size_t i)
+/* Where share s is bound in QEMU's mount namespace (a directory). */
+static char *share_dir(const char *rundir, const struct qemu_share *s)
 {
-	return xasprintf("%s/share-%s", c->rundir, c->shares[i].tag);
+	return xasprintf("%s/share-%s", rundir, s->tag);
 }
 
-static void build_argv(const struct qemu_config *c, struct argv *a)
+/* The network's arguments, last on the line (the child may replace them). */
+static size_t add_net(const struct qemu_config *c, struct argv *a)
+{
+	size_t at = a->n;
+
+	if (!c->net) {
+		ADD(a, "-nic"), ADD(a, "none");
+		return at;
+	}
+	/* slirp's defaults: the guest is 10.0.2.15/24, the gateway 10.0.2.2
+	 * (the host's loopback, in QEMU's namespace), DNS 10.0.2.3. */
+	ADD(a, "-netdev"), ADD(a, "user,id=net0,ipv6=off");
+	ADD(a, "-device"), ADD(a, "virtio-net-%s,netdev=net0", c->q35 ? "pci" : "device");
+	return at;
+}
+
+static size_t build_argv(const struct qemu_config *c, struct argv *a)
 {
 	const char *bus = c->q35 ? "pci" : "device";
+	const char *mem = c->vfs_socket ? ",memory-backend=mem" : "";
 	char *append;
 
 	ADD(a, "%s", c->binary);
 	if (c->q35)
-		ADD(a, "-M"), ADD(a, "q35");
+		ADD(a, "-M"), ADD(a, "q35%s", mem);
 	else
-		ADD(a, "-M"), ADD(a, "microvm,x-option-roms=off"), ADD(a, "-global"),
+		ADD(a, "-M"), ADD(a, "microvm,x-option-roms=off%s", mem), ADD(a, "-global"),
 			ADD(a, "virtio-mmio.force-legacy=false");
+	if (c->vfs_socket)
+		ADD(a, "-object"), ADD(a, "memory-backend-memfd,id=mem,size=%lluM,share=on",
+				       (unsigned long long)c->mem_mb);
 	ADD(a, "-accel"), ADD(a, "%s", c->kvm ? "kvm" : "tcg");
 	ADD(a, "-cpu"), ADD(a, "%s", c->kvm ? "host" : "qemu64");
 	ADD(a, "-smp"), ADD(a, "%u", c->cpus ? c->cpus : 1);
@@ -85,7 +107,7 @@ static void build_argv(const struct qemu_config *c, struct argv *a)
 				       c->ports[i].name);
 	}
 	for (size_t i = 0; i < c->nshares; i++) {
-		char *dir = share_dir(c, i);
+		char *dir = share_dir(c->rundir, &c->shares[i]);
 		ADD(a, "-fsdev");
 		ADD(a, "local,id=fs%zu,path=%s,security_model=%s,multidevs=remap%s", i, dir,
 		    geteuid() == 0 ? "passthrough" : "none",
@@ -94,23 +116,22 @@ static void build_argv(const struct qemu_config *c, struct argv *a)
 			ADD(a, "virtio-9p-%s,fsdev=fs%zu,mount_tag=%s", bus, i, c->shares[i].tag);
 		free(dir);
 	}
-	ADD(a, "-nic"), ADD(a, "none");
+	if (c->vfs_socket) {
+		ADD(a, "-chardev"), ADD(a, "socket,id=vfs,path=%s", c->vfs_socket);
+		ADD(a, "-device"), ADD(a, "vhost-user-fs-%s,chardev=vfs,tag=rootfs", bus);
+	}
+	return add_net(c, a);
 }
 
-/*
- * In the child, in a new mount namespace: bind each share (alone, without
- * what is mounted below it) at its directory under rundir, nodev and nosuid.
- * Returns 0 or -errno (rung needs the privilege to make mount namespaces).
- */
-static int bind_shares(const struct qemu_config *c)
+int qemu_bind_shares(const char *rundir, const struct qemu_share *shares, size_t n)
 {
 	if (unshare(CLONE_NEWNS) < 0)
 		return -errno;
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		return -errno;
-	for (size_t i = 0; i < c->nshares; i++) {
-		const struct qemu_share *s = &c->shares[i];
-		char *dir = share_dir(c, i), *target = NULL;
+	for (size_t i = 0; i < n; i++) {
+		const struct qemu_share *s = &shares[i];
+		char *dir = share_dir(rundir, s), *target = NULL;
 		struct stat st;
 		unsigned long fl = MS_BIND | MS_REMOUNT | MS_NODEV | MS_NOSUID;
 		int ret = 0;
@@ -136,12 +157,12 @@ static int bind_shares(const struct qemu_config *c)
 	return 0;
 }
 
-/* The parent side: the share directories (and empty files for file shares). */
-static int make_share_dirs(const struct qemu_config *c, struct rung_error *err)
+int qemu_make_share_dirs(const char *rundir, const struct qemu_share *shares, size_t n,
+			 struct rung_error *err)
 {
-	for (size_t i = 0; i < c->nshares; i++) {
-		const struct qemu_share *s = &c->shares[i];
-		char *dir = share_dir(c, i);
+	for (size_t i = 0; i < n; i++) {
+		const struct qemu_share *s = &shares[i];
+		char *dir = share_dir(rundir, s);
 		struct stat st;
 		if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
 			int e = errno;
@@ -171,14 +192,15 @@ int qemu_spawn(const struct qemu_config *c, pid_t *pidp, struct rung_error *err)
 {
 	struct argv a = {0};
 	int nfds = 2 + (int)c->nports, report[2];
+	size_t net_at;
 	pid_t pid;
 	int e = 0;
 
-	if (make_share_dirs(c, err) < 0)
+	if (qemu_make_share_dirs(c->rundir, c->shares, c->nshares, err) < 0)
 		return -1;
 	if (pipe2(report, O_CLOEXEC) < 0)
 		return rung_error_make(err, errno, "pipe");
-	build_argv(c, &a);
+	net_at = build_argv(c, &a);
 	pid = fork();
 	if (pid < 0) {
 		e = errno;
@@ -186,11 +208,27 @@ int qemu_spawn(const struct qemu_config *c, pid_t *pidp, struct rung_error *err)
 	}
 	if (pid == 0) {
 		int src[2 + 32], high = 100, null;
+		pid_t parent = getppid();
 		int ret;
 		close(report[0]);
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		setsid();
-		ret = bind_shares(c);
+		if (c->net && !c->net_later && !vm_netns_has_uplink()) {
+			/* Nothing to reach (Docker's --network none is a namespace
+			 * with loopback alone): no NIC at all. */
+			a.v[net_at] = (char *)"-nic";
+			a.v[net_at + 1] = (char *)"none";
+			a.v[net_at + 2] = NULL;
+		}
+		ret = qemu_bind_shares(c->rundir, c->shares, c->nshares);
+		if (ret == 0 && c->vfs_socket && chdir(c->rundir) < 0)
+			ret = -errno;
+		if (ret == 0)
+			ret = qemu_drop_privileges();
+		/* A change of credentials clears the parent-death signal. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(126);
 		if (ret < 0) {
 			e = -ret;
 			if (write(report[1], &e, sizeof(e)) < 0)

@@ -6,6 +6,7 @@
 #include "platform/microvm/proto.h"
 #include "platform/microvm/qemu.h"
 #include "platform/microvm/qmp.h"
+#include "platform/microvm/virtiofsd.h"
 #include "runsc-compat/spec.h"
 #include "lib/cleanup.h"
 #include "lib/error.h"
@@ -76,6 +77,7 @@ struct vm {
 	char *rundir;
 	struct qemu_share *shares;
 	size_t nshares;
+	pid_t virtiofsd; /* serving shares[0], or 0 */
 };
 
 static void close_fd(int *fd)
@@ -566,7 +568,7 @@ static char *config_payload(struct vm *vm, const struct vm_options *o, size_t *l
 	struct strbuf b = {0};
 
 	rec(&b, "root", "rootfs");
-	rec(&b, "rootfs", "9p");
+	rec(&b, "rootfs", o->virtiofs ? "virtiofs" : "9p");
 	if (o->readonly)
 		rec(&b, "readonly", "1");
 	if (o->overlay)
@@ -575,6 +577,8 @@ static char *config_payload(struct vm *vm, const struct vm_options *o, size_t *l
 		rec(&b, "pidns", "1");
 	if (o->defaults)
 		rec(&b, "defaults", "1");
+	if (o->net && o->net_later)
+		rec(&b, "netlater", "1");
 	if (o->hostname)
 		rec(&b, "hostname", o->hostname);
 	for (size_t i = 0, share = 1; i < o->nmounts; i++) {
@@ -701,8 +705,19 @@ int vm_boot(const struct vm_options *o, struct vm **out, struct rung_error *err)
 	qc.rundir = vm->rundir;
 	qc.shares = vm->shares;
 	qc.nshares = vm->nshares;
+	if (o->virtiofs) {
+		/* The root is virtiofsd's; the bind mounts' shares stay 9p. */
+		if (qemu_make_share_dirs(vm->rundir, vm->shares, 1, err) < 0 ||
+		    virtiofsd_spawn(vm->rundir, &vm->shares[0], o->debug, &vm->virtiofsd, err) < 0)
+			goto fail;
+		qc.shares++;
+		qc.nshares--;
+		qc.vfs_socket = VIRTIOFSD_SOCKET;
+	}
 	qc.ports = ports;
 	qc.nports = 4;
+	qc.net = o->net;
+	qc.net_later = o->net && o->net_later;
 	qc.qmp_fd = theirs[0];
 	qc.console_fd = theirs[1];
 	if (qemu_spawn(&qc, &vm->qemu, err) < 0)
@@ -899,6 +914,17 @@ void vm_signal(struct vm *vm, uint32_t id, int sig, bool all)
 		send_msg(vm, VMP_SIGNAL, id, sig, all, NULL, 0);
 }
 
+void vm_net_start(struct vm *vm, bool up)
+{
+	send_msg(vm, VMP_NET, 0, up ? 1 : 0, 0, NULL, 0);
+}
+
+void vm_resize(struct vm *vm, uint32_t id, unsigned cols, unsigned rows)
+{
+	if (cols && rows && proc_find(vm, id))
+		send_msg(vm, VMP_WINSIZE, id, cols, rows, NULL, 0);
+}
+
 /* --- the end ----------------------------------------------------------------------------- */
 
 void vm_destroy(struct vm *vm)
@@ -931,6 +957,12 @@ void vm_destroy(struct vm *vm)
 	close_fd(&vm->console);
 	if (vm->qmp.fd > 0)
 		close(vm->qmp.fd);
+	virtiofsd_stop(vm->virtiofsd);
+	if (vm->rundir) {
+		char *sock = xasprintf("%s/%s", vm->rundir, VIRTIOFSD_SOCKET);
+		unlink(sock);
+		free(sock);
+	}
 	for (size_t i = 0; i < vm->nshares; i++) {
 		char *dir = xasprintf("%s/share-%s", vm->rundir, vm->shares[i].tag);
 		const char *base = strrchr(vm->shares[i].path, '/');

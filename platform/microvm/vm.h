@@ -35,6 +35,10 @@ struct vm_options {
 	const struct oci_mount *mounts;
 	size_t nmounts;
 	const char *rundir; /* a directory for this VM alone (made and removed here) */
+	bool net;	    /* user-mode networking through our network namespace (qemu.h) */
+	bool net_later;	    /* the namespace gets configured after the boot (by the
+			 * spec's hooks): the NIC regardless, eth0 at vm_net_start */
+	bool virtiofs;	    /* the root over virtio-fs (virtiofsd.h), not 9p */
 };
 
 /* What a process's end reports: its exit code as a shell shows it
@@ -53,6 +57,11 @@ int vm_spawn(struct vm *vm, const struct oci_process *p, bool caps, int io[3], b
 int vm_release_init(struct vm *vm, struct rung_error *err);
 /* Signal process id (all: every process in the VM). */
 void vm_signal(struct vm *vm, uint32_t id, int sig, bool all);
+/* net_later: the guest's network, decided now that the namespace is
+ * configured (up: bring eth0 up; otherwise unbind the NIC). */
+void vm_net_start(struct vm *vm, bool up);
+/* The new window size of process id's terminal (a no-op without one). */
+void vm_resize(struct vm *vm, uint32_t id, unsigned cols, unsigned rows);
 
 void vm_watch(struct vm *vm, int fd, short events,
 	      void (*cb)(struct vm *vm, int fd, short revents, void *arg), void *arg);

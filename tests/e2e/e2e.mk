@@ -22,6 +22,9 @@ E2E_TESTS = \
 	tests/e2e/oci_seccomp.sh \
 	tests/e2e/oci_cli.sh \
 	tests/e2e/microvm.sh \
+	tests/e2e/microvm_net.sh \
+	tests/e2e/microvm_tty.sh \
+	tests/e2e/microvm_virtiofs.sh \
 	tests/e2e/docker_microvm.sh \
 	tests/e2e/net_egress.sh \
 	tests/e2e/nstack_veth.sh \
@@ -54,4 +57,4 @@ tests/e2e/bin/%: $(srcdir)/tests/e2e/%.c
 
 check_DATA += $(E2E_BINS)
 TESTS += $(E2E_TESTS)
-EXTRA_DIST += tests/e2e/lib.sh tests/e2e/dockerd.sh $(E2E_TESTS) $(E2E_PROGS:%=tests/e2e/%.c)
+EXTRA_DIST += tests/e2e/lib.sh tests/e2e/dockerd.sh tests/e2e/vmlib.sh $(E2E_TESTS) $(E2E_PROGS:%=tests/e2e/%.c)

@@ -1,5 +1,5 @@
 #!/bin/sh
-# shellcheck disable=SC1010,SC2016 # `do` is rung's subcommand; $vars are for the guest's sh
+# shellcheck disable=SC1010,SC2016,SC2034 # `do` is rung's subcommand; $vars are for the guest's sh (check_that expands and uses them later)
 # The VM levels (--isolation=microvm, the dev.rung.isolation annotation):
 # a real Linux guest under QEMU, with the sentry's stdio, exit-status,
 # exec, kill and delete behaviour. Without KVM this runs under TCG (the
@@ -9,31 +9,21 @@ set -u
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/lib.sh"
 T=$E2E_TMP
-N=29
+N=33
 plan $N
-export RUNG_ALLOW_EMULATION=1
-E2E_TIMEOUT=180
-BB=/bin/busybox
-
-skip_all() {
-	for _ in $(seq $N); do skip "$1"; done
-	exit 0
-}
-command -v qemu-system-x86_64 >/dev/null || skip_all "no qemu-system-x86_64 (apt-get install qemu-system-x86)"
-[ -x "$BB" ] || skip_all "no $BB (apt-get install busybox-static)"
-if ! rung setup-vm >"$T/setup" 2>&1; then
-	skip_all "no guest kernel or initramfs: $(tail -n 1 "$T/setup")"
-fi
+# shellcheck source-path=SCRIPTDIR
+. "$(dirname "$0")/vmlib.sh"
+vm_require
 diag "$(cat "$T/setup")"
+if [ -e /dev/vhost-vsock ]; then
+	check_that "setup-vm: vsock reported as this host has it" 'contains "$T/setup" "^vsock: +/dev/vhost-vsock works"'
+else
+	check_that "setup-vm: vsock reported unavailable, naming /dev/vhost-vsock" 'contains "$T/setup" "^vsock: +unavailable: no /dev/vhost-vsock"'
+fi
 
 # A rootfs of busybox alone.
 R=$T/rootfs
-mkdir -p "$R/bin" "$R/tmp" "$R/etc"
-cp "$BB" "$R/bin/busybox"
-for a in sh cat echo ls sleep printf kill hostname md5sum head; do ln -s busybox "$R/bin/$a"; done
-
-now() { date +%s.%N; }
-since() { echo "$(now) $1" | awk '{ printf "%.2f", $1 - $2 }'; }
+vm_rootfs "$R" sh cat echo ls sleep printf kill hostname md5sum head stty
 
 # --- rung do ---------------------------------------------------------------------------
 # stdin is 1 MiB of random bytes: cat must give them back unchanged (binary
@@ -55,12 +45,18 @@ check_that "do: TCG is used only with a warning" 'contains "$T/err" "TCG emulati
 # A file written in the guest (--overlay none) is on the host's rootfs;
 # a signal's death is 128 + signal.
 t0=$(now)
-out=$(rung do --isolation=microvm --rootfs "$R" --overlay none -- sh -c 'echo from-the-guest >/tmp/written; hostname; kill -9 $$' 2>/dev/null)
+# QEMU runs as nobody with four file capabilities (qemu_privs.h): the
+# guest's root still writes into root's directories of the share and
+# gives files any owner and mode, but cannot make device nodes there.
+out=$(rung do --isolation=microvm --rootfs "$R" --overlay none -- sh -c 'echo from-the-guest >/tmp/written; mkdir /etc/d; echo x >/etc/d/owned; chown 1234:5678 /etc/d/owned; chmod 4750 /etc/d/owned; mknod /tmp/null c 1 3 2>/dev/null || echo mknod-refused; hostname; kill -9 $$' 2>/dev/null)
 st=$?
 diag "rung do (boot, write, kill -9): $(since "$t0") s"
 check_eq "do: a process killed by SIGKILL ends rung with 137" 137 "$st"
-check_eq "do: the guest's hostname is rung" rung "$out"
+check_eq "do: the guest's hostname is rung; a device node cannot be made in the share" "mknod-refused
+rung" "$out"
 check_eq "do: a file written in the guest is in the rootfs on the host" from-the-guest "$(cat "$R/tmp/written" 2>/dev/null)"
+check_eq "do: one made in root's /etc and given to 1234:5678, mode 4750, is so on the host" \
+	"1234:5678 4750" "$(stat -c '%u:%g %a' "$R/etc/d/owned" 2>/dev/null)"
 
 # --- --isolation=auto --------------------------------------------------------------------
 # A System V message queue needs a real kernel: under auto the first run is
@@ -123,6 +119,11 @@ check_that "state says created" '"$RUNG" $S state c1 | grep -q "\"status\": \"cr
 rung $S start c1
 st=$?
 check_that "start: the init runs" '[ $st = 0 ] && "$RUNG" $S state c1 | grep -q "\"status\": \"running\""'
+qemu=$(pgrep -f "qemu-system.*$T/state/c1" | head -n 1)
+check_that "QEMU runs as nobody with CAP_CHOWN, CAP_DAC_OVERRIDE, CAP_FOWNER and CAP_FSETID alone" \
+	'grep -Eq "^Uid:\s+65534\s+65534\s+65534\s+65534$" /proc/$qemu/status &&
+	 grep -Eq "^CapEff:\s+0+1b$" /proc/$qemu/status && grep -Eq "^CapBnd:\s+0+1b$" /proc/$qemu/status &&
+	 grep -Eq "^NoNewPrivs:\s+1$" /proc/$qemu/status'
 
 t0=$(now)
 out=$(printf 'from-stdin' | rung $S exec c1 sh -c 'cat; echo; hostname; cat /etc/marker; echo exec-file >/tmp/exec; exit 5')
@@ -134,40 +135,21 @@ vmtest
 bind-mounted-file" "$out"
 check_eq "exec: a file it writes is on the host" exec-file "$(cat "$R/tmp/exec" 2>/dev/null)"
 # exec -t: the console socket gets a pty's master; the process has a
-# terminal of the container's /dev/pts.
-if command -v python3 >/dev/null; then
-	python3 - "$T/console.sock" >"$T/console.out" <<'PY' &
-import array, os, socket, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-s.bind(sys.argv[1])
-s.listen(1)
-c, _ = s.accept()
-_, anc, _, _ = c.recvmsg(64, socket.CMSG_LEN(4))
-fd = array.array("i", anc[0][2][:4])[0]
-out = b""
-while True:
-    try:
-        d = os.read(fd, 4096)
-    except OSError:
-        break
-    if not d:
-        break
-    out += d
-print(out.decode(errors="replace").replace("\r", ""), end="")
-PY
-	reader=$!
-	i=0
-	while [ ! -S "$T/console.sock" ] && [ $i -lt 50 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	rung $S exec -t --console-socket "$T/console.sock" c1 sh -c 'tty; exit 3'
-	st=$?
-	wait $reader
-	check_that "exec -t: a terminal of the container's /dev/pts, the exit status" '[ $st = 3 ] && contains "$T/console.out" "^/dev/pts/[0-9]+$"'
-else
-	skip "exec -t: no python3 for the console socket"
-fi
+# terminal of the container's /dev/pts, and a resize of the master (the
+# shim's, through the exec proxy's SIGWINCH) reaches the guest's pty.
+"$E2E_BIN/recvtty" "$T/console.sock" "$T/console.screen" resize "waiting for SIGWINCH" 30 90 >"$T/console.recv" 2>&1 &
+reader=$!
+i=0
+while [ ! -S "$T/console.sock" ] && [ $i -lt 50 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+rung $S exec -t --console-socket "$T/console.sock" c1 sh -c 'tty; trap "stty size; exit 3" WINCH; echo waiting for SIGWINCH; while :; do sleep 1; done'
+st=$?
+wait $reader
+tr -d '\r' <"$T/console.screen" >"$T/console.out"
+check_that "exec -t: a terminal of the container's /dev/pts, the exit status" '[ $st = 3 ] && contains "$T/console.out" "^/dev/pts/[0-9]+$"'
+check_that "exec -t: a resize of the console's master reaches the guest's pty (30 90)" 'contains "$T/console.out" "^30 90$"'
 rung $S pause c1
 check_that "pause freezes the VM (state paused)" '"$RUNG" $S state c1 | grep -q "\"status\": \"paused\""'
 rung $S resume c1
@@ -202,12 +184,7 @@ check_that "rung check: levels 2 to 5, each with a status" \
 	'[ "$(grep -Ec "^[2-5] +(sentry|microvm|vm|confidential) +(usable|emulated|unusable) " "$T/check")" = 4 ]'
 
 # No QEMU of ours may be left: each one's command line names its run directory.
-i=0
-while ps -eo args= | grep -v grep | grep -q "qemu-system.*$T" && [ $i -lt 50 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-check_that "no QEMU process is left" '! ps -eo args= | grep -v grep | grep -q "qemu-system.*$T"'
+vm_check_gone "no QEMU process is left" "qemu-system.*$T"
 # Every rung process of this test names $T in its arguments: this is
 # lib.sh's check_clean scoped to it (parallel OCI tests' sandboxes lead
 # sessions of their own, which check_clean would count).

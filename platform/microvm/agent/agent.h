@@ -53,6 +53,14 @@ int agent_configure(char *payload, size_t len, char *msg, size_t msglen);
  * a minimal /dev, then the root switched to the container's. */
 int agent_enter_root(char *msg, size_t msglen);
 
+/* net.c: eth0 behind QEMU's user-mode networking, when the VM has a NIC;
+ * then, in the container's init before its root is entered, a resolv.conf
+ * naming slirp's DNS when the container's names no reachable server. */
+int agent_net_configure(char *msg, size_t msglen);
+/* NET (CONFIG had "netlater"): eth0 up, or the NIC unbound. */
+void agent_net_start(bool up);
+void agent_net_resolv(void);
+
 /* spawn.c: the child side of a process start (never returns). */
 struct spawn_req {
 	struct records rec;

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/signalfd.h>
@@ -34,6 +35,7 @@ struct proc {
 	char inbuf[INBUF];
 	size_t inlen, inoff;
 	bool in_eof, exited;
+	bool tty; /* in_pipe and out_pipe[1] are a pty's master */
 	int status;
 	uint64_t sent[3];
 };
@@ -426,6 +428,7 @@ static void spawn(uint32_t id, char *payload, size_t len, bool park)
 		goto fail;
 	}
 	p->pid = pid;
+	p->tty = req.tty;
 	p->in_pipe = in[1];
 	p->out_pipe[1] = out[0];
 	p->out_pipe[2] = err[0];
@@ -488,6 +491,20 @@ static void handle(const struct vmp_header *h, char *payload)
 			kill(-1, (int)h->a);
 		} else if (p && !p->exited && h->a > 0 && h->a < 65) {
 			kill(p->pid, (int)h->a);
+		}
+		break;
+	case VMP_NET:
+		agent_net_start(h->a == 1);
+		break;
+	case VMP_WINSIZE:
+		p = proc_find(h->id);
+		if (p && p->tty && h->a > 0 && h->a < 65536 && h->b > 0 && h->b < 65536) {
+			struct winsize ws = {.ws_row = (unsigned short)h->b,
+					     .ws_col = (unsigned short)h->a};
+			int fd = p->out_pipe[1] >= 0 ? p->out_pipe[1] : p->in_pipe;
+			/* The pty sends SIGWINCH to its foreground process group. */
+			if (fd >= 0 && ioctl(fd, TIOCSWINSZ, &ws) < 0)
+				agent_log("TIOCSWINSZ: %s", strerror(errno));
 		}
 		break;
 	default:

@@ -76,6 +76,23 @@ static int mount_9p(const char *tag, const char *dir, bool ro, bool cached)
 	return -1;
 }
 
+/* The root: 9p, or virtio-fs when the host serves it with virtiofsd. */
+static int mount_root(const char *tag, const char *dir, bool ro, bool cached)
+{
+	const char *fs = records_get(&config.rec, "rootfs");
+
+	if (!fs || strcmp(fs, "virtiofs") != 0)
+		return mount_9p(tag, dir, ro, cached);
+	for (int i = 0; i < 400; i++) {
+		if (mount(tag, dir, "virtiofs", ro ? MS_RDONLY : 0, NULL) == 0)
+			return 0;
+		if (errno != ENOENT && errno != EINVAL)
+			return -1;
+		usleep(5000);
+	}
+	return -1;
+}
+
 static void loopback_up(void)
 {
 	struct ifreq ifr = {0};
@@ -141,7 +158,7 @@ int agent_configure(char *payload, size_t len, char *msg, size_t msglen)
 		/* Writes go to a tmpfs layer in guest memory; the share stays read-only. */
 		mkdir("/lower", 0755);
 		mkdir("/upper", 0755);
-		if (mount_9p(root, "/lower", true, true) < 0 ||
+		if (mount_root(root, "/lower", true, true) < 0 ||
 		    mount("tmpfs", "/upper", "tmpfs", 0, "mode=0755") < 0 ||
 		    mkdir("/upper/u", 0755) < 0 || mkdir("/upper/w", 0755) < 0 ||
 		    mount("overlay", AGENT_ROOT, "overlay", 0,
@@ -149,9 +166,10 @@ int agent_configure(char *payload, size_t len, char *msg, size_t msglen)
 			snprintf(msg, msglen, "mount the root overlay: %s", strerror(errno));
 			return -1;
 		}
-	} else if (mount_9p(root, AGENT_ROOT, c->readonly, c->readonly) < 0) {
-		snprintf(msg, msglen, "mount the root filesystem (9p `%s`): %s", root,
-			 strerror(errno));
+	} else if (mount_root(root, AGENT_ROOT, c->readonly, c->readonly) < 0) {
+		snprintf(msg, msglen, "mount the root filesystem (%s `%s`): %s",
+			 records_get(&c->rec, "rootfs") ? records_get(&c->rec, "rootfs") : "9p",
+			 root, strerror(errno));
 		return -1;
 	}
 	/* The shares of bind mounts, mounted now so that a failure shows at create. */
@@ -173,7 +191,7 @@ int agent_configure(char *payload, size_t len, char *msg, size_t msglen)
 		return -1;
 	}
 	loopback_up();
-	return 0;
+	return agent_net_configure(msg, msglen);
 }
 
 /* --- the container's mounts, in its init ---------------------------------------------------- */
@@ -256,16 +274,17 @@ static int do_mount(const struct agent_mount *m, char *msg, size_t msglen)
 			return 0;
 		return 0; /* cgroups are optional in the guest kernel */
 	}
-	if (mount(src, dest, (fl & MS_BIND) ? NULL : type, fl & ~MS_RDONLY, *data ? data : NULL) <
-	    0) {
+	/* A new mount is read-only as a mount point when asked (a remount would
+	 * make the superblock so, which sysfs and proc share with the agent's
+	 * own: Docker's ro /sys made the agent's read-only too). */
+	if (mount(src, dest, (fl & MS_BIND) ? NULL : type, (fl & MS_BIND) ? fl & ~MS_RDONLY : fl,
+		  *data ? data : NULL) < 0) {
 		snprintf(msg, msglen, "mount `%s` on `%s`: %s", src, m->dest, strerror(errno));
 		return -1;
 	}
 	/* A bind mount takes its flags (ro above all) from a remount. */
 	if ((fl & MS_BIND) && (fl & (MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)))
 		mount(NULL, dest, NULL, MS_REMOUNT | MS_BIND | (fl & ~MS_REC), NULL);
-	else if (!(fl & MS_BIND) && (fl & MS_RDONLY))
-		mount(NULL, dest, NULL, MS_REMOUNT | fl, *data ? data : NULL);
 	return 0;
 }
 
@@ -338,6 +357,7 @@ int agent_enter_root(char *msg, size_t msglen)
 	}
 	if (has_dev)
 		default_devices();
+	agent_net_resolv();
 	(void)has_proc;
 	if (chdir(AGENT_ROOT) < 0 || mount(".", "/", NULL, MS_MOVE, NULL) < 0 || chroot(".") < 0 ||
 	    chdir("/") < 0) {
