@@ -9,7 +9,7 @@ set -u
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/lib.sh"
 T=$E2E_TMP
-N=33
+N=34
 plan $N
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/vmlib.sh"
@@ -42,19 +42,22 @@ check_eq "do: stdout ends with what the process printed after cat" "EXIT 0" "$(t
 check_that "do: stderr is separate" 'contains "$T/err" "^to-stderr$" && ! contains "$T/out.bin" to-stderr'
 check_that "do: TCG is used only with a warning" 'contains "$T/err" "TCG emulation" || ! contains "$T/setup" "TCG"'
 
-# A file written in the guest (--overlay none) is on the host's rootfs;
-# a signal's death is 128 + signal.
+# A file written in the guest (--overlay none) is on the host's rootfs,
+# one written in a -v volume in its host directory; a signal's death is
+# 128 + signal (and rung, which frees the volumes at exit, does not crash).
 t0=$(now)
 # QEMU runs as nobody with four file capabilities (qemu_privs.h): the
 # guest's root still writes into root's directories of the share and
 # gives files any owner and mode, but cannot make device nodes there.
-out=$(rung do --isolation=microvm --rootfs "$R" --overlay none -- sh -c 'echo from-the-guest >/tmp/written; mkdir /etc/d; echo x >/etc/d/owned; chown 1234:5678 /etc/d/owned; chmod 4750 /etc/d/owned; mknod /tmp/null c 1 3 2>/dev/null || echo mknod-refused; hostname; kill -9 $$' 2>/dev/null)
+mkdir -p "$T/vol"
+out=$(rung do --isolation=microvm --rootfs "$R" --overlay none -v "$T/vol:/mnt/vol" -- sh -c 'echo from-the-guest >/tmp/written; echo in-the-volume >/mnt/vol/v; mkdir /etc/d; echo x >/etc/d/owned; chown 1234:5678 /etc/d/owned; chmod 4750 /etc/d/owned; mknod /tmp/null c 1 3 2>/dev/null || echo mknod-refused; hostname; kill -9 $$' 2>/dev/null)
 st=$?
 diag "rung do (boot, write, kill -9): $(since "$t0") s"
 check_eq "do: a process killed by SIGKILL ends rung with 137" 137 "$st"
 check_eq "do: the guest's hostname is rung; a device node cannot be made in the share" "mknod-refused
 rung" "$out"
 check_eq "do: a file written in the guest is in the rootfs on the host" from-the-guest "$(cat "$R/tmp/written" 2>/dev/null)"
+check_eq "do: -v: a file written in the volume is in the host directory" in-the-volume "$(cat "$T/vol/v" 2>/dev/null)"
 check_eq "do: one made in root's /etc and given to 1234:5678, mode 4750, is so on the host" \
 	"1234:5678 4750" "$(stat -c '%u:%g %a' "$R/etc/d/owned" 2>/dev/null)"
 
