@@ -12,7 +12,7 @@
 
 ladder_group="start-true getpid-loop find-10k dd-bs1 shell-200 python-start python-loop gcc-2k \
 file-write file-read fork-200m tcp-rr tcp-stream idle-memory"
-ladder_levels="native rung-container rung-ptrace rung-systrap rung-kvm rung-microvm rung-vm \
+ladder_levels="native rung-container rung-ptrace rung-systrap rung-hostnet rung-kvm rung-microvm rung-vm \
 runc crun bwrap proot uml qemu-microvm docker-runc docker-rung"
 # The levels that boot a kernel under TCG run the light workloads only (a
 # boot costs 5-10 s, and a gcc build under emulation far more), unless
@@ -108,6 +108,7 @@ ladder_config_desc()
 {
 	case $1 in
 	rung-container) echo "rung do --isolation=container: namespaces and the host kernel, no sentry (level 1)" ;;
+	rung-hostnet) echo "rung do --platform systrap --network host: guest sockets are host sockets (TCP only)" ;;
 	rung-kvm) echo "rung do --platform kvm (level 2 on KVM)" ;;
 	rung-microvm) echo "rung do --isolation=microvm: QEMU -M microvm, host root over 9p (level 3; ${vm_accel:-KVM, or TCG where there is none})" ;;
 	rung-vm) echo "rung do --isolation=vm: QEMU -M q35 (level 4; ${vm_accel:-KVM, or TCG where there is none})" ;;
@@ -244,11 +245,11 @@ ladder_prefix()
 	rung-ptrace) prefix=("$rung" "do" --platform ptrace -v "$io:$io" --) ;;
 	rung-systrap) prefix=("$rung" "do" --platform systrap -v "$io:$io" --) ;;
 	rung-kvm) prefix=("$rung" "do" --platform kvm -v "$io:$io" --) ;;
-	# No -v here: `rung do --isolation=microvm -v` runs the workload but
-	# crashes on the way out (exit 139); the workloads that write use $io
-	# only where the level has it (ladder_cmd).
-	rung-microvm) prefix=("$rung" --allow-emulation "do" --isolation=microvm --) ;;
-	rung-vm) prefix=("$rung" --allow-emulation "do" --isolation=vm --) ;;
+	# The sentry (systrap) with --network host: guest sockets are host
+	# sockets (the TCP workloads only; every other one is rung-systrap's).
+	rung-hostnet) prefix=("$rung" "do" --platform systrap --network host -v "$io:$io" --) ;;
+	rung-microvm) prefix=("$rung" --allow-emulation "do" --isolation=microvm -v "$io:$io" --) ;;
+	rung-vm) prefix=("$rung" --allow-emulation "do" --isolation=vm -v "$io:$io" --) ;;
 	bwrap) prefix=(bwrap --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --bind "$work" "$work"
 		--unshare-all --die-with-parent --) ;;
 	proot) prefix=(proot -r /) ;;
@@ -361,10 +362,17 @@ ladder_runs()
 		return 1
 	fi
 	case $l in
+	rung-hostnet)
+		case $w in
+		tcp-rr | tcp-stream) return 0 ;;
+		esac
+		skip_why="the same as rung-systrap but for sockets: the TCP workloads only"
+		return 1
+		;;
 	rung-microvm | rung-vm)
-		# With KVM a boot is short: everything (but the write, below).
+		# With KVM a boot is short: everything.
 		if [ $ladder_vm_all = 1 ] || { [ "$vm_accel" = KVM ] && [ "$quick" = 0 ]; }; then
-			[ "$w" = file-write ] || return 0
+			return 0
 		fi
 		local light=$ladder_vm_light
 		[ "$l" = rung-vm ] && light=$ladder_q35_light
@@ -375,10 +383,8 @@ ladder_runs()
 		case " ${light//$'\n'/ } " in
 		*" $w "*) return 0 ;;
 		esac
-		if [ "$quick" = 1 ] && [ "$w" != file-write ]; then
+		if [ "$quick" = 1 ]; then
 			skip_why="a quick run boots the VM levels for start-up only"
-		elif [ "$w" = file-write ]; then
-			skip_why="needs a host directory mounted read-write, and rung do --isolation=$([ "$l" = rung-vm ] && echo vm || echo microvm) -v crashes on exit (exit status 139) here"
 		else
 			skip_why="VM boots under ${vm_accel%%:*} cost seconds: the light workloads only here (bench/run --vm-all for all)"
 		fi
@@ -445,14 +451,6 @@ assert s == $n * ($n - 1) // 2") ;;
 		getpid-loop) cmd=("$here/qemu-peer" "$work" "$vm_kernel" "$(ladder_qemu_accel)" getpid "$n") ;;
 		idle-memory) cmd=("$here/qemu-peer" "$work" "$vm_kernel" "$(ladder_qemu_accel)" idle) ;;
 		esac
-		;;
-	rung-microvm | rung-vm)
-		ladder_prefix "$l"
-		# The idle VM is killed, never exits: its -v is safe (see ladder_prefix).
-		if [ "$w" = idle-memory ]; then
-			prefix=("${prefix[@]:0:$((${#prefix[@]} - 1))}" -v "$io:$io" --)
-		fi
-		cmd=("${prefix[@]}" "${inner[@]}")
 		;;
 	*)
 		ladder_prefix "$l"
