@@ -5,7 +5,7 @@
 EXTRA_DIST += bench/README.md bench/run bench/idle-memory bench/getpid.c bench/floor.c bench/fsops.c \
 	bench/procs.c bench/nop.c bench/handoff.c bench/clock.c \
 	bench/ladder.bash bench/ladder bench/report bench/setup bench/smoke bench/uml-run \
-	bench/qemu-peer bench/timeit.c bench/forkbig.c bench/tcp.c
+	bench/qemu-peer bench/timeit.c bench/forkbig.c bench/tcp.c bench/tcp-host
 
 bench: rung
 	RUNG=$(abs_top_builddir)/rung $(top_srcdir)/bench/run $(BENCH_ARGS)

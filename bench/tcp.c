@@ -6,7 +6,14 @@
  *
  * The server listens on 127.0.0.1, an ephemeral port, and is a forked child;
  * the client connects (TCP_NODELAY) and is timed around its loop with
- * clock_gettime(CLOCK_MONOTONIC):
+ * clock_gettime(CLOCK_MONOTONIC). The two ends may also run apart (a guest
+ * and the host, bench/README.md "TCP between a guest and the host"):
+ *
+ *   tcp serve rr|stream N PORT      the server only: one connection on PORT
+ *                                   (any address), then exit
+ *   tcp rr|stream N ADDR PORT       the client only, to ADDR:PORT
+ *
+ * The client prints:
  *
  *   tcp rr n=10000 ns_per_op=23456.7
  *   tcp stream mib=256 ns_per_op=1234567.8 mib_per_s=789.0   (ns per MiB)
@@ -106,49 +113,13 @@ static int serve(int lfd, int stream, long n)
 	return write_full(fd, "k", 1) < 0;
 }
 
-int main(int argc, char **argv)
+/* The client's timed loop on the connected fd; prints the result line. */
+static int client(int fd, int stream, long n)
 {
 	static char buf[CHUNK];
-	struct sockaddr_in addr = {.sin_family = AF_INET};
-	socklen_t alen = sizeof(addr);
-	int stream, lfd, fd, one = 1, status;
-	long n;
+	int one = 1;
 	double t0, t1;
-	pid_t pid;
 
-	if (argc != 3 || (strcmp(argv[1], "rr") && strcmp(argv[1], "stream")) ||
-	    (n = strtol(argv[2], NULL, 0)) <= 0) {
-		fprintf(stderr, "usage: tcp rr N | tcp stream MIB\n");
-		return 2;
-	}
-	stream = strcmp(argv[1], "stream") == 0;
-	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	lfd = socket(AF_INET, SOCK_STREAM, 0);
-	if (lfd < 0)
-		return unsupported("socket");
-	if (bind(lfd, (struct sockaddr *)&addr, sizeof(addr)) < 0)
-		return unsupported("bind 127.0.0.1");
-	if (listen(lfd, 1) < 0)
-		return unsupported("listen");
-	if (getsockname(lfd, (struct sockaddr *)&addr, &alen) < 0)
-		return unsupported("getsockname");
-	pid = fork();
-	if (pid < 0) {
-		perror("tcp: fork");
-		return 1;
-	}
-	if (pid == 0)
-		_exit(serve(lfd, stream, n));
-	close(lfd);
-	fd = socket(AF_INET, SOCK_STREAM, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
-		int e = errno;
-
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-		errno = e;
-		return unsupported("connect 127.0.0.1");
-	}
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	t0 = now_ns();
 	if (!stream) {
@@ -176,14 +147,92 @@ int main(int argc, char **argv)
 	}
 	t1 = now_ns();
 	close(fd);
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status)) {
-		fprintf(stderr, "tcp: the server failed (status %#x)\n", status);
-		return 1;
-	}
 	if (stream)
 		printf("tcp stream mib=%ld ns_per_op=%.1f mib_per_s=%.1f\n", n,
 		       (t1 - t0) / (double)n, (double)n / ((t1 - t0) / 1e9));
 	else
 		printf("tcp rr n=%ld ns_per_op=%.1f\n", n, (t1 - t0) / (double)n);
 	return 0;
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: tcp rr|stream N [ADDR PORT] | tcp serve rr|stream N PORT\n");
+	return 2;
+}
+
+/* "rr" or "stream": *stream set; -1 for anything else. */
+static int parse_kind(const char *s, int *stream)
+{
+	*stream = strcmp(s, "stream") == 0;
+	return *stream || strcmp(s, "rr") == 0 ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+	struct sockaddr_in addr = {.sin_family = AF_INET};
+	socklen_t alen = sizeof(addr);
+	int stream, lfd, fd, one = 1, status, ret;
+	long n;
+	pid_t pid;
+
+	if (argc == 5 && strcmp(argv[1], "serve") == 0) {
+		if (parse_kind(argv[2], &stream) < 0 || (n = strtol(argv[3], NULL, 0)) <= 0)
+			return usage();
+		addr.sin_port = htons((uint16_t)atoi(argv[4]));
+		lfd = socket(AF_INET, SOCK_STREAM, 0);
+		if (lfd < 0 || setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+		    bind(lfd, (struct sockaddr *)&addr, sizeof(addr)) < 0 || listen(lfd, 1) < 0) {
+			perror("tcp serve");
+			return 1;
+		}
+		return serve(lfd, stream, n);
+	}
+	if ((argc != 3 && argc != 5) || parse_kind(argv[1], &stream) < 0 ||
+	    (n = strtol(argv[2], NULL, 0)) <= 0)
+		return usage();
+	if (argc == 5) {
+		if (inet_pton(AF_INET, argv[3], &addr.sin_addr) != 1)
+			return usage();
+		addr.sin_port = htons((uint16_t)atoi(argv[4]));
+		fd = socket(AF_INET, SOCK_STREAM, 0);
+		if (fd < 0)
+			return unsupported("socket");
+		if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0)
+			return unsupported("connect");
+		return client(fd, stream, n);
+	}
+	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	if (lfd < 0)
+		return unsupported("socket");
+	if (bind(lfd, (struct sockaddr *)&addr, sizeof(addr)) < 0)
+		return unsupported("bind 127.0.0.1");
+	if (listen(lfd, 1) < 0)
+		return unsupported("listen");
+	if (getsockname(lfd, (struct sockaddr *)&addr, &alen) < 0)
+		return unsupported("getsockname");
+	pid = fork();
+	if (pid < 0) {
+		perror("tcp: fork");
+		return 1;
+	}
+	if (pid == 0)
+		_exit(serve(lfd, stream, n));
+	close(lfd);
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
+		int e = errno;
+
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		errno = e;
+		return unsupported("connect 127.0.0.1");
+	}
+	ret = client(fd, stream, n);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status)) {
+		fprintf(stderr, "tcp: the server failed (status %#x)\n", status);
+		return 1;
+	}
+	return ret;
 }
