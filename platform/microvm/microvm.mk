@@ -34,7 +34,7 @@ platform/microvm/rung-agent: $(RUNG_AGENT_SRCS:%=$(srcdir)/%)
 
 platform/microvm/agent_blob.$(OBJEXT): platform/microvm/rung-agent
 
-CLEANFILES = platform/microvm/rung-agent
+CLEANFILES += platform/microvm/rung-agent
 EXTRA_DIST += $(RUNG_AGENT_SRCS)
 
 # Level 5 detection on fake hosts (Check).

@@ -176,20 +176,7 @@ struct task *ns_current(void)
 	return t ? t : netstack_test_task;
 }
 
-struct ns_timeo ns_timeo_start(uint64_t timeo, bool nonblock)
-{
-	struct ns_timeo to = {0};
-
-	if (nonblock || timeo == 0)
-		to.none_left = true;
-	else if (timeo != SOCK_TIMEO_NONE) {
-		to.timed = true;
-		to.deadline = monotonic_ns() + timeo;
-	}
-	return to;
-}
-
-int ns_wait(struct ns_sock *ns, struct ns_timeo *to)
+int ns_wait(struct ns_sock *ns, struct sock_timeo *to)
 {
 	struct task *t = ns_current();
 	struct waiter w = {0};
@@ -205,13 +192,7 @@ int ns_wait(struct ns_sock *ns, struct ns_timeo *to)
 	ret = task_block(t, snap, to->deadline);
 	waiter_finish(&ns->wq, &w);
 	ns_lock();
-	if (ret == -ETIMEDOUT) {
-		to->none_left = true;
-		return 0;
-	}
-	if (ret == -EINTR)
-		return to->timed ? -EINTR : -ERESTARTSYS;
-	return 0;
+	return sock_timeo_woken(to, ret);
 }
 
 void ns_wake(struct ns_sock *ns, unsigned events)

@@ -108,16 +108,10 @@ struct task *ns_current(void);
 /* Set by unit tests for threads that are not guest tasks. */
 extern __thread struct task *netstack_test_task;
 
-struct ns_timeo {
-	bool none_left; /* do not wait: MSG_DONTWAIT, O_NONBLOCK, or the time is up */
-	bool timed;	/* a timeout was set: an interruption gives EINTR */
-	uint64_t deadline;
-};
-struct ns_timeo ns_timeo_start(uint64_t timeo, bool nonblock);
 /* Sleep on ns's queue until woken (core lock held, dropped while asleep).
  * 0: look again (also when the time ran out: to->none_left is then set),
  * -EAGAIN when there was no time to wait, -ERESTARTSYS or -EINTR. */
-int ns_wait(struct ns_sock *ns, struct ns_timeo *to);
+int ns_wait(struct ns_sock *ns, struct sock_timeo *to);
 void ns_wake(struct ns_sock *ns, unsigned events);
 /* A new socket object (not yet a file) of family/type, ops set, in the
  * stack's list (core lock held for both). */

@@ -183,7 +183,7 @@ static err_t on_accept(void *arg, struct tcp_pcb *newpcb, err_t err)
 /* Wait for the connection attempt to end (core lock held). */
 static int wait_connected(struct ns_sock *ns, bool nonblock)
 {
-	struct ns_timeo to = ns_timeo_start(ns->sndtimeo, nonblock);
+	struct sock_timeo to = sock_timeo_start(ns->sndtimeo, nonblock);
 	int ret;
 
 	while (ns->state == NS_CONNECTING) {
@@ -310,7 +310,7 @@ out:
 static int tcp_accept_op(struct socket *s, bool nonblock, struct socket **out)
 {
 	struct ns_sock *ns = NS(s), *c;
-	struct ns_timeo to = ns_timeo_start(ns->rcvtimeo, nonblock);
+	struct sock_timeo to = sock_timeo_start(ns->rcvtimeo, nonblock);
 	int ret = 0;
 
 	ns_lock();
@@ -389,7 +389,7 @@ static long tcp_recvmsg_op(struct socket *s, struct sock_msg *m)
 	bool peek = m->flags & MSG_PEEK, waitall = (m->flags & MSG_WAITALL) && !peek;
 	bool trunc = m->flags & MSG_TRUNC;
 	size_t want = m->iter.count, copied = 0;
-	struct ns_timeo to = ns_timeo_start(ns->rcvtimeo, m->flags & MSG_DONTWAIT);
+	struct sock_timeo to = sock_timeo_start(ns->rcvtimeo, m->flags & MSG_DONTWAIT);
 	char *buf = NULL;
 	long ret = 0;
 
@@ -477,7 +477,7 @@ static size_t send_room(struct tcp_pcb *pcb)
 static long tcp_sendmsg_op(struct socket *s, struct sock_msg *m)
 {
 	struct ns_sock *ns = NS(s);
-	struct ns_timeo to = ns_timeo_start(ns->sndtimeo, m->flags & MSG_DONTWAIT);
+	struct sock_timeo to = sock_timeo_start(ns->sndtimeo, m->flags & MSG_DONTWAIT);
 	size_t total = m->iter.count, sent = 0;
 	char *buf = NULL;
 	long ret = 0;

@@ -206,7 +206,7 @@ out:
 long ns_dgram_recvmsg(struct socket *s, struct sock_msg *m)
 {
 	struct ns_sock *ns = NS(s);
-	struct ns_timeo to = ns_timeo_start(ns->rcvtimeo, m->flags & MSG_DONTWAIT);
+	struct sock_timeo to = sock_timeo_start(ns->rcvtimeo, m->flags & MSG_DONTWAIT);
 	struct ns_dgram *d;
 	size_t n, dlen;
 	char *buf;

@@ -120,6 +120,30 @@ void sock_timeout_get(uint64_t t, struct timeval *tv)
 	tv->tv_usec = (suseconds_t)((t % 1000000000ull) / 1000ull);
 }
 
+struct sock_timeo sock_timeo_start(uint64_t timeo, bool nonblock)
+{
+	struct sock_timeo to = {0};
+
+	if (nonblock || timeo == 0)
+		to.none_left = true;
+	else if (timeo != SOCK_TIMEO_NONE) {
+		to.timed = true;
+		to.deadline = monotonic_ns() + timeo;
+	}
+	return to;
+}
+
+int sock_timeo_woken(struct sock_timeo *to, int ret)
+{
+	if (ret == -ETIMEDOUT) {
+		to->none_left = true;
+		return 0;
+	}
+	if (ret == -EINTR)
+		return to->timed ? -EINTR : -ERESTARTSYS;
+	return 0;
+}
+
 void sock_sigpipe(struct sock_msg *msg)
 {
 	siginfo_t info;

@@ -124,6 +124,19 @@ struct socket {
  * zero), as Linux's sock_set_timeout; and back. */
 int sock_timeout_set(uint64_t *out, const void *val, unsigned len);
 void sock_timeout_get(uint64_t t, struct timeval *tv);
+/* How long a blocking socket call may still wait. */
+struct sock_timeo {
+	bool none_left; /* do not wait: MSG_DONTWAIT, O_NONBLOCK, or the time is up */
+	bool timed;	/* a timeout was set: an interruption gives EINTR */
+	uint64_t deadline;
+};
+/* From SO_RCVTIMEO/SO_SNDTIMEO (ns, or SOCK_TIMEO_NONE) and the call's
+ * non-blocking flag. */
+struct sock_timeo sock_timeo_start(uint64_t timeo, bool nonblock);
+/* What task_block's result ret means to a socket wait: 0, look again (also
+ * when the time ran out: to->none_left is then set), or -ERESTARTSYS, or
+ * -EINTR under a timeout, when interrupted. */
+int sock_timeo_woken(struct sock_timeo *to, int ret);
 /* SIGPIPE to the sender for a write to a broken stream, unless MSG_NOSIGNAL. */
 void sock_sigpipe(struct sock_msg *msg);
 

@@ -512,32 +512,13 @@ static void unix_release_sock(struct unix_sock *u, bool embrion)
 
 /* --- time and waiting --------------------------------------------------------------- */
 
-struct timeo {
-	bool none_left; /* do not wait (MSG_DONTWAIT, O_NONBLOCK, or the time is up) */
-	bool timed;	/* a timeout was set: interruptions give EINTR */
-	uint64_t deadline;
-};
-
-static struct timeo timeo_start(uint64_t timeo, bool nonblock)
-{
-	struct timeo to = {0};
-
-	if (nonblock || timeo == 0)
-		to.none_left = true;
-	else if (timeo != SOCK_TIMEO_NONE) {
-		to.timed = true;
-		to.deadline = monotonic_ns() + timeo;
-	}
-	return to;
-}
-
 /*
  * Sleep on wq until woken (net lock held, dropped while asleep together with
  * iolock when given, and taken again). 0: look again (also when the time
  * ran out: to->none_left is then set), -EAGAIN when there was no time to
  * wait, -ERESTARTSYS or -EINTR when interrupted.
  */
-static int unix_wait(struct unix_net *net, struct waitq *wq, struct timeo *to,
+static int unix_wait(struct unix_net *net, struct waitq *wq, struct sock_timeo *to,
 		     pthread_mutex_t *iolock)
 {
 	struct task *t = current_task();
@@ -558,13 +539,7 @@ static int unix_wait(struct unix_net *net, struct waitq *wq, struct timeo *to,
 	if (iolock)
 		pthread_mutex_lock(iolock);
 	pthread_mutex_lock(&net->lock);
-	if (ret == -ETIMEDOUT) {
-		to->none_left = true;
-		return 0;
-	}
-	if (ret == -EINTR)
-		return to->timed ? -EINTR : -ERESTARTSYS;
-	return 0;
+	return sock_timeo_woken(to, ret);
 }
 
 /* --- names -------------------------------------------------------------------------- */
@@ -836,7 +811,7 @@ static int unix_stream_connect(struct socket *s, const void *addr, int len, bool
 	struct unix_net *net = u->net;
 	struct task *t = current_task();
 	struct unix_msg *m = NULL;
-	struct timeo to;
+	struct sock_timeo to;
 	int err;
 
 	err = validate_addr(sun, len);
@@ -847,7 +822,7 @@ static int unix_stream_connect(struct socket *s, const void *addr, int len, bool
 		if (err)
 			return err;
 	}
-	to = timeo_start(u->sndtimeo, nonblock);
+	to = sock_timeo_start(u->sndtimeo, nonblock);
 	newu = usock_new(net, u->type);
 	newu->has_file = false;
 	m = xzalloc(sizeof(*m));
@@ -1004,7 +979,7 @@ static int unix_accept(struct socket *s, bool nonblock, struct socket **out)
 	struct unix_sock *u = U(s), *newu;
 	struct unix_net *net = u->net;
 	struct unix_msg *m = NULL;
-	struct timeo to;
+	struct sock_timeo to;
 	int err = 0;
 
 	if (u->type == SOCK_DGRAM)
@@ -1014,7 +989,7 @@ static int unix_accept(struct socket *s, bool nonblock, struct socket **out)
 		pthread_mutex_unlock(&net->lock);
 		return -EINVAL;
 	}
-	to = timeo_start(u->rcvtimeo, nonblock);
+	to = sock_timeo_start(u->rcvtimeo, nonblock);
 	while (list_empty(&u->rq)) {
 		if (u->shutdown & SOCK_RCV_SHUTDOWN)
 			err = -EINVAL;
@@ -1079,7 +1054,7 @@ static int take_error(struct unix_sock *u)
  * Room in u's send buffer for a message of truesize (lock held), charged
  * to u: Linux's sock_alloc_send_pskb. Waits unless to says not to.
  */
-static int wait_for_wmem(struct unix_sock *u, size_t truesize, struct timeo *to)
+static int wait_for_wmem(struct unix_sock *u, size_t truesize, struct sock_timeo *to)
 {
 	for (;;) {
 		int err;
@@ -1168,7 +1143,7 @@ static long unix_dgram_sendmsg(struct socket *s, struct sock_msg *msg)
 	size_t len = msg->iter.count, truesize;
 	struct unix_msg *m = NULL;
 	struct list_head purge;
-	struct timeo to;
+	struct sock_timeo to;
 	int err;
 
 	list_init(&purge);
@@ -1193,7 +1168,7 @@ static long unix_dgram_sendmsg(struct socket *s, struct sock_msg *msg)
 	err = -EMSGSIZE;
 	if (len > (size_t)u->sndbuf - 32)
 		goto out;
-	to = timeo_start(u->sndtimeo, msg->flags & MSG_DONTWAIT);
+	to = sock_timeo_start(u->sndtimeo, msg->flags & MSG_DONTWAIT);
 	truesize = msg_truesize(len, msg->scm.fds);
 	pthread_mutex_lock(&net->lock);
 	err = check_inflight(net, msg);
@@ -1207,7 +1182,7 @@ static long unix_dgram_sendmsg(struct socket *s, struct sock_msg *msg)
 		goto out_uncharge;
 	m->truesize = truesize;
 	m->sender = usock_get(u);
-	to = timeo_start(u->sndtimeo, msg->flags & MSG_DONTWAIT);
+	to = sock_timeo_start(u->sndtimeo, msg->flags & MSG_DONTWAIT);
 restart:
 	if (!other) {
 		err = -ECONNRESET;
@@ -1314,7 +1289,7 @@ static long unix_stream_sendmsg(struct socket *s, struct sock_msg *msg)
 	struct unix_net *net = u->net;
 	size_t len = msg->iter.count, sent = 0;
 	bool fds_sent = false;
-	struct timeo to;
+	struct sock_timeo to;
 	int err;
 
 	if (msg->flags & MSG_OOB)
@@ -1338,7 +1313,7 @@ static long unix_stream_sendmsg(struct socket *s, struct sock_msg *msg)
 	pthread_mutex_unlock(&net->lock);
 	if (err)
 		goto out_err;
-	to = timeo_start(u->sndtimeo, msg->flags & MSG_DONTWAIT);
+	to = sock_timeo_start(u->sndtimeo, msg->flags & MSG_DONTWAIT);
 	while (sent < len) {
 		size_t size = MIN(len - sent, (size_t)(u->sndbuf >> 1) - 64);
 		struct scm_fds *fds = fds_sent ? NULL : msg->scm.fds;
@@ -1433,13 +1408,13 @@ static long unix_dgram_recvmsg(struct socket *s, struct sock_msg *msg)
 	int flags = msg->flags;
 	struct unix_msg *m = NULL;
 	size_t size = msg->iter.count;
-	struct timeo to;
+	struct sock_timeo to;
 	long err;
 	bool fault;
 
 	if (flags & MSG_OOB)
 		return -EOPNOTSUPP;
-	to = timeo_start(u->rcvtimeo, flags & MSG_DONTWAIT);
+	to = sock_timeo_start(u->rcvtimeo, flags & MSG_DONTWAIT);
 	pthread_mutex_lock(&u->iolock);
 	pthread_mutex_lock(&net->lock);
 	for (;;) {
@@ -1528,7 +1503,7 @@ static long unix_stream_recvmsg(struct socket *s, struct sock_msg *msg)
 	bool check_creds = false, named = false;
 	struct unix_msg *m, *cursor = NULL;
 	struct list_head done;
-	struct timeo to;
+	struct sock_timeo to;
 	long err = 0;
 
 	if (flags & MSG_OOB)
@@ -1543,7 +1518,7 @@ static long unix_stream_recvmsg(struct socket *s, struct sock_msg *msg)
 	target = (flags & MSG_WAITALL) ? size : MIN(size, (size_t)u->rcvlowat);
 	if (target == 0)
 		target = 1;
-	to = timeo_start(u->rcvtimeo, flags & MSG_DONTWAIT);
+	to = sock_timeo_start(u->rcvtimeo, flags & MSG_DONTWAIT);
 	pthread_mutex_lock(&u->iolock);
 	do {
 		size_t chunk, avail;
