@@ -91,6 +91,16 @@ int ns_addr_in(const struct ns_sock *ns, const void *addr, int len, ip_addr_t *i
 	}
 }
 
+int ns_addr_dest(const struct ns_sock *ns, const void *addr, int len, ip_addr_t *ip, uint16_t *port,
+		 bool *unspec)
+{
+	int ret = ns_addr_in(ns, addr, len, ip, port, unspec);
+
+	if (ret == 0 && !*unspec && ip_addr_isany(ip))
+		ip_addr_set_loopback(!IP_IS_V4(ip), ip);
+	return ret;
+}
+
 int ns_addr_out(const struct ns_sock *ns, const ip_addr_t *ip, uint16_t port, void *out)
 {
 	if (ns->family == AF_INET) {

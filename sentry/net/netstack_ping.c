@@ -155,7 +155,7 @@ static int ping_connect(struct socket *s, const void *addr, int len, bool nonblo
 	ip_addr_t ip;
 	uint16_t port;
 	bool unspec;
-	int ret = ns_addr_in(ns, addr, len, &ip, &port, &unspec);
+	int ret = ns_addr_dest(ns, addr, len, &ip, &port, &unspec);
 
 	if (ret < 0 && !unspec)
 		return ret;
@@ -167,8 +167,6 @@ static int ping_connect(struct socket *s, const void *addr, int len, bool nonblo
 		ret = 0;
 		goto out;
 	}
-	if (ip_addr_isany(&ip))
-		ip_addr_set_loopback(!IP_IS_V4(&ip), &ip); /* as Linux */
 	ret = ping_pcb(ns);
 	if (ret == 0)
 		ret = autobind(ns, 0);
@@ -199,7 +197,7 @@ static long ping_sendmsg(struct socket *s, struct sock_msg *m)
 		return -EOPNOTSUPP;
 	if (to_addr) {
 		bool unspec;
-		ret = ns_addr_in(ns, m->name, m->namelen, &ip, &port, &unspec);
+		ret = ns_addr_dest(ns, m->name, m->namelen, &ip, &port, &unspec);
 		if (unspec)
 			to_addr = false;
 		else if (ret < 0)
@@ -231,8 +229,6 @@ static long ping_sendmsg(struct socket *s, struct sock_msg *m)
 		ret = autobind(ns, 0);
 	if (ret < 0)
 		goto out;
-	if (to_addr && ip_addr_isany(&ip))
-		ip_addr_set_loopback(!IP_IS_V4(&ip), &ip); /* as Linux */
 	b[4] = (uint8_t)(ns->local_port >> 8);
 	b[5] = (uint8_t)ns->local_port;
 	b[2] = b[3] = 0;

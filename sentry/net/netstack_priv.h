@@ -131,6 +131,10 @@ bool ns_capable(int cap);
  * *unspec is set for AF_UNSPEC (connect's disconnect). */
 int ns_addr_in(const struct ns_sock *ns, const void *addr, int len, ip_addr_t *ip, uint16_t *port,
 	       bool *unspec);
+/* The same for a destination (connect, sendto): a wildcard address means
+ * the loopback, as on Linux. */
+int ns_addr_dest(const struct ns_sock *ns, const void *addr, int len, ip_addr_t *ip, uint16_t *port,
+		 bool *unspec);
 /* The guest's form of ip:port for ns's family (SOCK_ADDR_MAX bytes). */
 int ns_addr_out(const struct ns_sock *ns, const ip_addr_t *ip, uint16_t port, void *out);
 /* Is ip one of the stack's own addresses (or a wildcard)? (core lock held) */

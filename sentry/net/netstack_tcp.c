@@ -207,7 +207,7 @@ static int tcp_connect_op(struct socket *s, const void *addr, int len, bool nonb
 	ip_addr_t ip;
 	uint16_t port;
 	bool unspec;
-	int ret = ns_addr_in(ns, addr, len, &ip, &port, &unspec);
+	int ret = ns_addr_dest(ns, addr, len, &ip, &port, &unspec);
 	err_t e;
 
 	if (ret < 0 && !unspec)
@@ -240,8 +240,6 @@ static int tcp_connect_op(struct socket *s, const void *addr, int len, bool nonb
 		ret = -EISCONN; /* the connection ended; the socket is not reused */
 		goto out;
 	}
-	if (ip_addr_isany(&ip)) /* Linux connects to the loopback for the wildcard */
-		ip_addr_set_loopback(!IP_IS_V4(&ip), &ip);
 	if (!ns->pcb.tcp) {
 		ret = ns_tcp_new_pcb(ns);
 		if (ret < 0)

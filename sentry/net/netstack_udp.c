@@ -96,7 +96,7 @@ static int udp_connect_op(struct socket *s, const void *addr, int len, bool nonb
 	ip_addr_t ip;
 	uint16_t port;
 	bool unspec;
-	int ret = ns_addr_in(ns, addr, len, &ip, &port, &unspec);
+	int ret = ns_addr_dest(ns, addr, len, &ip, &port, &unspec);
 
 	if (ret < 0 && !unspec)
 		return ret;
@@ -109,8 +109,6 @@ static int udp_connect_op(struct socket *s, const void *addr, int len, bool nonb
 		ns->state = NS_CLOSED;
 		goto out;
 	}
-	if (ip_addr_isany(&ip))
-		ip_addr_set_loopback(!IP_IS_V4(&ip), &ip); /* as Linux */
 	ret = autobind(ns);
 	if (ret == 0)
 		ret = ns_errno(udp_connect(ns->pcb.udp, &ip, port));
@@ -156,7 +154,7 @@ static long udp_sendmsg_op(struct socket *s, struct sock_msg *m)
 		return -EOPNOTSUPP;
 	if (to_addr) {
 		bool unspec;
-		ret = ns_addr_in(ns, m->name, m->namelen, &ip, &port, &unspec);
+		ret = ns_addr_dest(ns, m->name, m->namelen, &ip, &port, &unspec);
 		if (unspec)
 			to_addr = false;
 		else if (ret < 0)
@@ -183,8 +181,6 @@ static long udp_sendmsg_op(struct socket *s, struct sock_msg *m)
 		ret = -EDESTADDRREQ;
 		goto out;
 	}
-	if (to_addr && ip_addr_isany(&ip))
-		ip_addr_set_loopback(!IP_IS_V4(&ip), &ip); /* as Linux */
 	if (to_addr && ns_addr_broadcast(&ip) && !ns->broadcast) {
 		ret = -EACCES;
 		goto out;
