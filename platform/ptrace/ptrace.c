@@ -20,6 +20,7 @@
  */
 #include "config.h"
 #include "platform/platform.h"
+#include "platform/spawner.h"
 #include "platform/ptrace/stub.h"
 #include "sentry/mm/memfile.h"
 #include "lib/error.h"
@@ -54,18 +55,6 @@ struct ptrace_platform {
 	/* Which address space each context is accounted in (ctx->acct_as);
 	 * taken before an address space's lock. */
 	pthread_mutex_t acct_lock;
-};
-
-/*
- * What a sentry thread made on this platform and must outlive: a stub
- * process's first thread is traced by (and dies with) the thread that
- * spawned it, so that thread waits in thread_exit() until each stub process
- * it spawned is released.
- */
-struct spawner {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	int live; /* stub processes spawned by this thread, not yet released */
 };
 
 /* One stub thread and the sentry thread that traces it. */
@@ -121,18 +110,6 @@ static pid_t gettid_cached(void)
 	if (!tid)
 		tid = (pid_t)syscall(SYS_gettid);
 	return tid;
-}
-
-static __thread struct spawner *my_spawner;
-
-static struct spawner *spawner_of_thread(void)
-{
-	if (!my_spawner) {
-		my_spawner = xzalloc(sizeof(*my_spawner));
-		pthread_mutex_init(&my_spawner->lock, NULL);
-		pthread_cond_init(&my_spawner->cond, NULL);
-	}
-	return my_spawner;
 }
 
 /* --- CPU accounting ------------------------------------------------------------ */
@@ -422,10 +399,7 @@ static void pas_release(struct address_space *a)
 	pthread_mutex_destroy(&as->lock);
 	free(as->threads);
 	free(as);
-	pthread_mutex_lock(&sp->lock);
-	sp->live--;
-	pthread_cond_broadcast(&sp->cond);
-	pthread_mutex_unlock(&sp->lock);
+	spawner_release(sp);
 }
 
 static const struct as_ops ptrace_as_ops = {
@@ -439,7 +413,6 @@ static const struct as_ops ptrace_as_ops = {
 
 static int ptrace_as_new(struct platform *p, struct address_space **out)
 {
-	struct spawner *sp = spawner_of_thread();
 	struct ptrace_as *as;
 	pid_t pid = stub_spawn(p->mf->fd);
 
@@ -449,30 +422,17 @@ static int ptrace_as_new(struct platform *p, struct address_space **out)
 	as->base.ops = &ptrace_as_ops;
 	as->base.plat = p;
 	as->pid = pid;
-	as->spawner = sp;
+	/* Its first thread is traced by (and dies with) this thread. */
+	as->spawner = spawner_hold();
 	pthread_mutex_init(&as->lock, NULL);
 	add_thread(as, gettid_cached(), pid);
-	pthread_mutex_lock(&sp->lock);
-	sp->live++;
-	pthread_mutex_unlock(&sp->lock);
 	*out = &as->base;
 	return 0;
 }
 
 static void ptrace_thread_exit(struct platform *p)
 {
-	struct spawner *sp = my_spawner;
-
-	if (!sp)
-		return;
-	pthread_mutex_lock(&sp->lock);
-	while (sp->live > 0)
-		pthread_cond_wait(&sp->cond, &sp->lock);
-	pthread_mutex_unlock(&sp->lock);
-	pthread_mutex_destroy(&sp->lock);
-	pthread_cond_destroy(&sp->cond);
-	free(sp);
-	my_spawner = NULL;
+	spawner_thread_exit();
 }
 
 /* --- context --------------------------------------------------------------- */

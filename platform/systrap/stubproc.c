@@ -8,6 +8,7 @@
 #include "config.h"
 #include "platform/systrap/systrap.h"
 #include "platform/systrap/filter.h"
+#include "platform/spawner.h"
 #include "sentry/mm/memfile.h"
 #include "lib/log.h"
 #include "lib/util.h"
@@ -51,32 +52,9 @@ struct ksigaction {
 #define SA_RESTORER 0x04000000
 #endif
 
-static __thread struct spawner *my_spawner;
-
-static struct spawner *spawner_of_thread(void)
-{
-	if (!my_spawner) {
-		my_spawner = xzalloc(sizeof(*my_spawner));
-		pthread_mutex_init(&my_spawner->lock, NULL);
-		pthread_cond_init(&my_spawner->cond, NULL);
-	}
-	return my_spawner;
-}
-
 void systrap_thread_exit(struct platform *p)
 {
-	struct spawner *sp = my_spawner;
-
-	if (!sp)
-		return;
-	pthread_mutex_lock(&sp->lock);
-	while (sp->live > 0)
-		pthread_cond_wait(&sp->cond, &sp->lock);
-	pthread_mutex_unlock(&sp->lock);
-	pthread_mutex_destroy(&sp->lock);
-	pthread_cond_destroy(&sp->cond);
-	free(sp);
-	my_spawner = NULL;
+	spawner_thread_exit();
 }
 
 bool systrap_thread_alive(pid_t pid, pid_t tid)
@@ -276,10 +254,8 @@ int systrap_as_new(struct platform *p, struct address_space **out)
 	pthread_mutex_lock(&sp->lock);
 	as->id = sp->next_as_id++;
 	pthread_mutex_unlock(&sp->lock);
-	as->spawner = spawner_of_thread();
-	pthread_mutex_lock(&as->spawner->lock);
-	as->spawner->live++;
-	pthread_mutex_unlock(&as->spawner->lock);
+	/* The stub dies with this thread (PR_SET_PDEATHSIG). */
+	as->spawner = spawner_hold();
 	*out = &as->base;
 	return 0;
 
@@ -520,10 +496,7 @@ static void sas_release(struct address_space *a)
 	pthread_mutex_destroy(&as->lock);
 	free(as->slots);
 	free(as);
-	pthread_mutex_lock(&spw->lock);
-	spw->live--;
-	pthread_cond_broadcast(&spw->cond);
-	pthread_mutex_unlock(&spw->lock);
+	spawner_release(spw);
 }
 
 static const struct as_ops systrap_as_ops = {

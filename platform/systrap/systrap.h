@@ -45,14 +45,7 @@ struct systrap_platform {
 	int spin;		    /* fixed polls (RUNG_SYSTRAP_SPIN), -1: adaptive */
 };
 
-/* What a sentry thread made on this platform and must outlive: a stub
- * process dies with the thread that forked it (PR_SET_PDEATHSIG), so that
- * thread waits in thread_exit() until each stub it forked is released. */
-struct spawner {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	int live;
-};
+struct spawner; /* platform/spawner.h */
 
 enum slot_state {
 	SLOT_FREE,
