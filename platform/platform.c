@@ -2,7 +2,12 @@
 #include "platform/platform.h"
 #include "lib/error.h"
 
+#include <asm/prctl.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 extern const struct platform_ops ptrace_platform_ops;
 extern const struct platform_ops systrap_platform_ops;
@@ -59,4 +64,36 @@ const struct platform_ops *platform_lookup(const char *name)
 		if (strcmp((*p)->name, name) == 0)
 			return *p;
 	return NULL;
+}
+
+/* The size of the XSAVE area for the features the host enabled (CPUID 0xd, 0: EBX). */
+static unsigned xstate_size(void)
+{
+	unsigned a = 0xd, b, c = 0, d;
+
+	__asm__ volatile("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
+	if (b < 576 || b > 16384)
+		return 4096; /* no XSAVE, or something odd: room for legacy state */
+	return b;
+}
+
+/* Can a process here make CPUID fault (ARCH_SET_CPUID)? Tried in a child. */
+static bool cpuid_faulting_works(void)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return false;
+	if (pid == 0)
+		_exit(syscall(SYS_arch_prctl, ARCH_SET_CPUID, 0) == 0 ? 0 : 1);
+	if (waitpid(pid, &status, 0) < 0)
+		return false;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+void platform_probe_cpu(struct platform *p)
+{
+	p->fpu_size = xstate_size();
+	p->cpuid_faulting = cpuid_faulting_works();
 }

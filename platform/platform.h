@@ -109,6 +109,10 @@ struct platform {
 	bool cpuid_faulting;
 };
 
+/* Fill in p's fpu_size (the XSAVE area of the features the host enabled)
+ * and cpuid_faulting (tried in a child): the same for every platform. */
+void platform_probe_cpu(struct platform *p);
+
 struct as_ops {
 	/* Map [addr, addr+len) to the memory file at file_off with prot (PROT_*). */
 	int (*map)(struct address_space *as, uint64_t addr, uint64_t len, int prot,

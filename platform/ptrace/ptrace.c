@@ -767,32 +767,6 @@ static int ptrace_probe(struct rung_error *err)
 	return 0;
 }
 
-/* The size of the XSAVE area for the features the host enabled (CPUID 0xd, 0: EBX). */
-static unsigned xstate_size(void)
-{
-	unsigned a = 0xd, b, c = 0, d;
-
-	__asm__ volatile("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
-	if (b < 576 || b > 16384)
-		return 4096; /* no XSAVE, or something odd: room for legacy state */
-	return b;
-}
-
-/* Can a thread here make CPUID fault (ARCH_SET_CPUID)? Tried in a child. */
-static bool cpuid_faulting_works(void)
-{
-	int status;
-	pid_t pid = fork();
-
-	if (pid < 0)
-		return false;
-	if (pid == 0)
-		_exit(syscall(SYS_arch_prctl, ARCH_SET_CPUID, 0) == 0 ? 0 : 1);
-	if (waitpid(pid, &status, 0) < 0)
-		return false;
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
-}
-
 static int ptrace_create(struct memfile *mf, struct platform **out, struct rung_error *err)
 {
 	struct ptrace_platform *p;
@@ -803,9 +777,8 @@ static int ptrace_create(struct memfile *mf, struct platform **out, struct rung_
 	p = xzalloc(sizeof(*p));
 	p->base.ops = &ptrace_platform_ops;
 	p->base.mf = mf;
-	p->base.fpu_size = xstate_size();
+	platform_probe_cpu(&p->base);
 	pthread_mutex_init(&p->acct_lock, NULL);
-	p->base.cpuid_faulting = cpuid_faulting_works();
 	log_debug("ptrace: CPUID faulting %s",
 		  p->base.cpuid_faulting ? "on (docs/cpuid.md feature set)"
 					 : "unavailable (guests see the host's CPUID)");

@@ -219,32 +219,6 @@ static bool systrap_preferred(void)
 	return sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) >= 2;
 }
 
-/* The size of the XSAVE area for the features the host enabled (CPUID 0xd, 0: EBX). */
-static unsigned xstate_size(void)
-{
-	unsigned a = 0xd, b, c = 0, d;
-
-	__asm__ volatile("cpuid" : "+a"(a), "=b"(b), "+c"(c), "=d"(d));
-	if (b < 576 || b > 16384)
-		return 4096;
-	return b;
-}
-
-/* Can a process here make CPUID fault (ARCH_SET_CPUID)? Tried in a child. */
-static bool cpuid_faulting_works(void)
-{
-	int status;
-	pid_t pid = fork();
-
-	if (pid < 0)
-		return false;
-	if (pid == 0)
-		_exit(syscall(SYS_arch_prctl, 0x1012 /* ARCH_SET_CPUID */, 0) == 0 ? 0 : 1);
-	if (waitpid(pid, &status, 0) < 0)
-		return false;
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
-}
-
 static void cpus_init(struct systrap_platform *sp)
 {
 	cpu_set_t set;
@@ -283,8 +257,7 @@ static int systrap_create(struct memfile *mf, struct platform **out, struct rung
 	sp->slotfd = -1;
 	sp->base.ops = &systrap_platform_ops;
 	sp->base.mf = mf;
-	sp->base.fpu_size = xstate_size();
-	sp->base.cpuid_faulting = cpuid_faulting_works();
+	platform_probe_cpu(&sp->base);
 	sp->text = region_text;
 	sp->data = region_text + STUB_DATA_OFF;
 	sp->fsgsbase = region_fsgsbase;
