@@ -141,11 +141,14 @@ static int mkdir_p(const char *path, bool cpuset)
 
 /* The sentry enforces pids.limit on guest tasks itself (its task limit);
  * the host cgroup is only a backstop, sized for what the sandbox needs on
- * the host: a sentry thread and a stub thread per guest task, plus the
- * sentry's own threads and the gofer. */
+ * the host so that the sentry's limit is always met first: a sentry
+ * thread and a stub thread per guest task, a stub's own thread per
+ * address space, the sentry threads of exited tasks that wait for the
+ * stubs they spawned (docs/architecture.md), plus the sentry's own
+ * threads and the gofer's. */
 static long long host_pids_max(long long guest_limit)
 {
-	return guest_limit > LLONG_MAX / 4 ? LLONG_MAX : 2 * guest_limit + 32;
+	return guest_limit > LLONG_MAX / 8 ? LLONG_MAX : 4 * guest_limit + 64;
 }
 
 /* --- resources: a LinuxResources object onto the cgroup's files ------------------- */
@@ -593,6 +596,11 @@ void cgroup_kill(const char *path)
 	for (size_t i = 0; i < n; i++)
 		kill(pids[i], SIGKILL);
 	free(pids);
+}
+
+bool cgroup_try_remove(const char *path)
+{
+	return remove_dirs(path);
 }
 
 void cgroup_remove(const char *path)

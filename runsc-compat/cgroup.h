@@ -40,5 +40,7 @@ void cgroup_kill(const char *path);
 /* Remove the cgroup once it is empty (waiting a moment for processes that
  * are on their way out); errors are ignored: the caller is cleaning up. */
 void cgroup_remove(const char *path);
+/* Remove it now if it is empty (true when it is gone), no waiting. */
+bool cgroup_try_remove(const char *path);
 
 #endif

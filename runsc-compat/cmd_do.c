@@ -8,6 +8,7 @@
 #include "runsc-compat/level1.h"
 #include "runsc-compat/sandbox.h"
 #include "runsc-compat/compat.h"
+#include "runsc-compat/do_supervisor.h"
 #include "runsc-compat/oci.h"
 #include "runsc-compat/vm_run.h"
 #include "runsc-compat/spec.h"
@@ -48,7 +49,10 @@ static void do_usage(FILE *out)
 		"  --platform NAME      systrap (default with 2+ CPUs) or ptrace\n"
 		"  --strace             log every guest system call\n"
 		"  --debug              log debug messages\n"
-		"  --memory-limit SIZE  guest memory limit (e.g. 512M; default: host RAM)\n"
+		"  --memory-limit SIZE  what the guest may hold of the host's memory (e.g.\n"
+		"                       512M; default: half the host's RAM)\n"
+		"  --pids-limit N       tasks (processes and threads) the guest may have at\n"
+		"                       once (default: 1024)\n"
 		"  --rootfs DIR         the guest's root, served by the gofer (default: /)\n"
 		"  --file-access MODE   direct (default: the gofer donates files) or gofer\n"
 		"  --overlay MODE       memory (default: writes stay in the sandbox's memory)\n"
@@ -100,6 +104,7 @@ enum {
 	OPT_STRACE,
 	OPT_DEBUG,
 	OPT_MEMORY,
+	OPT_PIDS,
 	OPT_ROOTFS,
 	OPT_FILE_ACCESS,
 	OPT_OVERLAY,
@@ -121,6 +126,7 @@ static const struct option do_options[] = {
 	{"strace", no_argument, NULL, OPT_STRACE},
 	{"debug", no_argument, NULL, OPT_DEBUG},
 	{"memory-limit", required_argument, NULL, OPT_MEMORY},
+	{"pids-limit", required_argument, NULL, OPT_PIDS},
 	{"rootfs", required_argument, NULL, OPT_ROOTFS},
 	{"file-access", required_argument, NULL, OPT_FILE_ACCESS},
 	{"overlay", required_argument, NULL, OPT_OVERLAY},
@@ -260,6 +266,28 @@ static int do_netns(enum net_mode mode, const char *path, struct rung_error *err
 	return sandbox_join_netns(path, "--netns", err);
 }
 
+/*
+ * The limits (the defaults a laptop survives: do_supervisor.h), then the
+ * sandbox process in a PID namespace and a cgroup of its own; this process
+ * stays outside as its supervisor and exits there. Before anything opens
+ * what the sandbox alone needs.
+ */
+static int do_limits(struct sandbox_config *cfg, struct rung_error *err)
+{
+	struct do_limits l;
+	struct sysinfo si;
+
+	if (!cfg->memory_limit)
+		cfg->memory_limit =
+			(sysinfo(&si) == 0 ? (uint64_t)si.totalram * si.mem_unit : 1ull << 32) /
+			DO_DEFAULT_MEMORY_SHARE;
+	if (!cfg->task_limit)
+		cfg->task_limit = DO_DEFAULT_TASK_LIMIT;
+	l.memory = cfg->memory_limit;
+	l.tasks = cfg->task_limit;
+	return do_supervise(&l, &cfg->stop_relay, err);
+}
+
 int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 {
 	struct sandbox_config cfg = {.rootfs = "/",
@@ -301,6 +329,15 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 				return rung_error_make(err, 0, "bad --memory-limit `%s`", optarg);
 			sentry_only = true;
 			break;
+		case OPT_PIDS: {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (!*optarg || *end || v < 1 || v > KERNEL_PID_MAX)
+				return rung_error_make(err, 0, "bad --pids-limit `%s`", optarg);
+			cfg.task_limit = (unsigned)v;
+			sentry_only = true;
+			break;
+		}
 		case OPT_ROOTFS:
 			cfg.rootfs = optarg;
 			break;
@@ -400,7 +437,7 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 		if (sentry_only)
 			return rung_error_make(
 				err, 0,
-				"do: --strace, --memory-limit, --file-access, "
+				"do: --strace, --memory-limit, --pids-limit, --file-access, "
 				"--host-exec, --unconfined, --netns and --egress need "
 				"the sentry, not --isolation=container");
 		return level1_do(&lo, argv + optind, err);
@@ -422,12 +459,15 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 			return isolation_refuse_confidential(err);
 		if (isolation_is_vm(iso))
 			return vm_do(g, &vo, argv + optind, err);
-		if (record)
-			cfg.compat_fd = compat_open(oci_root(g), cfg.rootfs, argv + optind);
 	}
 	cfg.platform = platform_lookup(g->platform);
 	if (!cfg.platform)
 		return rung_error_make(err, 0, "unknown platform `%s`", g->platform);
+	ret = do_limits(&cfg, err);
+	if (ret < 0)
+		return ret;
+	if (record)
+		cfg.compat_fd = compat_open(oci_root(g), cfg.rootfs, argv + optind);
 	if (cfg.strace && !rung_log_enabled(LOG_LEVEL_INFO))
 		rung_log_set_level(LOG_LEVEL_INFO);
 	if (host_exec) {

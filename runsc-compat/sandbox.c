@@ -181,8 +181,12 @@ int sandbox_setup(const struct sandbox_config *cfg, struct sandbox **out, struct
 	struct mount_plan plan;
 	int fds[GOFER_CHANNELS];
 	struct sysinfo si;
-	bool job_control = cfg->tty >= 0 && hosttty_job_control(cfg->tty);
+	bool job_control;
 	int ret;
+
+	/* Before the job state is first asked for. */
+	hostjob_init(cfg->stop_relay > 2 ? cfg->stop_relay : -1);
+	job_control = cfg->tty >= 0 && hosttty_job_control(cfg->tty);
 
 	sb->gofer = -1;
 	sb->compat_fd = cfg->compat_fd > 2 ? cfg->compat_fd : -1;

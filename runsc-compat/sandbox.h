@@ -36,9 +36,10 @@ struct sandbox_config {
 	char **readonly_paths; /* NULL-terminated (or NULL): made read-only */
 	char **sysctl_keys, **sysctl_values; /* n_sysctl of them */
 	size_t n_sysctl;
-	int tty;       /* the caller's terminal (its /dev/tty) for the guest, or -1 */
-	bool confine;  /* drop the host filesystem, capabilities; seccomp */
-	int compat_fd; /* > 2: the `auto` record to finish at the end (compat.h) */
+	int tty;	/* the caller's terminal (its /dev/tty) for the guest, or -1 */
+	bool confine;	/* drop the host filesystem, capabilities; seccomp */
+	int compat_fd;	/* > 2: the `auto` record to finish at the end (compat.h) */
+	int stop_relay; /* > 2: rung stops on the host through this socket (hostjob.h) */
 	/* The guest's network (sentry/net/net.h), set up in the current network
 	 * namespace; egress: the policy (NULL: the default). */
 	enum net_mode network;

@@ -12,6 +12,7 @@
 #include "sentry/fs/hosttty.h"
 #include "sentry/fs/devices.h"
 #include "sentry/fs/file.h"
+#include "sentry/fs/hostjob.h"
 #include "sentry/fs/tty.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/process.h"
@@ -40,7 +41,6 @@ struct hosttty {
 	int fd;	       /* rung's descriptor on the terminal */
 	uint64_t rdev; /* the terminal's host device */
 	bool job_control;
-	pid_t pgrp; /* rung's process group on the host */
 
 	pthread_mutex_t lock;
 	struct winsize ws; /* the size the guest was last told of */
@@ -57,21 +57,7 @@ static const struct file_ops hosttty_fops;
 
 bool hosttty_job_control(int fd)
 {
-	pid_t pgrp = getpgrp();
-
-	return pgrp != getsid(0) && tcgetpgrp(fd) == pgrp;
-}
-
-/* The calling thread takes sig; every thread stops until SIGCONT. */
-void host_stop_self(int sig)
-{
-	sigset_t set, old;
-
-	sigemptyset(&set);
-	sigaddset(&set, sig);
-	pthread_sigmask(SIG_UNBLOCK, &set, &old);
-	syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return hostjob_job_control(fd);
 }
 
 /* --- the tty driver ------------------------------------------------------------------ */
@@ -199,7 +185,7 @@ static int wait_readable(struct file *f)
 		uint32_t snap;
 		int r = 0;
 		/* rung in the host's background: stop as a job would. */
-		if (host->job_control && tcgetpgrp(host->fd) != host->pgrp) {
+		if (host->job_control && !hostjob_in_foreground(host->fd)) {
 			host_stop_self(SIGTTIN);
 			if (task_interrupted(t))
 				return -ERESTARTSYS;
@@ -349,7 +335,6 @@ int hosttty_setup(struct kernel *k, int fd, bool job_control)
 	host->fd = fd;
 	host->rdev = makedev((dev & 0xfff00) >> 8, (dev & 0xff) | ((dev >> 12) & 0xfff00));
 	host->job_control = job_control;
-	host->pgrp = getpgrp();
 	pthread_mutex_init(&host->lock, NULL);
 	ioctl(fd, TIOCGWINSZ, &host->ws);
 	return 0;

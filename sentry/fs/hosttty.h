@@ -21,6 +21,7 @@
 
 #include <stdbool.h>
 
+#include "sentry/fs/hostjob.h" /* host_stop_self */
 #include "sentry/vfs/vfs.h"
 
 struct file;
@@ -47,9 +48,6 @@ struct file *hosttty_stdio_file(struct task *t, int hostfd);
 int hosttty_open_console(struct inode *inode, int flags, struct file **out);
 /* The init's session gets the host terminal as its controlling terminal. */
 void hosttty_attach_init(struct thread_group *tg);
-
-/* Stop rung on the host with sig, as a job stops (until SIGCONT). */
-void host_stop_self(int sig);
 
 /* Host signals to rung (its signal thread). SIGINT, SIGQUIT, SIGTSTP: to
  * the foreground group of the guest session the terminal controls; false

@@ -11,6 +11,8 @@
 #include "sentry/kernel/signal.h"
 #include "sentry/kernel/task.h"
 #include "sentry/kernel/wait.h"
+#include "sentry/kernel/kernel.h"
+#include "sentry/mm/memfile.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -26,6 +28,9 @@
 struct pipe {
 	int refs;
 	pthread_mutex_t lock;
+	/* The ring, made by the first write and charged to the sandbox's
+	 * memory account (acct, NULL outside a task) until the pipe goes. */
+	struct memacct *acct;
 	char *buf;
 	size_t cap, head, len; /* ring: data at [head, head+len) mod cap */
 	unsigned readers, writers;
@@ -42,10 +47,11 @@ static bool pipe_full(struct pipe *p)
 static struct pipe *pipe_new(void)
 {
 	struct pipe *p = xzalloc(sizeof(*p));
+	struct task *t = current_task();
 
 	p->refs = 1;
 	p->cap = PIPE_DEFAULT_SIZE;
-	p->buf = xmalloc(p->cap);
+	p->acct = t ? &t->k->mf->acct : NULL;
 	pthread_mutex_init(&p->lock, NULL);
 	waitq_init(&p->rq);
 	waitq_init(&p->wq);
@@ -56,6 +62,8 @@ static void pipe_put(struct pipe *p)
 {
 	if (!p || __atomic_sub_fetch(&p->refs, 1, __ATOMIC_ACQ_REL) != 0)
 		return;
+	if (p->buf && p->acct)
+		memacct_uncharge(p->acct, p->cap);
 	free(p->buf);
 	pthread_mutex_destroy(&p->lock);
 	free(p);
@@ -136,6 +144,15 @@ static long pipe_write(struct file *f, const void *buf, size_t len, int64_t *pos
 		if (p->readers == 0) {
 			pthread_mutex_unlock(&p->lock);
 			return done ? (long)done : -EPIPE;
+		}
+		/* The ring's pages, as Linux allocates a pipe's pages when
+		 * written: ENOMEM when the sandbox's memory is used up. */
+		if (!p->buf) {
+			if (p->acct && memacct_charge(p->acct, p->cap) < 0) {
+				pthread_mutex_unlock(&p->lock);
+				return done ? (long)done : -ENOMEM;
+			}
+			p->buf = xmalloc(p->cap);
 		}
 		space = p->cap - p->len;
 		/* Up to PIPE_BUF bytes go in at once or not at all. */

@@ -414,7 +414,11 @@ static void gen_cpuinfo(struct proc_ctx *c, struct strbuf *o)
 
 static void gen_meminfo(struct proc_ctx *c, struct strbuf *o)
 {
-	uint64_t total = c->k->cfg.memory_limit / 1024, used = c->k->mf->allocated / 1024;
+	/* Used: what the memory account counts (pages the guest's memory, tmpfs
+	 * and caches hold, and the kernel's buffers); committed: what is
+	 * handed out of the memory file, touched or not. */
+	uint64_t total = c->k->cfg.memory_limit / 1024,
+		 used = memacct_usage(&c->k->mf->acct) / 1024;
 	uint64_t free_kb = total > used ? total - used : 0;
 
 	strbuf_printf(
@@ -427,7 +431,8 @@ static void gen_meminfo(struct proc_ctx *c, struct strbuf *o)
 		"SwapFree:              0 kB\nShmem:                 0 kB\n"
 		"CommitLimit:    %8llu kB\nCommitted_AS:   %8llu kB\n",
 		(unsigned long long)total, (unsigned long long)free_kb, (unsigned long long)free_kb,
-		(unsigned long long)used, (unsigned long long)total, (unsigned long long)used);
+		(unsigned long long)used, (unsigned long long)total,
+		(unsigned long long)(c->k->mf->allocated / 1024));
 }
 
 static void gen_uptime(struct proc_ctx *c, struct strbuf *o)

@@ -13,6 +13,7 @@
 #include "sentry/fs/tmpfs.h"
 #include "sentry/fs/file.h"
 #include "sentry/kernel/creds.h"
+#include "sentry/mm/memfile.h"
 #include "sentry/mm/pagestore.h"
 #include "lib/util.h"
 
@@ -122,13 +123,25 @@ static void uncharge(struct inode *i, uint64_t size)
 	ti->charged = keep;
 }
 
+/* What an inode, its dentry and its name cost the sentry's heap: charged to
+ * the sandbox's memory account while the inode lives (an inode bomb in
+ * /tmp ends in ENOSPC, as a tmpfs out of inodes does). */
+#define TMPFS_INODE_COST 1024u
+
+/* A new inode, or NULL (ENOSPC) when the memory account has no room. */
 static struct inode *tmpfs_new_inode(struct super_block *sb, uint32_t mode, const struct creds *c,
 				     struct inode *dir)
 {
-	struct inode *i = inode_new(sb, &tmpfs_inode_ops, mode);
-	struct tmpfs_inode *ti = xzalloc(sizeof(*ti));
 	struct tmpfs_sb *ts = sb->priv;
+	struct tmpfs_inode *ti;
+	struct inode *i;
 
+	if (!dir)
+		memacct_charge_force(&ts->mf->acct, TMPFS_INODE_COST);
+	else if (memacct_charge(&ts->mf->acct, TMPFS_INODE_COST) < 0)
+		return NULL;
+	i = inode_new(sb, &tmpfs_inode_ops, mode);
+	ti = xzalloc(sizeof(*ti));
 	list_init(&ti->order);
 	list_init(&ti->xattrs);
 	ti->next_serial = 2; /* 0 and 1 are "." and ".." */
@@ -244,6 +257,8 @@ static int tmpfs_create(struct inode *dir, const char *name, uint32_t mode, cons
 {
 	struct inode *i = tmpfs_new_inode(dir->sb, mode, c, dir);
 
+	if (!i)
+		return -ENOSPC;
 	link_new(dir, name, i);
 	*out = i;
 	*file = NULL;
@@ -255,6 +270,8 @@ static int tmpfs_tmpfile(struct inode *dir, uint32_t mode, const struct creds *c
 {
 	struct inode *i = tmpfs_new_inode(dir->sb, mode, c, dir);
 
+	if (!i)
+		return -ENOSPC;
 	i->nlink = 0;
 	*out = i;
 	return 0;
@@ -265,6 +282,8 @@ static int tmpfs_mkdir(struct inode *dir, const char *name, uint32_t mode, const
 {
 	struct inode *i = tmpfs_new_inode(dir->sb, mode, c, dir);
 
+	if (!i)
+		return -ENOSPC;
 	link_new(dir, name, i);
 	*out = i;
 	return 0;
@@ -275,6 +294,8 @@ static int tmpfs_mknod(struct inode *dir, const char *name, uint32_t mode, uint6
 {
 	struct inode *i = tmpfs_new_inode(dir->sb, mode, c, dir);
 
+	if (!i)
+		return -ENOSPC;
 	i->rdev = rdev;
 	link_new(dir, name, i);
 	*out = i;
@@ -286,6 +307,8 @@ static int tmpfs_symlink(struct inode *dir, const char *name, const char *target
 {
 	struct inode *i = tmpfs_new_inode(dir->sb, S_IFLNK | 0777, c, dir);
 
+	if (!i)
+		return -ENOSPC;
 	TI(i)->target = xstrdup(target);
 	i->size = strlen(target);
 	link_new(dir, name, i);
@@ -617,6 +640,7 @@ static void tmpfs_evict(struct inode *inode)
 	ps_release(&ti->data);
 	free(ti->target);
 	free(ti);
+	memacct_uncharge(&((struct tmpfs_sb *)inode->sb->priv)->mf->acct, TMPFS_INODE_COST);
 }
 
 /* --- open files ------------------------------------------------------------- */
@@ -710,10 +734,11 @@ static int tmpfs_fsync(struct file *f, bool datasync)
 static int tmpfs_fallocate(struct file *f, int mode, int64_t off, int64_t len)
 {
 	struct inode *i = f->inode;
-	uint64_t end = (uint64_t)off + (uint64_t)len;
+	uint64_t end = (uint64_t)off + (uint64_t)len, charged;
 	int ret = 0;
 
 	pthread_mutex_lock(&i->lock);
+	charged = TI(i)->charged;
 	if (mode & FALLOC_FL_PUNCH_HOLE) {
 		if (!(mode & FALLOC_FL_KEEP_SIZE))
 			ret = -EOPNOTSUPP;
@@ -723,6 +748,8 @@ static int tmpfs_fallocate(struct file *f, int mode, int64_t off, int64_t len)
 		ret = -EOPNOTSUPP;
 	} else if (len > 0 && !charge(i, (uint64_t)off, (uint64_t)len, true)) {
 		ret = -ENOSPC;
+	} else if (len > 0 && (ret = ps_allocate(&TI(i)->data, (uint64_t)off, (uint64_t)len)) < 0) {
+		uncharge(i, charged); /* back to what size= counted before */
 	} else if (!(mode & FALLOC_FL_KEEP_SIZE) && end > i->size) {
 		i->size = end;
 		i->blocks = ALIGN_UP(i->size, 4096) / 512;
@@ -823,12 +850,17 @@ static int tmpfs_statfs(struct super_block *sb, struct statfs_info *out)
 {
 	struct tmpfs_sb *ts = sb->priv;
 
+	uint64_t limit = ts->mf->acct.limit, room = memacct_room(&ts->mf->acct);
+
+	/* Without size=, the sandbox's memory is the size (Linux's tmpfs takes
+	 * half the RAM): what the account has left is free. */
 	out->bsize = out->frsize = 4096;
-	out->blocks = out->bfree = out->bavail = 1ul << 20;
+	out->blocks = limit == UINT64_MAX ? 1ul << 20 : limit / PAGE;
+	out->bfree = out->bavail = room == UINT64_MAX ? out->blocks : MIN(room / PAGE, out->blocks);
 	if (ts->limit) {
 		pthread_mutex_lock(&ts->lock);
-		out->blocks = ts->limit / PAGE;
-		out->bfree = out->bavail = (ts->limit - ts->used) / PAGE;
+		out->blocks = MIN(out->blocks, ts->limit / PAGE);
+		out->bfree = out->bavail = MIN(out->bfree, (ts->limit - ts->used) / PAGE);
 		pthread_mutex_unlock(&ts->lock);
 	}
 	out->files = out->ffree = 1ul << 20;

@@ -5,6 +5,7 @@
 #include "sentry/kernel/process.h"
 #include "sentry/kernel/ktimer.h"
 #include "sentry/kernel/timers.h"
+#include "sentry/kernel/oom.h"
 #include "sentry/mm/memfile.h"
 #include "sentry/fs/file.h"
 #include "sentry/fs/tmpfs.h"
@@ -53,6 +54,7 @@ int kernel_create(const struct kernel_config *cfg, struct kernel **out, struct r
 	ret = memfile_create(MEMFILE_DEFAULT_CAPACITY, &k->mf, err);
 	if (ret < 0)
 		goto fail;
+	memacct_set_limit(&k->mf->acct, cfg->memory_limit);
 	ret = cfg->platform->probe(err);
 	if (ret < 0)
 		goto fail;
@@ -84,6 +86,7 @@ void kernel_destroy(struct kernel *k)
 
 	if (!k)
 		return;
+	oom_stop(k);
 	ktimer_base_destroy(k);
 	timers_kernel_destroy(k);
 	/* Zombies nobody reaped, and init's group. */

@@ -27,6 +27,7 @@ struct ktimer_base;
 struct timers_kernel;
 struct unix_net;
 struct net_state;
+struct oom_monitor;
 
 /* The pid namespace's pid_max (also /proc/sys/kernel/pid_max). */
 #define KERNEL_PID_MAX 4194304
@@ -93,6 +94,9 @@ struct kernel {
 	/* The network mode, configuration and egress policy (sentry/net/net.h);
 	 * NULL until net_setup (unit tests: no AF_INET/AF_INET6). */
 	struct net_state *net;
+
+	/* The out-of-memory monitor (sentry/kernel/oom.c), from the init's start. */
+	struct oom_monitor *oom;
 
 	/* One "unsupported syscall" event per number per sandbox. */
 	uint64_t unsupported_seen[(1024 + 63) / 64];

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "sentry/kernel/spawn.h"
 #include "sentry/kernel/kernel.h"
+#include "sentry/kernel/oom.h"
 #include "sentry/kernel/process.h"
 #include "sentry/kernel/seccomp.h"
 #include "sentry/kernel/task.h"
@@ -239,6 +240,7 @@ int kernel_start_init(struct kernel *k, const struct kernel_process *p, struct r
 		tg_start_exit_locked(tg, k->exit_status > 128 ? k->exit_status - 128 : SIGKILL);
 	pthread_mutex_unlock(&k->lock);
 	hosttty_attach_init(tg);
+	oom_start(k);
 	ret = task_start(t);
 	if (ret < 0)
 		return rung_error_make(err, -ret, "start the init task thread");

@@ -62,6 +62,7 @@ int memfile_create(uint64_t capacity, struct memfile **out, struct rung_error *e
 	mf->capacity = capacity;
 	pthread_mutex_init(&mf->lock, NULL);
 	pthread_mutex_init(&mf->frames_lock, NULL);
+	memacct_init(&mf->acct, fd, 0);
 	*out = mf;
 	return 0;
 }

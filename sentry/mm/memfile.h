@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "lib/rbtree.h"
+#include "sentry/mm/memacct.h"
 
 struct rung_error;
 
@@ -33,6 +34,8 @@ struct memfile {
 	/* Pages shared by copy-on-write and their counts (sentry/mm/frames.c). */
 	pthread_mutex_t frames_lock;
 	struct rb_root frames;
+	/* The sandbox's memory account (no limit until one is set). */
+	struct memacct acct;
 };
 
 int memfile_create(uint64_t capacity, struct memfile **out, struct rung_error *err);

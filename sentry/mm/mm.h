@@ -141,6 +141,10 @@ int mm_fork(struct mm *old, struct mm **out);
 struct mm *mm_get(struct mm *mm);
 void mm_put(struct mm *mm);
 
+/* The bytes of mm's memory the host holds pages for (its resident set:
+ * sentry/mm/rss.c; it walks every page, not for hot paths). */
+uint64_t mm_resident(struct mm *mm);
+
 /* Give mm a platform address space and map every existing VMA into it. */
 int mm_attach(struct mm *mm, struct address_space *as);
 

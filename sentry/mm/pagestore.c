@@ -2,11 +2,14 @@
 #include "sentry/mm/pagestore.h"
 #include "sentry/mm/memfile.h"
 #include "sentry/mm/mobj.h"
+#include "platform/platform.h"
 #include "lib/util.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 /* Files bigger than this are refused (EFBIG): 1 TiB of chunks. */
@@ -73,6 +76,40 @@ void ps_read(struct pagestore *ps, void *buf, size_t len, uint64_t off)
 	}
 }
 
+#define FIT_PAGES 64
+
+/*
+ * How much of a write of n bytes at file offset foff the sandbox's memory
+ * account has room for: the pages the memory file does not hold yet are
+ * what the write adds (mincore: pages swapped out count as new, which errs
+ * on the safe side). A prefix that ends where the room does.
+ */
+static size_t fitting(struct memfile *mf, uint64_t foff, size_t n)
+{
+	uint64_t first = ALIGN_DOWN(foff, GUEST_PAGE_SIZE),
+		 end = ALIGN_UP(foff + n, GUEST_PAGE_SIZE);
+	uint64_t room = memacct_room(&mf->acct), need = 0;
+	unsigned char vec[FIT_PAGES];
+
+	if (room == UINT64_MAX)
+		return n;
+	for (uint64_t at = first; at < end; at += FIT_PAGES * GUEST_PAGE_SIZE) {
+		size_t pages = (size_t)MIN((end - at) / GUEST_PAGE_SIZE, (uint64_t)FIT_PAGES);
+		if (mincore(memfile_ptr(mf, at), pages * GUEST_PAGE_SIZE, vec) < 0)
+			memset(vec, 0, pages);
+		for (size_t i = 0; i < pages; i++) {
+			if (vec[i] & 1)
+				continue;
+			need += GUEST_PAGE_SIZE;
+			if (need > room) {
+				uint64_t stop = at + i * GUEST_PAGE_SIZE;
+				return stop > foff ? (size_t)(stop - foff) : 0;
+			}
+		}
+	}
+	return n;
+}
+
 long ps_write(struct pagestore *ps, const void *buf, size_t len, uint64_t off)
 {
 	const char *in = buf;
@@ -81,14 +118,61 @@ long ps_write(struct pagestore *ps, const void *buf, size_t len, uint64_t off)
 
 	while (done < len) {
 		uint64_t o = (off + done) & (PS_CHUNK_SIZE - 1);
-		size_t n = MIN(len - done, PS_CHUNK_SIZE - o);
+		size_t n = MIN(len - done, PS_CHUNK_SIZE - o), fit;
 		struct mobj *m = chunk(ps, (off + done) >> PS_CHUNK_SHIFT, true, &err);
 		if (!m)
 			return done ? (long)done : err;
-		memcpy(memfile_ptr(ps->mf, m->off + o), in + done, n);
-		done += n;
+		fit = fitting(ps->mf, m->off + o, n);
+		memcpy(memfile_ptr(ps->mf, m->off + o), in + done, fit);
+		done += fit;
+		if (fit < n)
+			return done ? (long)done : -ENOSPC;
 	}
 	return (long)done;
+}
+
+/* Pages of [foff, foff+n) of the memory file it does not hold yet. */
+static uint64_t missing_bytes(struct memfile *mf, uint64_t foff, uint64_t n)
+{
+	uint64_t first = ALIGN_DOWN(foff, GUEST_PAGE_SIZE),
+		 end = ALIGN_UP(foff + n, GUEST_PAGE_SIZE);
+	uint64_t need = 0;
+	unsigned char vec[FIT_PAGES];
+
+	for (uint64_t at = first; at < end; at += FIT_PAGES * GUEST_PAGE_SIZE) {
+		size_t pages = (size_t)MIN((end - at) / GUEST_PAGE_SIZE, (uint64_t)FIT_PAGES);
+		if (mincore(memfile_ptr(mf, at), pages * GUEST_PAGE_SIZE, vec) < 0)
+			memset(vec, 0, pages);
+		for (size_t i = 0; i < pages; i++)
+			need += (vec[i] & 1) ? 0 : GUEST_PAGE_SIZE;
+	}
+	return need;
+}
+
+int ps_allocate(struct pagestore *ps, uint64_t off, uint64_t len)
+{
+	uint64_t end = off + len, need = 0;
+	int err = 0;
+
+	/* All or nothing: first what the range adds, then the pages. */
+	for (uint64_t at = off; at < end;) {
+		uint64_t o = at & (PS_CHUNK_SIZE - 1), n = MIN(end - at, PS_CHUNK_SIZE - o);
+		struct mobj *m = chunk(ps, at >> PS_CHUNK_SHIFT, true, &err);
+		if (!m)
+			return err;
+		need += missing_bytes(ps->mf, m->off + o, n);
+		at += n;
+	}
+	if (!memacct_fits(&ps->mf->acct, need))
+		return -ENOSPC;
+	for (uint64_t at = off; at < end;) {
+		uint64_t o = at & (PS_CHUNK_SIZE - 1), n = MIN(end - at, PS_CHUNK_SIZE - o);
+		struct mobj *m = chunk(ps, at >> PS_CHUNK_SHIFT, false, &err);
+		if (m && fallocate(ps->mf->fd, 0, (off_t)(m->off + o), (off_t)n) < 0)
+			return -errno;
+		at += n;
+	}
+	return 0;
 }
 
 long ps_map(struct pagestore *ps, uint64_t off, uint64_t *file_off, uint64_t *avail)

@@ -27,8 +27,13 @@ void ps_init(struct pagestore *ps, struct memfile *mf);
 void ps_release(struct pagestore *ps);
 /* Copy [off, off+len) out (zeros for holes). The caller keeps within the size. */
 void ps_read(struct pagestore *ps, void *buf, size_t len, uint64_t off);
-/* Copy buf in at off, allocating chunks. Returns len or -ENOMEM/-EFBIG. */
+/* Copy buf in at off, allocating chunks. Returns len or -ENOMEM/-EFBIG; a
+ * short count, or -ENOSPC, where the sandbox's memory account has no room
+ * for the pages the write would add. */
 long ps_write(struct pagestore *ps, const void *buf, size_t len, uint64_t off);
+/* fallocate: give [off, off+len) pages now, all of them or none (-ENOSPC
+ * where the sandbox's memory account has no room for them). */
+int ps_allocate(struct pagestore *ps, uint64_t off, uint64_t len);
 /* Zero [off, end) (pages released where whole); chunks past a new end go. */
 void ps_zero_range(struct pagestore *ps, uint64_t off, uint64_t end);
 void ps_truncate(struct pagestore *ps, uint64_t size);

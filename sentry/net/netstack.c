@@ -19,6 +19,8 @@
 #include "sentry/kernel/creds.h"
 #include "sentry/kernel/signal.h" /* ERESTARTSYS */
 #include "sentry/kernel/task.h"
+#include "sentry/kernel/kernel.h"
+#include "sentry/mm/memfile.h"
 #include "lib/error.h"
 #include "lib/log.h"
 #include "lib/util.h"
@@ -44,6 +46,7 @@ static struct {
 	bool running;	      /* lwIP's thread is up */
 	struct netif lo;
 	struct lwip_links *links; /* the attached interfaces (lwip_link.c) */
+	struct memacct *acct;	  /* the sandbox's memory account, or NULL */
 } stack = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 void ns_lock(void)
@@ -145,8 +148,10 @@ int netstack_start(struct kernel *k, const struct net_config *cfg, bool attach,
 	}
 	if (attach && cfg)
 		ret = lwip_links_open(cfg, &stack.links, err);
-	if (ret == 0)
+	if (ret == 0) {
 		stack.configured = true;
+		stack.acct = k && k->mf ? &k->mf->acct : NULL;
+	}
 	pthread_mutex_unlock(&stack.lock);
 	return ret;
 }
@@ -159,7 +164,26 @@ void netstack_stop(struct kernel *k)
 		stack.links = NULL;
 	}
 	stack.configured = false;
+	stack.acct = NULL;
 	pthread_mutex_unlock(&stack.lock);
+}
+
+/* --- memory ------------------------------------------------------------------------- */
+
+bool ns_charge(struct ns_sock *ns, size_t n)
+{
+	if (stack.acct && memacct_charge(stack.acct, n) < 0)
+		return false;
+	ns->charged += n;
+	return true;
+}
+
+void ns_uncharge(struct ns_sock *ns, size_t n)
+{
+	n = MIN(n, ns->charged);
+	ns->charged -= n;
+	if (stack.acct)
+		memacct_uncharge(stack.acct, n);
 }
 
 bool ns_running(void)
@@ -234,6 +258,7 @@ struct ns_sock *ns_sock_new(int family, int type, int protocol)
 
 void ns_sock_free(struct ns_sock *ns)
 {
+	ns_uncharge(ns, ns->charged);
 	list_del(&ns->all_link);
 	pthread_mutex_destroy(&ns->rlock);
 	pthread_mutex_destroy(&ns->wlock);

@@ -75,6 +75,9 @@ struct ns_sock {
 	struct pbuf *rx;
 	size_t rx_len;
 	struct list_head dgrams;
+	/* Bytes of received data and of TCP data lwIP has not seen acknowledged
+	 * yet, charged to the sandbox's memory account (core lock held). */
+	size_t charged, tx_charged;
 	/* listener: accepted connections waiting for accept() */
 	struct list_head accq;
 	int acc_count, backlog;
@@ -107,6 +110,12 @@ void ns_unlock(void);
 struct task *ns_current(void);
 /* Set by unit tests for threads that are not guest tasks. */
 extern __thread struct task *netstack_test_task;
+
+/* Charge n bytes of ns's buffers to the sandbox's memory account: false
+ * when it has no room (nothing charged then). Uncharge gives back at most
+ * what ns holds; ns_sock_free gives back the rest. Core lock held. */
+bool ns_charge(struct ns_sock *ns, size_t n);
+void ns_uncharge(struct ns_sock *ns, size_t n);
 
 /* Sleep on ns's queue until woken (core lock held, dropped while asleep).
  * 0: look again (also when the time ran out: to->none_left is then set),

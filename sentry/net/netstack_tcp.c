@@ -87,6 +87,10 @@ static err_t on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
 		ns_wake(ns, EV_IN | POLLRDHUP);
 		return ERR_OK;
 	}
+	/* No room in the sandbox's memory: lwIP keeps the data and offers it
+	 * again later (its refused data), as a full receive buffer would. */
+	if (!ns_charge(ns, p->tot_len))
+		return ERR_MEM;
 	if (ns->rx)
 		pbuf_cat(ns->rx, p);
 	else
@@ -100,8 +104,12 @@ static err_t on_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
 {
 	struct ns_sock *ns = arg;
 
-	if (ns)
+	if (ns) {
+		size_t n = MIN((size_t)len, ns->tx_charged);
+		ns->tx_charged -= n;
+		ns_uncharge(ns, n);
 		ns_wake(ns, EV_OUT);
+	}
 	return ERR_OK;
 }
 
@@ -375,6 +383,7 @@ static void consume(struct ns_sock *ns, size_t n)
 		size_t k = MIN(n, (size_t)0xffff);
 		ns->rx = pbuf_free_header(ns->rx, (u16_t)k);
 		ns->rx_len -= k;
+		ns_uncharge(ns, k);
 		if (ns->pcb.tcp)
 			tcp_recved(ns->pcb.tcp, (u16_t)k);
 		n -= k;
@@ -534,9 +543,26 @@ static long tcp_sendmsg_op(struct socket *s, struct sock_msg *m)
 					break;
 				continue;
 			}
+			/* Queued data is charged until acknowledged. With none in
+			 * flight, no acknowledgement will make room: ENOBUFS. */
+			if (!ns_charge(ns, n)) {
+				if (!ns->tx_charged) {
+					ret = -ENOBUFS;
+					break;
+				}
+				tcp_output(ns->pcb.tcp);
+				ret = ns_wait(ns, &to);
+				if (ret < 0)
+					break;
+				continue;
+			}
 			e = tcp_write(ns->pcb.tcp, buf + done, (u16_t)n,
 				      TCP_WRITE_FLAG_COPY |
 					      (m->flags & MSG_MORE ? TCP_WRITE_FLAG_MORE : 0));
+			if (e == ERR_OK)
+				ns->tx_charged += n;
+			else
+				ns_uncharge(ns, n);
 			if (e == ERR_MEM) {
 				tcp_output(ns->pcb.tcp);
 				ret = ns_wait(ns, &to);

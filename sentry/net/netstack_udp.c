@@ -29,8 +29,11 @@ void ns_dgram_queue(struct ns_sock *ns, struct pbuf *p, const ip_addr_t *addr, u
 {
 	struct ns_dgram *d;
 
+	/* Dropped, as Linux drops them, past the receive buffer or the
+	 * sandbox's memory. */
 	if ((ns->shutdown & SOCK_RCV_SHUTDOWN) ||
-	    ns->rx_len + p->tot_len + DGRAM_OVERHEAD > (size_t)ns->rcvbuf) {
+	    ns->rx_len + p->tot_len + DGRAM_OVERHEAD > (size_t)ns->rcvbuf ||
+	    !ns_charge(ns, p->tot_len + DGRAM_OVERHEAD)) {
 		pbuf_free(p);
 		return;
 	}
@@ -51,6 +54,7 @@ void ns_dgram_flush(struct ns_sock *ns)
 		pbuf_free(d->p);
 		free(d);
 	}
+	ns_uncharge(ns, ns->rx_len);
 	ns->rx_len = 0;
 }
 
@@ -240,6 +244,7 @@ long ns_dgram_recvmsg(struct socket *s, struct sock_msg *m)
 	if (!(m->flags & MSG_PEEK)) {
 		list_del(&d->link);
 		ns->rx_len -= dlen + DGRAM_OVERHEAD;
+		ns_uncharge(ns, dlen + DGRAM_OVERHEAD);
 		pbuf_free(d->p);
 		free(d);
 	}

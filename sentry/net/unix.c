@@ -27,6 +27,7 @@
 #include "sentry/kernel/signal.h"
 #include "sentry/kernel/task.h"
 #include "sentry/kernel/wait.h"
+#include "sentry/mm/memfile.h"
 #include "sentry/vfs/vfs.h"
 #include "lib/list.h"
 #include "lib/util.h"
@@ -118,6 +119,7 @@ struct unix_msg {
 	struct unix_sock *sender; /* referenced; charged truesize */
 	struct unix_sock *embryo; /* a listener's entry: the server end (referenced) */
 	size_t len, consumed, truesize;
+	struct memacct *acct; /* charged its allocation (NULL: nothing charged) */
 	bool has_creds;
 	struct ucred creds;
 	struct scm_fds *fds;
@@ -306,6 +308,8 @@ static void msg_destroy(struct unix_msg *m)
 	if (m->embryo)
 		unix_release_sock(m->embryo, true);
 	usock_put(m->sender);
+	if (m->acct)
+		memacct_uncharge(m->acct, sizeof(*m) + m->len);
 	free(m);
 }
 
@@ -1073,18 +1077,31 @@ static int wait_for_wmem(struct unix_sock *u, size_t truesize, struct sock_timeo
 }
 
 /* A message of len bytes copied in from the sender's iterator. */
+/* A message of len bytes copied in from the sender's iterator, charged to
+ * the sandbox's memory account (ENOBUFS when it has no room). */
 static struct unix_msg *msg_new(struct sock_msg *msg, size_t len, int *err)
 {
-	struct unix_msg *m = malloc(sizeof(*m) + len);
+	struct memacct *acct = msg->t ? &msg->t->k->mf->acct : NULL;
+	struct unix_msg *m;
 	bool fault;
 
+	if (acct && memacct_charge(acct, sizeof(*m) + len) < 0) {
+		*err = -ENOBUFS;
+		return NULL;
+	}
+	m = malloc(sizeof(*m) + len);
 	if (!m) {
+		if (acct)
+			memacct_uncharge(acct, sizeof(*m) + len);
 		*err = -ENOMEM;
 		return NULL;
 	}
 	memset(m, 0, sizeof(*m));
 	m->len = len;
+	m->acct = acct;
 	if (msg_iter_copy_in(&msg->iter, m->data, len, &fault) != len) {
+		if (acct)
+			memacct_uncharge(acct, sizeof(*m) + len);
 		free(m);
 		*err = -EFAULT;
 		return NULL;

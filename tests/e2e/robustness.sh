@@ -22,10 +22,10 @@ T=$E2E_TMP
 BOMB=$E2E_BIN/bomb
 plan 23
 
-# The sandbox's task limit, from the source.
-KH=$(dirname "$0")/../../sentry/kernel/kernel.h
-LIMIT=$(sed -n 's/^#define KERNEL_DEFAULT_TASK_LIMIT \([0-9][0-9]*\).*/\1/p' "$KH" 2>/dev/null)
-: "${LIMIT:=4096}"
+# rung do's default task limit, from the source.
+KH=$(dirname "$0")/../../runsc-compat/do_supervisor.h
+LIMIT=$(sed -n 's/^#define DO_DEFAULT_TASK_LIMIT[[:space:]]*\([0-9][0-9]*\).*/\1/p' "$KH" 2>/dev/null)
+: "${LIMIT:=1024}"
 
 shm_before=$(find /dev/shm -mindepth 1 -maxdepth 1 2>/dev/null | sort)
 bomb_before=$(pgrep -x bomb | tr '\n' ' ')

@@ -1,0 +1,268 @@
+/* rung do's supervisor (do_supervisor.h). */
+#include "config.h"
+#include "runsc-compat/do_supervisor.h"
+#include "runsc-compat/cgroup.h"
+#include "lib/error.h"
+#include "lib/log.h"
+#include "lib/util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Where rung do's cgroups live (one per sandbox: do-PID, PID the
+ * supervisor's), beside the OCI runtime's default /rung/ID. */
+#define DO_CGROUP_PARENT "/rung"
+
+/* The signals the supervisor takes (blocked, read from a signalfd). */
+static const int handled[] = {SIGCHLD, SIGINT,	SIGQUIT, SIGTSTP,
+			      SIGTERM, SIGHUP, SIGCONT, SIGWINCH};
+
+uint64_t do_cgroup_memory(uint64_t guest)
+{
+	uint64_t room = MAX(guest / 8, 64ull << 20);
+
+	return guest > UINT64_MAX - room ? UINT64_MAX : guest + room;
+}
+
+/* --- the cgroup ---------------------------------------------------------------------- */
+
+/* do-PID cgroups whose supervisor is gone (killed before it could remove
+ * them): removed when empty. */
+static void remove_stale(void)
+{
+	char *dir = cgroup_file(DO_CGROUP_PARENT, "pids", "");
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	free(dir);
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		char *path;
+		int pid;
+		if (sscanf(e->d_name, "do-%d", &pid) != 1 || pid <= 0 ||
+		    (kill(pid, 0) == 0 || errno != ESRCH))
+			continue;
+		path = xasprintf(DO_CGROUP_PARENT "/%s", e->d_name);
+		if (cgroup_try_remove(path))
+			log_debug("removed the cgroup %s of a rung do that is gone", path);
+		free(path);
+	}
+	closedir(d);
+}
+
+/* The sandbox's cgroup with its limits, or NULL where rung cannot make one
+ * (not root, no cgroup file system it may write): the sentry's own limits
+ * hold then, without the backstop. */
+static char *cgroup_make(const struct do_limits *l)
+{
+	char *path = xasprintf(DO_CGROUP_PARENT "/do-%d", getpid());
+	char *json = xasprintf("{\"memory\":{\"limit\":%llu},\"pids\":{\"limit\":%u}}",
+			       (unsigned long long)do_cgroup_memory(l->memory), l->tasks);
+	struct rung_error err = {0};
+
+	remove_stale();
+	if (cgroup_create(path, NULL, &err) < 0 || cgroup_update(path, json, &err) < 0) {
+		log_debug("no cgroup of its own for the sandbox (%s): only the sandbox's own "
+			  "limits hold",
+			  err.msg ? err.msg : "?");
+		rung_error_release(&err);
+		cgroup_remove(path);
+		free(path);
+		path = NULL;
+	}
+	free(json);
+	return path;
+}
+
+static void cgroup_done(char *path)
+{
+	if (!path)
+		return;
+	cgroup_remove(path);
+	/* The parent too, once nothing else uses it (an rmdir of a busy one
+	 * fails, and cgroup_create makes it again). */
+	cgroup_try_remove(DO_CGROUP_PARENT);
+	free(path);
+}
+
+/* --- stops ----------------------------------------------------------------------------- */
+
+/* The calling thread takes sig (blocked here: unblocked for it); the
+ * process stops until SIGCONT. */
+static void stop_self(int sig)
+{
+	sigset_t set, old;
+
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	pthread_sigmask(SIG_UNBLOCK, &set, &old);
+	syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* The sandbox asks to stop with sig, as a job: it is stopped (an init
+ * cannot stop itself), then this process, as the shell sees its job stop;
+ * a SIGCONT continues both. false: the sandbox ended meanwhile (*status). */
+static bool stop_both(pid_t child, int sig, int *status)
+{
+	pid_t r;
+
+	if (sig != SIGTSTP && sig != SIGTTIN && sig != SIGTTOU)
+		sig = SIGSTOP;
+	kill(child, SIGSTOP);
+	do
+		r = waitpid(child, status, WUNTRACED);
+	while (r < 0 && errno == EINTR);
+	if (r == child && !WIFSTOPPED(*status))
+		return false;
+	stop_self(sig);
+	kill(child, SIGCONT);
+	return true;
+}
+
+/* --- the supervisor's loop ------------------------------------------------------------- */
+
+static int finish(int status, char *cg)
+{
+	cgroup_done(cg);
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status)) {
+		log_warning("the sandbox process died of signal %d (%s)%s", WTERMSIG(status),
+			    strsignal(WTERMSIG(status)),
+			    cg && WTERMSIG(status) == SIGKILL
+				    ? ": its cgroup's memory limit may have been reached"
+				    : "");
+		return 128 + WTERMSIG(status);
+	}
+	return 1;
+}
+
+/* A signal for the program. Those the terminal sent rung's whole process
+ * group (si_code SI_KERNEL) reached the sandbox process too. */
+static void relay_signal(pid_t child, const struct signalfd_siginfo *si)
+{
+	int sig = (int)si->ssi_signo;
+
+	switch (sig) {
+	case SIGINT:
+	case SIGQUIT:
+	case SIGTSTP:
+	case SIGWINCH:
+		if (si->ssi_code == SI_KERNEL)
+			return;
+		/* fall through */
+	default:
+		kill(child, sig);
+	}
+}
+
+static int supervise(pid_t child, int sfd, int relay, char *cg)
+{
+	int status;
+
+	while (sfd >= 0) {
+		struct pollfd pf[2] = {{sfd, POLLIN, 0}, {relay, POLLIN, 0}};
+		struct signalfd_siginfo si;
+		unsigned char b;
+		pid_t r;
+
+		if (poll(pf, relay >= 0 ? 2 : 1, -1) < 0 && errno != EINTR)
+			break;
+		if (relay >= 0 && (pf[1].revents & (POLLIN | POLLHUP))) {
+			if (read(relay, &b, 1) != 1) {
+				close(relay);
+				relay = -1;
+			} else if (!stop_both(child, b, &status)) {
+				return finish(status, cg);
+			} else if (write(relay, &b, 1) != 1) {
+				log_debug("supervisor: the sandbox is not waiting to go on");
+			}
+		}
+		if (!(pf[0].revents & POLLIN) || read(sfd, &si, sizeof(si)) != sizeof(si))
+			continue;
+		if (si.ssi_signo != SIGCHLD) {
+			relay_signal(child, &si);
+			continue;
+		}
+		r = waitpid(child, &status, WNOHANG);
+		if (r == child)
+			return finish(status, cg);
+	}
+	/* Nothing to poll: wait for the end. */
+	while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+		;
+	return finish(status, cg);
+}
+
+int do_supervise(const struct do_limits *l, int *relay, struct rung_error *err)
+{
+	sigset_t set, old;
+	int sv[2], go[2], sfd;
+	char *cg = NULL;
+	pid_t child;
+
+	sigemptyset(&set);
+	for (size_t i = 0; i < ARRAY_SIZE(handled); i++)
+		sigaddset(&set, handled[i]);
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return rung_error_make(err, errno, "socketpair");
+	if (pipe2(go, O_CLOEXEC) < 0) {
+		close(sv[0]);
+		close(sv[1]);
+		return rung_error_make(err, errno, "pipe");
+	}
+	if (geteuid() == 0)
+		cg = cgroup_make(l);
+	pthread_sigmask(SIG_BLOCK, &set, &old);
+	/* The next child is the init of a new PID namespace. */
+	if (unshare(CLONE_NEWPID) < 0 || (child = fork()) < 0) {
+		int e = errno;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		cgroup_done(cg);
+		close(sv[0]);
+		close(sv[1]);
+		close(go[0]);
+		close(go[1]);
+		return rung_error_make(err, e, "start the sandbox in a PID namespace of its own "
+					       "(rung needs root)");
+	}
+	if (child == 0) {
+		char b;
+		close(sv[0]);
+		close(go[1]);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		/* Go once in the cgroup; end if the supervisor died before. */
+		if (read(go[0], &b, 1) != 1)
+			_exit(1);
+		close(go[0]);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		*relay = sv[1] > 2 ? sv[1] : fcntl(sv[1], F_DUPFD_CLOEXEC, 3);
+		return 0;
+	}
+	close(sv[1]);
+	close(go[0]);
+	if (cg && cgroup_join(cg, child, err) < 0) {
+		log_warning("the sandbox runs without its cgroup: %s", err->msg);
+		rung_error_release(err);
+	}
+	sfd = signalfd(-1, &set, SFD_CLOEXEC);
+	if (write(go[1], "x", 1) != 1)
+		log_debug("supervisor: the sandbox process is gone already");
+	close(go[1]);
+	exit(supervise(child, sfd, sv[0], cg));
+}

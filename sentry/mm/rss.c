@@ -1,0 +1,54 @@
+/*
+ * The resident set of an address space: the pages of the memory file its
+ * VMAs name that the host holds (mincore on the sentry's own mapping). A
+ * page shared with another address space (a fork's copy-on-write, a shared
+ * mapping) counts in each, as Linux's RSS counts it. Used to choose whom
+ * the out-of-memory monitor ends; it walks every page, so it is not for
+ * hot paths.
+ */
+#include "config.h"
+#include "sentry/mm/mm.h"
+#include "sentry/mm/vma.h"
+#include "sentry/mm/memfile.h"
+#include "sentry/mm/mobj.h"
+#include "lib/util.h"
+
+#include <string.h>
+#include <sys/mman.h>
+
+#define RSS_PAGES 512
+
+static uint64_t resident_range(struct memfile *mf, uint64_t foff, uint64_t len)
+{
+	unsigned char vec[RSS_PAGES];
+	uint64_t pages = 0;
+
+	while (len) {
+		uint64_t n = MIN(len, (uint64_t)RSS_PAGES * GUEST_PAGE_SIZE);
+		if (mincore(memfile_ptr(mf, foff), n, vec) == 0)
+			for (uint64_t i = 0; i < n / GUEST_PAGE_SIZE; i++)
+				pages += vec[i] & 1;
+		foff += n;
+		len -= n;
+	}
+	return pages * GUEST_PAGE_SIZE;
+}
+
+uint64_t mm_resident(struct mm *mm)
+{
+	uint64_t bytes = 0;
+
+	pthread_rwlock_rdlock(&mm->lock);
+	for (struct vma *v = vma_first(mm); v; v = vma_next(v)) {
+		uint64_t moff = v->mobj_off, end = v->mobj_off + (v->end - v->start);
+		if (!v->mobj || (v->flags & (VMA_VDSO | VMA_VVAR)))
+			continue;
+		while (moff < end) {
+			uint64_t len = end - moff, foff = mobj_frame(v->mobj, moff, &len);
+			bytes += resident_range(mm->mf, foff, len);
+			moff += len;
+		}
+	}
+	pthread_rwlock_unlock(&mm->lock);
+	return bytes;
+}
