@@ -22,31 +22,55 @@ static const struct option update_options[] = {
 	{NULL, 0, NULL, 0},
 };
 
-/* pids.limit is the guest's task limit, which the sentry keeps (the host
- * cgroup holds only a backstop): tell a running sandbox. */
-static int update_task_limit(struct global_args *g, const struct container_state *st,
-			     const char *json, struct rung_error *err)
+/* group.limit of the resources JSON, or 0 when unset. */
+static int64_t resource_limit(const char *json, const char *group)
 {
-	struct json_object *o = json_tokener_parse(json), *pids, *limit;
+	struct json_object *o = json_tokener_parse(json), *g, *limit;
 	int64_t v = 0;
-	int fd, ret = 0;
 
-	if (o && json_object_object_get_ex(o, "pids", &pids) &&
-	    json_object_object_get_ex(pids, "limit", &limit) &&
+	if (o && json_object_object_get_ex(o, group, &g) &&
+	    json_object_object_get_ex(g, "limit", &limit) &&
 	    json_object_is_type(limit, json_type_int))
 		v = json_object_get_int64(limit);
 	if (o)
 		json_object_put(o);
-	if (v == 0 || state_status(st) != STATUS_RUNNING)
-		return 0; /* unset, or nothing to tell */
+	return v;
+}
+
+/* Tell a running sandbox a new limit (type CTL_TASK_LIMIT or
+ * CTL_MEMORY_LIMIT, a its value). */
+static int tell_sandbox(struct global_args *g, const struct container_state *st, int type,
+			int32_t a, struct rung_error *err)
+{
 	char *path = ctl_path(oci_root(g), st->id);
-	ret = ctl_connect(path, &fd, err);
+	int fd, ret = ctl_connect(path, &fd, err);
+
 	free(path);
 	if (ret < 0)
 		return ret;
-	ret = ctl_call(fd, CTL_TASK_LIMIT, v < 0 || v > INT32_MAX ? 0 : (int32_t)v, 0, NULL, 0,
-		       NULL, 0, NULL, err);
+	ret = ctl_call(fd, type, a, 0, NULL, 0, NULL, 0, NULL, err);
 	close(fd);
+	return ret;
+}
+
+/* pids.limit is the guest's task limit and memory.limit sets the guest's
+ * memory limit, which the sentry keeps (the host cgroup holds only a
+ * backstop): tell a running sandbox. */
+static int update_sandbox(struct global_args *g, const struct container_state *st,
+			  const char *json, struct rung_error *err)
+{
+	int64_t pids = resource_limit(json, "pids"), mem = resource_limit(json, "memory");
+	int ret = 0;
+
+	if (state_status(st) != STATUS_RUNNING)
+		return 0; /* nothing to tell */
+	if (pids)
+		ret = tell_sandbox(g, st, CTL_TASK_LIMIT,
+				   pids < 0 || pids > INT32_MAX ? 0 : (int32_t)pids, err);
+	if (ret == 0 && mem)
+		ret = tell_sandbox(g, st, CTL_MEMORY_LIMIT,
+				   mem < 0 || (mem >> 10) > INT32_MAX ? 0 : (int32_t)(mem >> 10),
+				   err);
 	return ret;
 }
 
@@ -78,7 +102,7 @@ int cmd_update(struct global_args *g, int argc, char **argv, struct rung_error *
 		ret = cgroup_update(st.cgroup, json, err);
 	if (ret == 0)
 		ret = isolation_is_container(&st) ? level1_update(&st, json, err)
-						  : update_task_limit(g, &st, json, err);
+						  : update_sandbox(g, &st, json, err);
 	if (f && f != stdin)
 		fclose(f);
 	free(json);

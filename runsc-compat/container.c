@@ -344,6 +344,12 @@ static void *serve_conn(void *arg)
 			kernel_set_task_limit(c->sb->k, m.h.a > 0 ? (unsigned)m.h.a : 0);
 			ctl_send(conn, CTL_OK, 0, 0, NULL, 0, NULL, 0);
 			break;
+		case CTL_MEMORY_LIMIT:
+			kernel_set_memory_limit(
+				c->sb->k,
+				m.h.a > 0 ? sandbox_guest_memory((uint64_t)m.h.a << 10) : 0);
+			ctl_send(conn, CTL_OK, 0, 0, NULL, 0, NULL, 0);
+			break;
 		case CTL_EXEC:
 			serve_exec(c, conn, &m);
 			ctl_msg_release(&m);
@@ -624,6 +630,9 @@ int container_main(const struct container_args *a)
 		cfg.task_limit = spec->resources.pids_limit > UINT_MAX
 					 ? UINT_MAX
 					 : (unsigned)spec->resources.pids_limit;
+	/* memory.limit is the cgroup's, the guest's is below it. */
+	if (spec->resources.memory_limit > 0)
+		cfg.memory_limit = sandbox_guest_memory((uint64_t)spec->resources.memory_limit);
 	struct container c = {
 		.spec = spec, .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
 	struct server_args sa = {.c = &c};

@@ -264,6 +264,13 @@ fail:
 	return -1;
 }
 
+uint64_t sandbox_guest_memory(uint64_t cgroup_limit)
+{
+	uint64_t own = MIN(MAX(cgroup_limit / 8, 16ull << 20), cgroup_limit / 4);
+
+	return cgroup_limit - own;
+}
+
 int sandbox_join_netns(const char *path, const char *what, struct rung_error *err)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);

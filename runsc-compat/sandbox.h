@@ -52,6 +52,13 @@ struct sandbox {
 	int compat_fd; /* the `auto` record, or -1 */
 };
 
+/* The guest's memory limit in a cgroup limited to cgroup_limit bytes: the
+ * room left is the sandbox's own (the sentry's heap, the stubs' page
+ * tables, the gofer), so that the guest meets its limit (ENOMEM, ENOSPC,
+ * the sentry's OOM monitor) before the host's OOM killer meets the
+ * sandbox. */
+uint64_t sandbox_guest_memory(uint64_t cgroup_limit);
+
 /* Join the network namespace at path (a file of `ip netns` or
  * /proc/PID/ns/net); what names the path in messages: "--netns", ... */
 int sandbox_join_netns(const char *path, const char *what, struct rung_error *err);

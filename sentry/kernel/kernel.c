@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysinfo.h>
 #include <unistd.h>
 
 int kernel_create(const struct kernel_config *cfg, struct kernel **out, struct rung_error *err)
@@ -112,6 +113,19 @@ void kernel_set_hostname(struct kernel *k, const char *name)
 	pthread_mutex_lock(&k->lock);
 	snprintf(k->hostname, sizeof(k->hostname), "%s", name);
 	pthread_mutex_unlock(&k->lock);
+}
+
+void kernel_set_memory_limit(struct kernel *k, uint64_t bytes)
+{
+	struct sysinfo si;
+
+	if (!bytes)
+		bytes = sysinfo(&si) == 0 ? (uint64_t)si.totalram * si.mem_unit : 1ull << 32;
+	pthread_mutex_lock(&k->lock);
+	k->cfg.memory_limit = bytes;
+	memacct_set_limit(&k->mf->acct, bytes);
+	pthread_mutex_unlock(&k->lock);
+	oom_start(k);
 }
 
 void kernel_set_task_limit(struct kernel *k, unsigned limit)

@@ -147,6 +147,11 @@ void kernel_set_hostname(struct kernel *k, const char *name);
 /* The tasks the sandbox may have at once from now on (0: the default);
  * tasks beyond it are not killed, new ones get EAGAIN. */
 void kernel_set_task_limit(struct kernel *k, unsigned limit);
+/* The guest's memory limit from now on (0: the host's RAM); what it holds
+ * beyond it is not taken away, it gets no more (and the OOM monitor ends
+ * processes until it is under). Address spaces made from now on commit
+ * against it. */
+void kernel_set_memory_limit(struct kernel *k, uint64_t bytes);
 
 /* Wait until every task has exited; returns the sandbox's exit status. */
 int kernel_wait(struct kernel *k);

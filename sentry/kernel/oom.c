@@ -173,8 +173,11 @@ void oom_start(struct kernel *k)
 	pthread_condattr_t ca;
 	pthread_attr_t attr;
 
-	if (k->oom || k->mf->acct.limit == UINT64_MAX)
+	pthread_mutex_lock(&k->lock);
+	if (k->oom || k->mf->acct.limit == UINT64_MAX) {
+		pthread_mutex_unlock(&k->lock);
 		return;
+	}
 	m = xzalloc(sizeof(*m));
 	pthread_mutex_init(&m->lock, NULL);
 	pthread_condattr_init(&ca);
@@ -193,6 +196,7 @@ void oom_start(struct kernel *k)
 		free(m);
 	}
 	pthread_attr_destroy(&attr);
+	pthread_mutex_unlock(&k->lock);
 }
 
 void oom_stop(struct kernel *k)

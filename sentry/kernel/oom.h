@@ -14,7 +14,7 @@
 struct kernel;
 
 /* Start the monitor (once; nothing without a memory limit). After the
- * sandbox confined itself: it is a thread. */
+ * sandbox confined itself: it is a thread. Takes k->lock. */
 void oom_start(struct kernel *k);
 /* Stop it and wait for its thread (kernel_destroy). */
 void oom_stop(struct kernel *k);

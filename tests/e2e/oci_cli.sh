@@ -550,9 +550,9 @@ printf '%s' '{"memory":{"limit":67108864,"reservation":0,"swap":0,"kernel":0},"c
 oci "$B" update --resources - ex <"$T/res.json" >"$T/update.out" 2>&1
 st=$?
 # pids.limit 50 is the guest's task limit, kept by the sentry; the host
-# cgroup gets a backstop with room for a sentry and a stub thread per task
-# (runsc-compat/cgroup.c): 2 * 50 + 32.
-PIDS_BACKSTOP=132
+# cgroup gets a backstop with room for what each task costs on the host
+# (runsc-compat/cgroup.c): 4 * 50 + 64.
+PIDS_BACKSTOP=264
 if [ -e /sys/fs/cgroup/cgroup.controllers ]; then
 	check_that "update --resources -: memory.max, cpu.max, pids.max written (status $st)" \
 		'[ "$st" = 0 ] && [ "$(cat "$(cgfile "$initpid" x memory.max)")" = 67108864 ] &&
