@@ -56,8 +56,8 @@ static int tell_sandbox(struct global_args *g, const struct container_state *st,
 /* pids.limit is the guest's task limit and memory.limit sets the guest's
  * memory limit, which the sentry keeps (the host cgroup holds only a
  * backstop): tell a running sandbox. */
-static int update_sandbox(struct global_args *g, const struct container_state *st,
-			  const char *json, struct rung_error *err)
+static int update_sandbox(struct global_args *g, const struct container_state *st, const char *json,
+			  struct rung_error *err)
 {
 	int64_t pids = resource_limit(json, "pids"), mem = resource_limit(json, "memory");
 	int ret = 0;

@@ -22,7 +22,7 @@ enum ctl_type {
 	CTL_KILL,
 	CTL_EXEC,
 	CTL_SIGNAL,
-	CTL_TASK_LIMIT, /* a: the guest's new task limit (pids.limit), 0 for the default */
+	CTL_TASK_LIMIT,	  /* a: the guest's new task limit (pids.limit), 0 for the default */
 	CTL_MEMORY_LIMIT, /* a: the cgroup's new memory limit in KiB (memory.limit), 0: none */
 	CTL_OK = 100,
 	CTL_ERROR,

@@ -27,7 +27,7 @@
 #define DO_CGROUP_PARENT "/rung"
 
 /* The signals the supervisor takes (blocked, read from a signalfd). */
-static const int handled[] = {SIGCHLD, SIGINT,	SIGQUIT, SIGTSTP,
+static const int handled[] = {SIGCHLD, SIGINT, SIGQUIT, SIGTSTP,
 			      SIGTERM, SIGHUP, SIGCONT, SIGWINCH};
 
 uint64_t do_cgroup_memory(uint64_t guest)
@@ -238,8 +238,9 @@ int do_supervise(const struct do_limits *l, int *relay, struct rung_error *err)
 		close(sv[1]);
 		close(go[0]);
 		close(go[1]);
-		return rung_error_make(err, e, "start the sandbox in a PID namespace of its own "
-					       "(rung needs root)");
+		return rung_error_make(err, e,
+				       "start the sandbox in a PID namespace of its own "
+				       "(rung needs root)");
 	}
 	if (child == 0) {
 		char b;

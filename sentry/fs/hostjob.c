@@ -37,7 +37,8 @@ static bool read_stat(struct job *j)
 		return false;
 	buf[n] = '\0';
 	p = strrchr(buf, ')');
-	return p && sscanf(p + 1, " %*c %*d %ld %ld %*d %ld", &j->pgrp, &j->session, &j->tpgid) == 3;
+	return p &&
+	       sscanf(p + 1, " %*c %*d %ld %ld %*d %ld", &j->pgrp, &j->session, &j->tpgid) == 3;
 }
 
 static struct job job_of(int fd)

@@ -21,9 +21,9 @@
  * runs at a few GiB/s): the monitor looks again before the room left
  * could be gone at that rate, but never more often than every 10 ms nor
  * less often than every second. */
-#define FILL_RATE	(4ull << 30)
-#define PERIOD_MIN_NS	10000000ull
-#define PERIOD_MAX_NS	1000000000ull
+#define FILL_RATE     (4ull << 30)
+#define PERIOD_MIN_NS 10000000ull
+#define PERIOD_MAX_NS 1000000000ull
 /* A victim has this long to go before another one is chosen. */
 #define VICTIM_GRACE_NS 1000000000ull
 
@@ -32,7 +32,7 @@ struct oom_monitor {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	bool stop;
-	int victim;	   /* tgid of the process last ended, while it lives */
+	int victim;	    /* tgid of the process last ended, while it lives */
 	uint64_t victim_ns; /* when */
 	unsigned kills;
 };

@@ -78,8 +78,8 @@ static size_t touch(size_t mb, int *err)
 
 	*err = 0;
 	for (; n < mb; n++) {
-		char *p = mmap(NULL, MIB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
-			       0);
+		char *p =
+			mmap(NULL, MIB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (p == MAP_FAILED) {
 			*err = errno;
 			break;

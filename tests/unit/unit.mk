@@ -2,6 +2,7 @@
 UNIT_TESTS = \
 	tests/unit/test_rbtree \
 	tests/unit/test_memfile \
+	tests/unit/test_memacct \
 	tests/unit/test_cow \
 	tests/unit/test_mm \
 	tests/unit/test_pagecache \
@@ -33,6 +34,10 @@ UNIT_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_rbtree_SOURCES = tests/unit/test_rbtree.c
 tests_unit_test_rbtree_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_rbtree_LDADD = $(UNIT_LDADD)
+
+tests_unit_test_memacct_SOURCES = tests/unit/test_memacct.c tests/unit/unit.h
+tests_unit_test_memacct_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_memacct_LDADD = $(UNIT_LDADD)
 
 tests_unit_test_egress_SOURCES = tests/unit/test_egress.c tests/unit/unit.h
 tests_unit_test_egress_CFLAGS = $(UNIT_CFLAGS)
