@@ -102,13 +102,18 @@ static void cgroup_done(char *path)
 /* --- stops ----------------------------------------------------------------------------- */
 
 /* The calling thread takes sig (blocked here: unblocked for it); the
- * process stops until SIGCONT. */
+ * process stops until SIGCONT. One the terminal sent and the signalfd has
+ * not been read for yet goes first: it would stop the process a second
+ * time once continued. */
 static void stop_self(int sig)
 {
+	struct timespec now = {0, 0};
 	sigset_t set, old;
 
 	sigemptyset(&set);
 	sigaddset(&set, sig);
+	while (sigtimedwait(&set, NULL, &now) == sig)
+		;
 	pthread_sigmask(SIG_UNBLOCK, &set, &old);
 	syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -251,7 +256,9 @@ int do_supervise(const struct do_limits *l, int *relay, struct rung_error *err)
 		if (read(go[0], &b, 1) != 1)
 			_exit(1);
 		close(go[0]);
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		/* The signals stay blocked: the kernel drops a signal its init has
+		 * no handler for (SIG_DFL) unless it is blocked, and the sandbox's
+		 * signal thread takes these (sandbox_block_signals) once it runs. */
 		*relay = sv[1] > 2 ? sv[1] : fcntl(sv[1], F_DUPFD_CLOEXEC, 3);
 		return 0;
 	}
