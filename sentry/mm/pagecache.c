@@ -100,6 +100,11 @@ int pc_fill_locked(struct pagecache *pc, uint64_t off, uint64_t len, uint64_t si
 		char *p;
 
 		if (!(state_of(pc, idx) & PC_FILLED)) {
+			/* The chunk's pages are the sandbox's memory: a mapping of
+			 * more than it has room for is ENOMEM. */
+			if (start < size &&
+			    !memacct_fits(&pc->ps.mf->acct, MIN(PS_CHUNK_SIZE, size - start)))
+				return -ENOMEM;
 			p = chunk_ptr(pc, idx);
 			if (!p)
 				return -ENOMEM;
