@@ -15,6 +15,7 @@ E2E_TESTS = \
 	tests/e2e/tty.sh \
 	tests/e2e/multiproc.sh \
 	tests/e2e/robustness.sh \
+	tests/e2e/sigall.sh \
 	tests/e2e/proc_walk.sh \
 	tests/e2e/inherited_fds.sh \
 	tests/e2e/mounts.sh \
@@ -47,6 +48,7 @@ E2E_PROGS = \
 	recvtty \
 	reaper \
 	seccomp_probe \
+	sigall \
 	swapper \
 	sysv_msg \
 	ttyfg
