@@ -22,6 +22,7 @@
 #include "sentry/mm/memfile.h"
 #include "lib/cleanup.h"
 #include "lib/error.h"
+#include "lib/fds.h"
 #include "lib/log.h"
 #include "lib/util.h"
 
@@ -308,6 +309,7 @@ int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)
 	bool record;
 	int opt, ret;
 
+	fds_close_inherited();
 	cfg.strace = g->strace;
 	optind = 1;
 	opterr = 0;

@@ -17,6 +17,7 @@
 #include "runsc-compat/spec.h"
 #include "runsc-compat/state.h"
 #include "lib/error.h"
+#include "lib/fds.h"
 #include "lib/log.h"
 #include "lib/unixsock.h"
 #include "lib/util.h"
@@ -25,7 +26,6 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <json-c/json.h>
-#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -34,7 +34,6 @@
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -214,26 +213,6 @@ fail:
 	return -1;
 }
 
-/* Everything but stdio, the report pipe, the console and the log goes. */
-static void close_others(int report, int console)
-{
-	int keep[3] = {report, console, rung_log_fd()}, lo = 3;
-
-	for (;;) {
-		int next = INT_MAX;
-		for (int i = 0; i < 3; i++)
-			if (keep[i] >= lo && keep[i] < next)
-				next = keep[i];
-		if (next == INT_MAX) {
-			syscall(SYS_close_range, lo, ~0u, 0);
-			return;
-		}
-		if (next > lo)
-			syscall(SYS_close_range, lo, next - 1, 0);
-		lo = next + 1;
-	}
-}
-
 int cmd_exec(struct global_args *g, int argc, char **argv, struct rung_error *err)
 {
 	struct exec_opts o = {0};
@@ -350,7 +329,11 @@ int cmd_exec(struct global_args *g, int argc, char **argv, struct rung_error *er
 	if (child == 0) {
 		struct rung_error perr = {0};
 		close(report[0]);
-		close_others(report[1], console);
+		{
+			/* Everything but stdio, the report pipe, the console and the log goes. */
+			int keep[] = {report[1], console, rung_log_fd()};
+			fds_close_from(3, keep, ARRAY_SIZE(keep));
+		}
 		ret = proxy(ctl, json, o.tty, console, report[1], &perr);
 		exit(ret < 0 ? 1 : ret);
 	}

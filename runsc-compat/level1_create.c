@@ -13,13 +13,13 @@
 #include "runsc-compat/state.h"
 #include "lib/cleanup.h"
 #include "lib/error.h"
+#include "lib/fds.h"
 #include "lib/log.h"
 #include "lib/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
-#include <limits.h>
 #include <poll.h>
 #include <linux/capability.h>
 #include <sched.h>
@@ -34,23 +34,6 @@
 #include <unistd.h>
 
 #define INIT_STACK_SIZE (8u << 20)
-
-void level1_close_fds(int lo, const int *keep, size_t n)
-{
-	for (;;) {
-		int next = INT_MAX;
-		for (size_t i = 0; i < n; i++)
-			if (keep[i] >= lo && keep[i] < next)
-				next = keep[i];
-		if (next == INT_MAX) {
-			close_range((unsigned)lo, ~0u, 0);
-			return;
-		}
-		if (next > lo)
-			close_range((unsigned)lo, (unsigned)next - 1, 0);
-		lo = next + 1;
-	}
-}
 
 /* --- the init ------------------------------------------------------------------------ */
 
@@ -99,7 +82,7 @@ int level1_init(void *arg)
 	char *msg, buf;
 	ssize_t n;
 
-	level1_close_fds(3 + a->preserve_fds, keep, ARRAY_SIZE(keep));
+	fds_close_from(3 + a->preserve_fds, keep, ARRAY_SIZE(keep));
 	for (int fd = 3; fd < 3 + a->preserve_fds; fd++)
 		fcntl(fd, F_SETFD, 0); /* the workload's (--preserve-fds) */
 	if (!a->do_mode)

@@ -15,6 +15,7 @@
 #include "runsc-compat/state.h"
 #include "lib/cleanup.h"
 #include "lib/error.h"
+#include "lib/fds.h"
 #include "lib/log.h"
 #include "lib/util.h"
 
@@ -49,7 +50,7 @@ static __attribute__((noreturn)) void exec_child(struct exec_child *c)
 	cleanup_free char *prog = NULL;
 	char buf, *msg;
 
-	level1_close_fds(3, keep, ARRAY_SIZE(keep));
+	fds_close_from(3, keep, ARRAY_SIZE(keep));
 	level1_reset_signals();
 	if (read(c->go_fd, &buf, 1) != 1)
 		_exit(1);

@@ -36,9 +36,6 @@ int level1_init(void *args);
 /* Clone the init with a's spec's namespaces; its pid in *pid. */
 int level1_clone(struct level1_init_args *a, pid_t *pid, struct rung_error *err);
 
-/* Close every descriptor from lo up except those in keep. */
-void level1_close_fds(int lo, const int *keep, size_t n);
-
 /* --- namespaces (level1_ns.c) -------------------------------------------------- */
 
 /* The clone flags for the spec's namespaces (refusing those level 1 lacks).

@@ -15,6 +15,7 @@
 #include "runsc-compat/state.h"
 #include "lib/cleanup.h"
 #include "lib/error.h"
+#include "lib/fds.h"
 #include "lib/log.h"
 #include "lib/unixsock.h"
 #include "lib/util.h"
@@ -24,14 +25,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
-#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -118,26 +117,6 @@ static int connect_console(const char *path, struct rung_error *err)
 	if (fd < 0)
 		return rung_error_make(err, -fd, "connect to the console socket `%s`", path);
 	return fd;
-}
-
-/* In the sandbox child: every inherited descriptor from lo on but those in
- * keep is closed, so nothing of the caller's (the shim's sockets) lives on. */
-static void close_others(int lo, const int *keep, size_t n)
-{
-
-	for (;;) {
-		int next = INT_MAX;
-		for (size_t i = 0; i < n; i++)
-			if (keep[i] >= lo && keep[i] < next)
-				next = keep[i];
-		if (next == INT_MAX) {
-			syscall(SYS_close_range, lo, ~0u, 0);
-			return;
-		}
-		if (next > lo)
-			syscall(SYS_close_range, lo, next - 1, 0);
-		lo = next + 1;
-	}
 }
 
 /* process.oomScoreAdj is the sandbox's on the host (its gofer and stubs,
@@ -294,7 +273,8 @@ int oci_create(struct global_args *g, const char *id, const struct create_opts *
 					   .donate = g->file_access_direct};
 		int keep[] = {ready[1], go[0],	       isolation_is_vm(iso) ? -1 : hooks[1],
 			      console,	rung_log_fd(), compat};
-		close_others(3 + o->preserve_fds, keep, ARRAY_SIZE(keep));
+		/* Nothing else of the caller's (the shim's sockets) lives on. */
+		fds_close_from(3 + o->preserve_fds, keep, ARRAY_SIZE(keep));
 		exit(isolation_is_vm(iso) ? vm_container_main(&a, iso == ISOLATION_VM)
 					  : container_main(&a));
 	}

@@ -11,6 +11,7 @@
 #include "lib/util.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <string.h>
 #include <time.h>
@@ -230,16 +231,22 @@ SYSCALL(restart_syscall)
 
 /* --- sending --------------------------------------------------------------------- */
 
-/* May t signal the process of p (Linux's kill_ok_by_cred, and SIGCONT in a session)? */
-static bool may_signal(struct task *t, struct task *p, int sig)
+/*
+ * May t signal p, a thread of process tg, or tg's zombie when p is NULL
+ * (Linux's check_kill_permission)? Its own process always; else CAP_KILL,
+ * a real or effective uid that is the target's real or saved one, or
+ * SIGCONT within the session.
+ */
+static bool may_signal(struct task *t, struct thread_group *tg, struct task *p, int sig)
 {
-	const struct creds *c = &t->creds, *pc = &p->creds;
+	const struct creds *c = &t->creds;
+	uint32_t uid = p ? p->creds.uid : tg->uid, suid = p ? p->creds.suid : tg->suid;
 
-	if (creds_capable(c, KCAP_KILL))
+	if (tg == t->tg || creds_capable(c, KCAP_KILL))
 		return true;
-	if (c->euid == pc->suid || c->euid == pc->uid || c->uid == pc->suid || c->uid == pc->uid)
+	if (c->euid == suid || c->euid == uid || c->uid == suid || c->uid == uid)
 		return true;
-	return sig == SIGCONT && t->tg->sid == p->tg->sid;
+	return sig == SIGCONT && t->tg->sid == tg->sid;
 }
 
 static bool valid_sig(long sig)
@@ -250,54 +257,102 @@ static bool valid_sig(long sig)
 /* kill(pid > 0) or tgkill: one process (group) or one thread, under the lock. */
 static long send_to(struct task *t, struct task *p, const siginfo_t *info, bool group)
 {
-	if (!may_signal(t, p, info->si_signo))
+	if (!valid_sig(info->si_signo))
+		return -EINVAL;
+	if (!may_signal(t, p->tg, p, info->si_signo))
 		return -EPERM;
 	return signal_send_locked(p, info, group);
 }
 
+/* A signal to process tg (Linux's group_send_sig_info), under the lock: a
+ * zombie takes it and ignores it. */
+static long send_to_tg(struct task *t, struct thread_group *tg, const siginfo_t *info)
+{
+	struct task *p = list_first_entry_or_null(&tg->threads, struct task, tg_node);
+
+	if (p)
+		return send_to(t, p, info, true);
+	if (!valid_sig(info->si_signo))
+		return -EINVAL;
+	return may_signal(t, tg, NULL, info->si_signo) ? 0 : -EPERM;
+}
+
+/* The process kill(pid > 0) means: the one pid names, or the process of
+ * the thread whose tid it is (as Linux), zombies included. */
+static struct thread_group *kill_target_locked(struct kernel *k, int pid)
+{
+	struct thread_group *tg = kernel_find_tg_locked(k, pid, true);
+	struct task *p;
+
+	if (tg)
+		return tg;
+	list_for_each_entry(p, &k->tasks, knode)
+		if (p->tid == pid)
+			return p->tg;
+	return NULL;
+}
+
+/*
+ * kill(-1): every process but the caller's and the sandbox's init (pid 1),
+ * zombies included. As Linux's kill_something_info, it succeeds when there
+ * was any such process, signalled or not for want of permission (EPERM
+ * counts for nothing), and fails with ESRCH when there was none.
+ */
+static long kill_all_locked(struct task *t, const siginfo_t *info)
+{
+	struct thread_group *tg;
+	long ret = 0, err;
+	bool any = false;
+
+	list_for_each_entry(tg, &t->k->groups, knode) {
+		if ((tg->flags & TG_REAPED) || tg->tgid <= 1 || tg == t->tg)
+			continue;
+		any = true;
+		err = send_to_tg(t, tg, info);
+		if (err != -EPERM)
+			ret = err;
+	}
+	return any ? ret : -ESRCH;
+}
+
+/* kill(0) and kill(-pgid): every process of the group, zombies included;
+ * 0 when one took the signal, else the last error (ESRCH: nobody there). */
+static long kill_pgrp_locked(struct task *t, int pgid, const siginfo_t *info)
+{
+	struct thread_group *tg;
+	long ret = -ESRCH;
+	bool sent = false;
+
+	list_for_each_entry(tg, &t->k->groups, knode) {
+		if ((tg->flags & TG_REAPED) || tg->pgid != pgid)
+			continue;
+		ret = send_to_tg(t, tg, info);
+		sent |= ret == 0;
+	}
+	return sent ? 0 : ret;
+}
+
+/* The kernel reads pid and signal as ints; a bad signal is refused by
+ * each target (ESRCH first when there is none, as Linux). */
 SYSCALL(kill)
 {
 	int pid = (int)a->a[0], sig = (int)a->a[1];
 	struct kernel *k = t->k;
 	struct thread_group *tg;
 	siginfo_t info;
-	long ret = -ESRCH;
-	bool any = false, allowed = false;
+	long ret;
 
-	if (!valid_sig(a->a[1]))
-		return -EINVAL;
 	siginfo_user(&info, sig, t);
 	pthread_mutex_lock(&k->lock);
 	if (pid > 0) {
-		tg = kernel_find_tg_locked(k, pid, true);
-		if (tg && (tg->flags & TG_ZOMBIE))
-			ret = 0; /* a zombie takes (and ignores) any signal */
-		else if (tg && !list_empty(&tg->threads))
-			ret = send_to(t, list_first_entry(&tg->threads, struct task, tg_node),
-				      &info, true);
+		tg = kill_target_locked(k, pid);
+		ret = tg ? send_to_tg(t, tg, &info) : -ESRCH;
+	} else if (pid == -1) {
+		ret = kill_all_locked(t, &info);
+	} else if (pid == INT_MIN) {
+		ret = -ESRCH; /* no group -INT_MIN */
 	} else {
-		/* 0: the caller's group; < -1: that group; -1: everyone but init and us. */
-		int pgid = pid == 0 ? t->tg->pgid : -pid;
-		list_for_each_entry(tg, &k->groups, knode) {
-			struct task *p;
-			if (tg->flags & (TG_ZOMBIE | TG_REAPED))
-				continue;
-			if (pid == -1 ? (tg == k->init_tg || tg == t->tg) : tg->pgid != pgid)
-				continue;
-			p = list_first_entry_or_null(&tg->threads, struct task, tg_node);
-			if (!p)
-				continue;
-			any = true;
-			if (send_to(t, p, &info, true) == 0)
-				allowed = true;
-		}
-		/* kill(-1) also hits the caller (but not init). */
-		if (pid == -1 && t->tg != k->init_tg) {
-			any = true;
-			if (send_to(t, t, &info, true) == 0)
-				allowed = true;
-		}
-		ret = !any ? -ESRCH : allowed ? 0 : -EPERM;
+		ret = kill_pgrp_locked(t, pid ? -pid : t->tg->pgid, &info);
 	}
 	pthread_mutex_unlock(&k->lock);
 	return ret;
@@ -324,7 +379,7 @@ SYSCALL(tgkill)
 {
 	siginfo_t info;
 
-	if ((int)a->a[0] <= 0 || (int)a->a[1] <= 0 || !valid_sig(a->a[2]))
+	if ((int)a->a[0] <= 0 || (int)a->a[1] <= 0)
 		return -EINVAL;
 	siginfo_user(&info, (int)a->a[2], t);
 	info.si_code = SI_TKILL;
@@ -335,7 +390,7 @@ SYSCALL(tkill)
 {
 	siginfo_t info;
 
-	if ((int)a->a[0] <= 0 || !valid_sig(a->a[1]))
+	if ((int)a->a[0] <= 0)
 		return -EINVAL;
 	siginfo_user(&info, (int)a->a[1], t);
 	info.si_code = SI_TKILL;

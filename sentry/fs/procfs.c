@@ -60,6 +60,7 @@ enum proc_kind {
 struct proc_ctx {
 	struct kernel *k;
 	struct task *t; /* the process a per-pid file describes, or NULL */
+	int id;		/* the pid or tid its directory is named by */
 };
 
 struct proc_node {
@@ -153,7 +154,7 @@ static void gen_stat(struct proc_ctx *c, struct strbuf *o)
 		"%d (%s) %c %d %d %d %d %d 4194560 0 0 0 0 0 0 0 0 20 0 %d 0 %llu %llu 0 "
 		"18446744073709551615 0 0 %llu 0 0 0 %llu 0 0 0 0 0 17 0 0 0 0 0 0 0 0 %llu %llu "
 		"%llu %llu %llu 0\n",
-		t->tgid, t->comm, task_state(t), ids.ppid, ids.pgid, ids.sid, ids.tty_nr, ids.tpgid,
+		c->id, t->comm, task_state(t), ids.ppid, ids.pgid, ids.sid, ids.tty_nr, ids.tpgid,
 		ids.nthreads, (unsigned long long)start,
 		(unsigned long long)(mm ? mm->committed : 0),
 		(unsigned long long)(mm ? mm->start_stack : 0), (unsigned long long)t->sigmask,
@@ -599,6 +600,8 @@ static const struct proc_node sys_nodes[] = {
 	{NULL},
 };
 
+/* /proc/<pid>, /proc/<tid> (which Linux resolves but does not list) and
+ * /proc/<pid>/task/<tid>: see pid_node_listed. */
 static const struct proc_node pid_nodes[] = {
 	{"children", S_IFREG | 0444, PK_FILE, gen_children},
 	{"cmdline", S_IFREG | 0444, PK_FILE, gen_cmdline},
@@ -683,13 +686,33 @@ static const struct proc_node root_nodes[] = {
 
 static const struct proc_node root_node = {"/", S_IFDIR | 0555, PK_ROOT};
 static const struct proc_node pid_node = {NULL, S_IFDIR | 0555, PK_PID, NULL, pid_nodes};
+static const struct proc_node tid_node = {NULL, S_IFDIR | 0555, PK_PID, NULL, pid_nodes};
 static const struct proc_node fd_node = {NULL, S_IFLNK | 0700, PK_FD};
 
-/* Inode numbers are stable for a (node, pid, fd) triple. */
-static uint64_t proc_ino(const struct proc_node *n, int pid, int fd)
+/*
+ * Is c in the directory of node dir? Linux's thread directory (tid_base_stuff)
+ * has no task directory in it, which would nest forever (`find /proc` would
+ * not end); children is a thread's only (the processes it forked; here
+ * the process's, whose children the sandbox keeps per process).
+ */
+static bool pid_node_listed(const struct proc_node *dir, const struct proc_node *c)
 {
-	return ((uint64_t)(uintptr_t)n * 31 + (uint64_t)pid * 1000003 + (uint64_t)(fd + 1)) &
-	       0x7fffffffffffull;
+	if (dir == &tid_node)
+		return c->kind != PK_TASK_DIR;
+	if (dir == &pid_node)
+		return c->gen != gen_children;
+	return true;
+}
+
+/* Inode numbers are stable for a (node, pid, tid, fd) tuple; tid is 0
+ * outside a thread's files. */
+static uint64_t proc_ino(const struct proc_node *n, int pid, int tid, int fd)
+{
+	uint64_t id = (uint64_t)(tid ? tid : pid);
+
+	return (((uint64_t)(uintptr_t)n * 31 + id * 1000003 + (uint64_t)(fd + 1)) &
+		0x7fffffffffffull) ^
+	       (tid ? 0x400000000000ull : 0);
 }
 
 /* The task per-pid files describe: the thread, or the process's first live thread. */
@@ -712,7 +735,7 @@ static struct inode *proc_inode_tid(struct super_block *sb, const struct proc_no
 	pi->tid = tid;
 	pi->fd = fd;
 	i->priv = pi;
-	i->ino = proc_ino(n, tid ? tid : pid, fd) ^ (tid ? 0x400000000000ull : 0);
+	i->ino = proc_ino(n, pid, tid, fd);
 	if (S_ISDIR(n->mode))
 		i->nlink = 2;
 	if (t) {
@@ -792,14 +815,14 @@ static int proc_lookup(struct inode *dir, const char *name, struct inode **out)
 		task_put(t);
 		if (!ours)
 			return -ENOENT;
-		*out = proc_inode_tid(dir->sb, &pid_node, pid, tid, -1);
+		*out = proc_inode_tid(dir->sb, &tid_node, pid, tid, -1);
 		return 0;
 	}
 	default:
 		return -ENOTDIR;
 	}
 	for (; c && c->name; c++)
-		if (strcmp(c->name, name) == 0) {
+		if (strcmp(c->name, name) == 0 && pid_node_listed(n, c)) {
 			*out = proc_inode_tid(dir->sb, c, pid, PI(dir)->tid, -1);
 			return 0;
 		}
@@ -979,7 +1002,8 @@ struct proc_text {
 static int proc_open(struct inode *inode, struct dentry *dentry, int flags, struct file **out)
 {
 	const struct proc_node *n = PI(inode)->node;
-	struct proc_ctx c = {.k = KERNEL_OF(inode->sb)};
+	struct proc_ctx c = {.k = KERNEL_OF(inode->sb),
+			     .id = PI(inode)->tid ? PI(inode)->tid : PI(inode)->pid};
 	struct proc_text *text;
 	struct strbuf sb;
 	struct file *f;
@@ -1109,12 +1133,12 @@ static int proc_getdents(struct file *f, struct dir_emitter *e)
 	case PK_ROOT: {
 		struct pid_list pl = {0};
 		for (c = root_nodes; c->name; c++)
-			if (!list_one(&l, c->name, proc_ino(c, 0, -1), IFTODT(c->mode)))
+			if (!list_one(&l, c->name, proc_ino(c, 0, 0, -1), IFTODT(c->mode)))
 				return 0;
 		kernel_process_ids(KERNEL_OF(dir->sb), &pl.pids, &pl.n);
 		for (size_t i = 0; i < pl.n; i++) {
 			snprintf(name, sizeof(name), "%d", pl.pids[i]);
-			if (!list_one(&l, name, proc_ino(&pid_node, pl.pids[i], -1), DT_DIR))
+			if (!list_one(&l, name, proc_ino(&pid_node, pl.pids[i], 0, -1), DT_DIR))
 				break;
 		}
 		free(pl.pids);
@@ -1123,7 +1147,9 @@ static int proc_getdents(struct file *f, struct dir_emitter *e)
 	case PK_PID:
 	case PK_DIR:
 		for (c = n->children; c && c->name; c++)
-			if (!list_one(&l, c->name, proc_ino(c, pid, -1), IFTODT(c->mode)))
+			if (pid_node_listed(n, c) &&
+			    !list_one(&l, c->name, proc_ino(c, pid, PI(dir)->tid, -1),
+				      IFTODT(c->mode)))
 				return 0;
 		return 0;
 	case PK_FD_DIR: {
@@ -1134,7 +1160,8 @@ static int proc_getdents(struct file *f, struct dir_emitter *e)
 		task_put(t);
 		for (size_t i = 0; i < fl.n; i++) {
 			snprintf(name, sizeof(name), "%d", fl.fds[i]);
-			if (!list_one(&l, name, proc_ino(&fd_node, pid, fl.fds[i]), DT_LNK))
+			if (!list_one(&l, name, proc_ino(&fd_node, pid, PI(dir)->tid, fl.fds[i]),
+				      DT_LNK))
 				break;
 		}
 		free(fl.fds);
@@ -1145,9 +1172,7 @@ static int proc_getdents(struct file *f, struct dir_emitter *e)
 		kernel_thread_ids(KERNEL_OF(dir->sb), pid, &tl.pids, &tl.n);
 		for (size_t i = 0; i < tl.n; i++) {
 			snprintf(name, sizeof(name), "%d", tl.pids[i]);
-			if (!list_one(&l, name,
-				      proc_ino(&pid_node, tl.pids[i], -1) ^ 0x400000000000ull,
-				      DT_DIR))
+			if (!list_one(&l, name, proc_ino(&tid_node, pid, tl.pids[i], -1), DT_DIR))
 				break;
 		}
 		free(tl.pids);

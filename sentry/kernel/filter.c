@@ -17,12 +17,14 @@
 #include <linux/sched.h>
 #include <seccomp.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <termios.h>
+#include <unistd.h>
 
 /* Allowed whatever the arguments. */
 static const struct {
@@ -102,8 +104,6 @@ static const struct {
 	{SCMP_SYS(ptrace), "driving the stubs"},
 	{SCMP_SYS(wait4), "stub stops and exits"},
 	{SCMP_SYS(waitid), "reaping stubs and the gofer"},
-	{SCMP_SYS(kill), "killing stubs and the gofer"},
-	{SCMP_SYS(tgkill), "interrupting a running stub thread"},
 	{SCMP_SYS(close_range), "a new stub closes everything but the memory file"},
 	{SCMP_SYS(seccomp), "a new stub installs its own filter"},
 	{SCMP_SYS(pause), "a new stub thread parks until its tracer seizes it"},
@@ -136,6 +136,64 @@ static const int prctls[] = {PR_SET_PDEATHSIG, PR_SET_NAME, PR_SET_NO_NEW_PRIVS,
 static const int arch_prctls[] = {ARCH_SET_CPUID, ARCH_SET_FS, ARCH_GET_FS, ARCH_SET_GS,
 				  ARCH_GET_GS};
 
+/*
+ * The only signals the sandbox process sends once it is confined, each to
+ * a positive pid: never 0 or a negative one, which would reach a process
+ * group or every process the sandbox may signal (inside a pid namespace of
+ * its own, positive pids are the sandbox's own processes). tkill,
+ * rt_sigqueueinfo and pidfd_send_signal are never allowed.
+ */
+static const struct {
+	int nr;
+	int sig;
+	bool self; /* tgkill to a thread of the sandbox process itself only */
+	const char *why;
+} signals[] = {
+	{SCMP_SYS(kill), SIGKILL, false, "ending a stub process or the gofer"},
+	{SCMP_SYS(tgkill), SIGCHLD, false, "interrupting a stub thread that runs guest code"},
+	{SCMP_SYS(tgkill), 0, false, "whether a systrap stub thread is still there"},
+	{SCMP_SYS(tgkill), SIGTSTP, true, "rung stops on the host with the guest's job"},
+	{SCMP_SYS(tgkill), SIGTTIN, true, "rung stops on the host with the guest's job"},
+	{SCMP_SYS(tgkill), SIGTTOU, true, "rung stops on the host with the guest's job"},
+	{SCMP_SYS(tgkill), SIGSTOP, true, "rung stops on the host with the guest's job"},
+	{SCMP_SYS(tgkill), SIGABRT, true, "abort() (glibc raises SIGABRT with tgkill)"},
+};
+
+/* The kernel reads pid and signal arguments as ints, the low 32 bits of
+ * their registers: only those are compared. */
+#define LOW32	 0xffffffffull
+#define SIGN_BIT 0x80000000ull
+
+/*
+ * Allow signals[i] from the process whose pid is self. tgkill refuses a
+ * tgid or tid of 0 itself (EINVAL), so a negative one is what must die
+ * here. For kill, "1 <= pid <= INT_MAX" takes 31 rules, one for each place
+ * of the pid's highest bit set: libseccomp compares an argument once per
+ * rule (two comparisons of one argument are refused, EINVAL), and only as
+ * 64 bits.
+ */
+static int add_signal(scmp_filter_ctx ctx, size_t i, uint32_t self)
+{
+	uint64_t sig = (uint64_t)signals[i].sig;
+	int ret = 0;
+
+	if (signals[i].nr == SCMP_SYS(tgkill)) {
+		struct scmp_arg_cmp c[] = {
+			signals[i].self ? SCMP_A0(SCMP_CMP_MASKED_EQ, LOW32, self)
+					: SCMP_A0(SCMP_CMP_MASKED_EQ, SIGN_BIT, 0),
+			SCMP_A1(SCMP_CMP_MASKED_EQ, SIGN_BIT, 0),
+			SCMP_A2(SCMP_CMP_MASKED_EQ, LOW32, sig),
+		};
+		return seccomp_rule_add_array(ctx, SCMP_ACT_ALLOW, signals[i].nr, ARRAY_SIZE(c), c);
+	}
+	for (unsigned bit = 0; bit < 31 && ret == 0; bit++)
+		ret = seccomp_rule_add(
+			ctx, SCMP_ACT_ALLOW, signals[i].nr, 2,
+			SCMP_A0(SCMP_CMP_MASKED_EQ, LOW32 & (LOW32 << bit), 1ull << bit),
+			SCMP_A1(SCMP_CMP_MASKED_EQ, LOW32, sig));
+	return ret;
+}
+
 #define ADD(ctx, action, nr, ...)                                       \
 	do {                                                            \
 		if (seccomp_rule_add(ctx, action, nr, __VA_ARGS__) < 0) \
@@ -161,6 +219,9 @@ scmp_filter_ctx sentry_filter_build(int memfd, bool host_network)
 		return NULL;
 	for (size_t i = 0; i < ARRAY_SIZE(plain); i++)
 		ADD(ctx, SCMP_ACT_ALLOW, plain[i].nr, 0);
+	for (size_t i = 0; i < ARRAY_SIZE(signals); i++)
+		if (add_signal(ctx, i, (uint32_t)getpid()) < 0)
+			goto fail;
 	/* No new executable memory, except guest windows onto the memory file
 	 * (mapped into stubs, which run under this filter too). */
 	ADD(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mmap), 1, SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));

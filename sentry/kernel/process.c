@@ -813,8 +813,10 @@ void task_do_exit(struct task *t)
 	if (mm)
 		rusage_note_mm_locked(tg, mm);
 	timers_thread_exit_locked(t);
-	if (tg->leader == t)
+	if (tg->leader == t) {
 		tg->uid = t->creds.uid;
+		tg->suid = t->creds.suid;
+	}
 	if (!(tg->flags & TG_EXITING) && tg->nr_threads == 0)
 		tg->exit_code = t->exit_code;
 	/* A thread that was counted for a stop in progress no longer can be. */

@@ -118,6 +118,7 @@ struct thread_group {
 	struct rlimit rlim[RLIM_NLIMITS];
 	uint64_t start_ns;
 	uint32_t uid;  /* the leader's real uid when it died (waitid's si_uid) */
+	uint32_t suid; /* and its saved uid (who may kill(2) the zombie) */
 	bool did_exec; /* a thread execed (setpgid from the parent: EACCES) */
 	/* A process spawned from outside (exec) has no parent: this learns its
 	 * wait status when it dies (called under the kernel lock). */

@@ -16,6 +16,9 @@ E2E_TESTS = \
 	tests/e2e/multiproc.sh \
 	tests/e2e/robustness.sh \
 	tests/e2e/limits.sh \
+	tests/e2e/sigall.sh \
+	tests/e2e/proc_walk.sh \
+	tests/e2e/inherited_fds.sh \
 	tests/e2e/mounts.sh \
 	tests/e2e/bundle_mounts.sh \
 	tests/e2e/docker.sh \
@@ -47,6 +50,7 @@ E2E_PROGS = \
 	recvtty \
 	reaper \
 	seccomp_probe \
+	sigall \
 	swapper \
 	sysv_msg \
 	ttyfg

@@ -30,6 +30,7 @@ GUEST_TESTS = \
 	proc_fork \
 	proc_cow \
 	proc_tasks \
+	proc_task_dir \
 	process \
 	rw \
 	segv_exec \

@@ -18,6 +18,7 @@ UNIT_TESTS = \
 	tests/unit/test_log \
 	tests/unit/test_error \
 	tests/unit/test_util \
+	tests/unit/test_fds \
 	tests/unit/test_creds \
 	tests/unit/test_unix \
 	tests/unit/test_netstack \
@@ -100,6 +101,10 @@ tests_unit_test_error_LDADD = $(UNIT_LDADD)
 tests_unit_test_util_SOURCES = tests/unit/test_util.c tests/unit/unit.h
 tests_unit_test_util_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_util_LDADD = $(UNIT_LDADD)
+
+tests_unit_test_fds_SOURCES = tests/unit/test_fds.c tests/unit/unit.h
+tests_unit_test_fds_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_fds_LDADD = $(UNIT_LDADD)
 
 tests_unit_test_ktimer_SOURCES = tests/unit/test_ktimer.c tests/unit/unit.h
 tests_unit_test_ktimer_CFLAGS = $(UNIT_CFLAGS)
