@@ -147,7 +147,9 @@ static void *monitor_main(void *arg)
 	while (!m->stop) {
 		uint64_t wait = period_ns(a), now = monotonic_ns();
 		struct timespec ts;
-		if (memacct_room(a) == 0 && !victim_pending(k, m, now)) {
+		/* Over the limit, not at it: the kernel's own buffers and tmpfs
+		 * may fill it to the byte (and then get ENOSPC or ENOMEM). */
+		if (memacct_usage(a) > a->limit && !victim_pending(k, m, now)) {
 			pthread_mutex_unlock(&m->lock);
 			kill_largest(k, m, memacct_usage(a));
 			pthread_mutex_lock(&m->lock);
