@@ -33,13 +33,18 @@ static struct egress_policy *parse(const char *spec)
 	return p;
 }
 
-static bool allowed(const struct egress_policy *p, const char *addr)
+static bool allowed_port(const struct egress_policy *p, const char *addr, unsigned port)
 {
 	uint8_t a[16] = {0};
 	int family = strchr(addr, ':') ? AF_INET6 : AF_INET;
 
 	ck_assert_int_eq(inet_pton(family, addr, a), 1);
-	return egress_allowed(p, family, a);
+	return egress_allowed(p, family, a, port);
+}
+
+static bool allowed(const struct egress_policy *p, const char *addr)
+{
+	return allowed_port(p, addr, 80);
 }
 
 /* The default policy: private, shared, link-local and ULA ranges denied,
@@ -135,6 +140,197 @@ START_TEST(test_hostname)
 }
 END_TEST
 
+/* Every IPv6 form of an IPv4 address is judged as that address: denied
+ * where the IPv4 address is, allowed where a rule allows it. */
+START_TEST(test_embedded_v4)
+{
+	/* Each form of 10.0.0.1 (RFC 1918) and of 169.254.169.254. */
+	static const char *const forms[] = {
+		"::ffff:10.0.0.1",	 /* IPv4-mapped */
+		"::a00:1",		 /* IPv4-compatible */
+		"::ffff:0:a00:1",	 /* SIIT, IPv4-translated */
+		"64:ff9b::a00:1",	 /* NAT64 */
+		"2002:a00:1::1",	 /* 6to4 */
+		"2002:a00:1:ffff::1234", /* 6to4, another host behind it */
+		"::ffff:169.254.169.254",
+		"::a9fe:a9fe",
+		"::ffff:0:a9fe:a9fe",
+		"64:ff9b::a9fe:a9fe",
+		"2002:a9fe:a9fe::1",
+	};
+	static const char *const public_forms[] = {
+		"::ffff:8.8.8.8",   "::808:808",       "::ffff:0:808:808",
+		"64:ff9b::808:808", "2002:808:808::1",
+	};
+	struct egress_policy *p = parse(NULL);
+
+	for (size_t i = 0; i < ARRAY_SIZE(forms); i++)
+		ck_assert_msg(!allowed(p, forms[i]), "%s allowed", forms[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(public_forms); i++)
+		ck_assert_msg(allowed(p, public_forms[i]), "%s denied", public_forms[i]);
+	/* :: and ::1 are IPv6's own (the loopback goes), ::2 is 0.0.0.2. */
+	ck_assert(allowed(p, "::1"));
+	ck_assert(allowed(p, "::"));
+	egress_free(p);
+
+	p = parse("allow=10.0.0.1");
+	for (size_t i = 0; i < 6; i++)
+		ck_assert_msg(allowed(p, forms[i]), "%s denied with allow=10.0.0.1", forms[i]);
+	ck_assert(!allowed(p, "::ffff:10.0.0.2"));
+	ck_assert(!allowed(p, "2002:a00:2::1"));
+	ck_assert(!allowed(p, "::ffff:169.254.169.254"));
+	egress_free(p);
+
+	/* A deny rule of the user's on the IPv4 address or on the IPv6 form. */
+	p = parse("deny=8.8.8.8,deny=2002:808:404::/48");
+	ck_assert(!allowed(p, "::ffff:8.8.8.8"));
+	ck_assert(!allowed(p, "::808:808"));
+	ck_assert(!allowed(p, "2002:808:808::1"));
+	ck_assert(!allowed(p, "64:ff9b::808:808"));
+	ck_assert(!allowed(p, "2002:808:404::1"));
+	ck_assert(allowed(p, "::ffff:8.8.4.4"));
+	egress_free(p);
+
+	/* An allow-list: the IPv6 forms of an allowed address go, others not. */
+	p = parse("default=deny,allow=192.0.2.1");
+	ck_assert(allowed(p, "::ffff:192.0.2.1"));
+	ck_assert(allowed(p, "2002:c000:201::1"));
+	ck_assert(allowed(p, "64:ff9b::c000:201"));
+	ck_assert(!allowed(p, "2002:808:808::1"));
+	egress_free(p);
+}
+END_TEST
+
+/* Teredo (2001::/32) carries its server's address and its client's,
+ * inverted: both must be allowed. Local-use NAT64 (64:ff9b:1::/48) is
+ * denied as a range (where its IPv4 address sits is the network's choice). */
+START_TEST(test_teredo_nat64_local)
+{
+	struct egress_policy *p = parse(NULL);
+
+	/* Server 65.54.227.120, client 192.0.2.45 (~ c000:22d = 3fff:fdd2). */
+	ck_assert(allowed(p, "2001:0:4136:e378:8000:63bf:3fff:fdd2"));
+	/* Client 10.0.0.1 (~ a00:1 = f5ff:fffe). */
+	ck_assert(!allowed(p, "2001:0:4136:e378:8000:63bf:f5ff:fffe"));
+	/* Client 169.254.169.254 (~ a9fe:a9fe = 5601:5601). */
+	ck_assert(!allowed(p, "2001:0:4136:e378:8000:63bf:5601:5601"));
+	/* Server 10.0.0.1, public client. */
+	ck_assert(!allowed(p, "2001:0:a00:1:8000:63bf:3fff:fdd2"));
+	/* Not Teredo: 2001:db8::/32 and 2001:4860::/32 are plain IPv6. */
+	ck_assert(allowed(p, "2001:4860::f5ff:fffe"));
+	ck_assert(!allowed(p, "64:ff9b:1::a00:1"));
+	ck_assert(!allowed(p, "64:ff9b:1:ffff::808:808"));
+	ck_assert(allowed(p, "64:ff9b:2::1"));
+	egress_free(p);
+
+	p = parse("allow=10.0.0.1,allow=64:ff9b:1::/48");
+	ck_assert(allowed(p, "2001:0:4136:e378:8000:63bf:f5ff:fffe"));
+	ck_assert(allowed(p, "2001:0:a00:1:8000:63bf:3fff:fdd2"));
+	ck_assert(allowed(p, "64:ff9b:1::a00:1"));
+	egress_free(p);
+}
+END_TEST
+
+/* Rules with a port hold for that port only; with the same prefix, a rule
+ * with a port beats one without. */
+START_TEST(test_ports)
+{
+	struct egress_policy *p =
+		parse("allow=10.1.0.5:5432,allow=[fd00::5]:53,deny=203.0.113.0/24:25,"
+		      "allow=example.test:443,deny=198.51.100.7,allow=198.51.100.7:22,"
+		      "allow=10.2.0.0/16:8080");
+
+	ck_assert(allowed_port(p, "10.1.0.5", 5432));
+	ck_assert(!allowed_port(p, "10.1.0.5", 5433));
+	ck_assert(!allowed_port(p, "10.1.0.6", 5432));
+	ck_assert(allowed_port(p, "fd00::5", 53));
+	ck_assert(!allowed_port(p, "fd00::5", 80));
+	ck_assert(!allowed_port(p, "203.0.113.9", 25));
+	ck_assert(allowed_port(p, "203.0.113.9", 587));
+	ck_assert(allowed_port(p, "198.51.100.7", 22));
+	ck_assert(!allowed_port(p, "198.51.100.7", 80));
+	ck_assert(allowed_port(p, "10.2.3.4", 8080));
+	ck_assert(!allowed_port(p, "10.2.3.4", 80));
+	ck_assert(allowed_port(p, "::ffff:10.1.0.5", 5432));
+	ck_assert(!allowed_port(p, "::ffff:10.1.0.5", 22));
+	egress_free(p);
+	/* A host name with a port: its addresses on that port, nothing else
+	 * (default=deny). */
+	p = parse("default=deny,allow=example.test:443");
+	ck_assert(allowed_port(p, "203.0.113.7", 443));
+	ck_assert(allowed_port(p, "2001:db8::7", 443));
+	ck_assert(!allowed_port(p, "203.0.113.7", 80));
+	egress_free(p);
+}
+END_TEST
+
+/* The origins: the user's rules, the nameservers, the guard, the
+ * subnets, the built-in ranges, strongest first. */
+START_TEST(test_origins)
+{
+	struct egress_policy *p = parse(NULL);
+	struct egress_rule dns = {.allow = true,
+				  .family = AF_INET,
+				  .prefixlen = 32,
+				  .port = 53,
+				  .origin = EGRESS_DNS};
+	struct egress_rule local = {
+		.allow = true, .family = AF_INET, .prefixlen = 16, .origin = EGRESS_LOCAL};
+	struct egress_rule gw = {
+		.allow = false, .family = AF_INET, .prefixlen = 32, .origin = EGRESS_GUARD};
+
+	ck_assert(p->dns && p->local && !p->default_deny);
+	inet_pton(AF_INET, "169.254.169.254", dns.addr);
+	egress_add(p, &dns);
+	inet_pton(AF_INET, "169.254.0.0", local.addr);
+	egress_add(p, &local);
+	inet_pton(AF_INET, "10.255.255.53", dns.addr);
+	egress_add(p, &dns);
+	inet_pton(AF_INET, "10.255.0.0", local.addr);
+	egress_add(p, &local);
+	inet_pton(AF_INET, "10.255.0.1", gw.addr);
+	egress_add(p, &gw);
+	/* The nameservers on port 53 only. */
+	ck_assert(allowed_port(p, "10.255.255.53", 53));
+	ck_assert(allowed_port(p, "169.254.169.254", 53));
+	ck_assert(!allowed_port(p, "169.254.169.254", 80));
+	/* The subnet, but not the guarded addresses in it. */
+	ck_assert(allowed_port(p, "10.255.255.53", 80));
+	ck_assert(allowed_port(p, "10.255.1.2", 5432));
+	ck_assert(!allowed_port(p, "10.255.0.1", 80));
+	ck_assert(!allowed_port(p, "10.255.0.1", 53));
+	ck_assert(!allowed_port(p, "169.254.170.2", 80));
+	ck_assert(allowed_port(p, "169.254.1.1", 80));
+	ck_assert(!allowed_port(p, "10.254.0.1", 80));
+	egress_free(p);
+
+	/* The user's rules beat them all. */
+	p = parse("deny=10.255.255.53,allow=169.254.169.254:80");
+	inet_pton(AF_INET, "10.255.255.53", dns.addr);
+	egress_add(p, &dns);
+	ck_assert(!allowed_port(p, "10.255.255.53", 53));
+	ck_assert(allowed_port(p, "169.254.169.254", 80));
+	egress_free(p);
+}
+END_TEST
+
+/* dns=, local= and default= set the switches the sandbox's own rules
+ * follow. */
+START_TEST(test_switches)
+{
+	struct egress_policy *p = parse("local=deny");
+
+	ck_assert(p->dns && !p->local && !p->default_deny);
+	egress_free(p);
+	p = parse("default=deny");
+	ck_assert(p->dns && !p->local && p->default_deny);
+	egress_free(p);
+	p = parse("local=allow,default=deny,dns=deny");
+	ck_assert(!p->dns && p->local && p->default_deny);
+	egress_free(p);
+}
+END_TEST
+
 /* Malformed rules are refused with a message naming them. */
 START_TEST(test_invalid)
 {
@@ -151,6 +347,19 @@ START_TEST(test_invalid)
 		"allow=1.2.3",
 		"default=maybe",
 		"deny=-x.test",
+		"local=maybe",
+		"dns=",
+		"default",
+		"allow=1.2.3.4:0",
+		"allow=1.2.3.4:65536",
+		"allow=1.2.3.4:",
+		"allow=1.2.3.4:53x",
+		"allow=[::1]x",
+		"allow=[::1",
+		"allow=[example.test]:53",
+		"allow=fd00::1:53:",
+		"allow=::1]:53",
+		"allow=example.test:-1",
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
@@ -166,7 +375,7 @@ START_TEST(test_invalid)
 END_TEST
 
 /* egress_check reads guest sockaddrs: too short or other families pass to
- * the family (which fails them), the ports do not matter. */
+ * the family (which fails them); the port is the sockaddr's. */
 START_TEST(test_check_sockaddr)
 {
 	struct egress_policy *p = parse(NULL);
@@ -187,6 +396,11 @@ START_TEST(test_check_sockaddr)
 	ck_assert_int_eq(egress_check(p, &un, sizeof(un), "test"), 0);
 	ck_assert_int_eq(egress_check(p, &un, 1, "test"), 0);
 	egress_free(p);
+	p = parse("allow=[fe80::1]:53");
+	ck_assert_int_eq(egress_check(p, &in6, sizeof(in6), "test"), -1);
+	in6.sin6_port = htons(53);
+	ck_assert_int_eq(egress_check(p, &in6, sizeof(in6), "test"), 0);
+	egress_free(p);
 }
 END_TEST
 
@@ -199,6 +413,11 @@ int main(void)
 	tcase_add_test(tc, test_rules);
 	tcase_add_test(tc, test_default_deny);
 	tcase_add_test(tc, test_hostname);
+	tcase_add_test(tc, test_embedded_v4);
+	tcase_add_test(tc, test_teredo_nat64_local);
+	tcase_add_test(tc, test_ports);
+	tcase_add_test(tc, test_origins);
+	tcase_add_test(tc, test_switches);
 	tcase_add_test(tc, test_invalid);
 	tcase_add_test(tc, test_check_sockaddr);
 	suite_add_tcase(s, tc);
