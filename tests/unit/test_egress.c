@@ -1,12 +1,16 @@
 /* Unit tests: the egress policy's parser and matcher (sentry/net/egress.c). */
 #include "config.h"
 #include "sentry/net/egress.h"
+#include "sentry/net/egress_own.h"
+#include "sentry/net/iface.h"
+#include "sentry/net/resolvconf.h"
 #include "lib/error.h"
 #include "lib/util.h"
 #include "unit.h"
 
 #include <arpa/inet.h>
 #include <check.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -331,6 +335,155 @@ START_TEST(test_switches)
 }
 END_TEST
 
+static struct resolv_conf nameservers(void)
+{
+	struct resolv_conf rc = {.n = 3};
+
+	rc.ns[0].family = AF_INET;
+	inet_pton(AF_INET, "10.255.255.53", rc.ns[0].addr);
+	rc.ns[1].family = AF_INET;
+	inet_pton(AF_INET, "169.254.169.254", rc.ns[1].addr);
+	rc.ns[2].family = AF_INET6;
+	inet_pton(AF_INET6, "fd00:ec2::253", rc.ns[2].addr);
+	return rc;
+}
+
+/* The nameservers of resolv.conf go on port 53 only, even the metadata
+ * address (GCP's resolver); not at all with dns=deny; a deny rule of the
+ * user's still holds. */
+START_TEST(test_dns_rule)
+{
+	struct resolv_conf rc = nameservers();
+	struct egress_policy *p = parse(NULL);
+
+	egress_dns_rules(p, &rc);
+	ck_assert(allowed_port(p, "10.255.255.53", 53));
+	ck_assert(!allowed_port(p, "10.255.255.53", 80));
+	ck_assert(!allowed_port(p, "10.255.255.54", 53));
+	ck_assert(allowed_port(p, "169.254.169.254", 53));
+	ck_assert(!allowed_port(p, "169.254.169.254", 80));
+	ck_assert(allowed_port(p, "fd00:ec2::253", 53));
+	ck_assert(!allowed_port(p, "fd00:ec2::253", 443));
+	ck_assert(allowed_port(p, "::ffff:10.255.255.53", 53));
+	ck_assert(!allowed_port(p, "::ffff:10.255.255.53", 22));
+	egress_free(p);
+
+	p = parse("dns=deny");
+	egress_dns_rules(p, &rc);
+	ck_assert(!allowed_port(p, "10.255.255.53", 53));
+	egress_free(p);
+	/* An allow-list keeps its DNS. */
+	p = parse("default=deny,deny=169.254.169.254");
+	egress_dns_rules(p, &rc);
+	ck_assert(allowed_port(p, "10.255.255.53", 53));
+	ck_assert(!allowed_port(p, "169.254.169.254", 53));
+	egress_free(p);
+}
+END_TEST
+
+/* A Docker network's namespace: lo, eth0 172.18.0.5/16 with a link-local
+ * IPv6 address and a ULA one, a link-local IPv4 address on eth1, the
+ * default route via 172.18.0.1. */
+static void docker_config(struct net_config *c)
+{
+	struct net_iface *ifs = xzalloc(3 * sizeof(*ifs));
+	struct net_route *rt = xzalloc(sizeof(*rt));
+
+	net_config_loopback(c);
+	ifs[0] = c->ifs[0];
+	free(c->ifs);
+	ifs[1].index = 2;
+	ifs[1].naddrs = 3;
+	ifs[1].addrs[0].family = AF_INET;
+	inet_pton(AF_INET, "172.18.0.5", ifs[1].addrs[0].addr);
+	ifs[1].addrs[0].prefixlen = 16;
+	ifs[1].addrs[1].family = AF_INET6;
+	inet_pton(AF_INET6, "fe80::42:acff:fe12:5", ifs[1].addrs[1].addr);
+	ifs[1].addrs[1].prefixlen = 64;
+	ifs[1].addrs[2].family = AF_INET6;
+	inet_pton(AF_INET6, "fd00:db8:1::5", ifs[1].addrs[2].addr);
+	ifs[1].addrs[2].prefixlen = 64;
+	ifs[2].index = 3;
+	ifs[2].naddrs = 1;
+	ifs[2].addrs[0].family = AF_INET;
+	inet_pton(AF_INET, "169.254.3.4", ifs[2].addrs[0].addr);
+	ifs[2].addrs[0].prefixlen = 16;
+	rt->family = AF_INET;
+	rt->has_gw = true;
+	inet_pton(AF_INET, "172.18.0.1", rt->gw);
+	rt->ifindex = 2;
+	c->ifs = ifs;
+	c->nifs = 3;
+	c->routes = rt;
+	c->nroutes = 1;
+}
+
+/* The sandbox's subnets go (not their gateway, nor link-local ranges, nor
+ * the metadata addresses); local=deny, default=deny and the host's own
+ * namespace keep them denied; the user's rules still decide first. */
+START_TEST(test_local_rule)
+{
+	struct net_config c;
+	struct egress_policy *p = parse(NULL);
+
+	docker_config(&c);
+	egress_local_rules(p, &c, false);
+	ck_assert(allowed_port(p, "172.18.0.6", 5432));
+	ck_assert(allowed_port(p, "172.18.255.254", 80));
+	ck_assert(allowed_port(p, "::ffff:172.18.0.6", 80));
+	ck_assert(allowed_port(p, "fd00:db8:1::6", 80));
+	ck_assert(!allowed_port(p, "fd00:db8:2::6", 80));
+	ck_assert(!allowed_port(p, "172.18.0.1", 80));
+	ck_assert(!allowed_port(p, "172.18.0.1", 53));
+	ck_assert(!allowed_port(p, "172.19.0.6", 80));
+	ck_assert(!allowed_port(p, "169.254.3.5", 80));
+	ck_assert(!allowed_port(p, "fe80::42:acff:fe12:6", 80));
+	egress_free(p);
+
+	/* A subnet that holds a metadata address still does not reach it. */
+	c.ifs[1].addrs[0].addr[0] = 100;
+	c.ifs[1].addrs[0].addr[1] = 100;
+	c.ifs[1].addrs[0].prefixlen = 10;
+	p = parse(NULL);
+	egress_local_rules(p, &c, false);
+	ck_assert(allowed_port(p, "100.100.0.7", 80));
+	ck_assert(!allowed_port(p, "100.100.100.200", 80));
+	egress_free(p);
+
+	static const char *const strict[] = {"local=deny", "default=deny", "deny=100.64.0.0/10"};
+	for (size_t i = 0; i < ARRAY_SIZE(strict); i++) {
+		p = parse(strict[i]);
+		egress_local_rules(p, &c, false);
+		ck_assert_msg(!allowed_port(p, "100.100.0.7", 80), "%s: the subnet allowed",
+			      strict[i]);
+		egress_free(p);
+	}
+	p = parse("default=deny,local=allow");
+	egress_local_rules(p, &c, false);
+	ck_assert(allowed_port(p, "100.100.0.7", 80));
+	ck_assert(!allowed_port(p, "8.8.8.8", 80));
+	egress_free(p);
+	p = parse(NULL);
+	egress_local_rules(p, &c, true);
+	ck_assert(!allowed_port(p, "100.100.0.7", 80));
+	egress_free(p);
+	/* The gateway's nameserver on port 53 beats the guard. */
+	{
+		struct resolv_conf rc = {.n = 1};
+
+		rc.ns[0].family = AF_INET;
+		inet_pton(AF_INET, "172.18.0.1", rc.ns[0].addr);
+		p = parse(NULL);
+		egress_local_rules(p, &c, false);
+		egress_dns_rules(p, &rc);
+		ck_assert(allowed_port(p, "172.18.0.1", 53));
+		ck_assert(!allowed_port(p, "172.18.0.1", 80));
+		egress_free(p);
+	}
+	net_config_free(&c);
+}
+END_TEST
+
 /* Malformed rules are refused with a message naming them. */
 START_TEST(test_invalid)
 {
@@ -418,6 +571,8 @@ int main(void)
 	tcase_add_test(tc, test_ports);
 	tcase_add_test(tc, test_origins);
 	tcase_add_test(tc, test_switches);
+	tcase_add_test(tc, test_dns_rule);
+	tcase_add_test(tc, test_local_rule);
 	tcase_add_test(tc, test_invalid);
 	tcase_add_test(tc, test_check_sockaddr);
 	suite_add_tcase(s, tc);

@@ -21,6 +21,7 @@ UNIT_TESTS = \
 	tests/unit/test_unix \
 	tests/unit/test_netstack \
 	tests/unit/test_egress \
+	tests/unit/test_resolvconf \
 	tests/unit/test_seccomp \
 	tests/unit/test_level1
 
@@ -37,6 +38,10 @@ tests_unit_test_rbtree_LDADD = $(UNIT_LDADD)
 tests_unit_test_egress_SOURCES = tests/unit/test_egress.c tests/unit/unit.h
 tests_unit_test_egress_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_egress_LDADD = $(UNIT_LDADD)
+
+tests_unit_test_resolvconf_SOURCES = tests/unit/test_resolvconf.c tests/unit/unit.h
+tests_unit_test_resolvconf_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_resolvconf_LDADD = $(UNIT_LDADD)
 
 tests_unit_test_memfile_SOURCES = tests/unit/test_memfile.c tests/unit/unit.h
 tests_unit_test_memfile_CFLAGS = $(UNIT_CFLAGS)
