@@ -1,6 +1,7 @@
 /* A sandbox's network: its mode, configuration and egress policy (net.h). */
 #include "config.h"
 #include "sentry/net/net.h"
+#include "sentry/net/dns_relay.h"
 #include "sentry/net/egress.h"
 #include "sentry/net/egress_own.h"
 #include "sentry/net/netstack.h"
@@ -131,7 +132,14 @@ int net_setup(struct kernel *k, enum net_mode mode, const char *egress, struct r
 			stack_loopback(&n->cfg);
 	}
 	if (ret == 0 && mode != NET_MODE_HOST) {
-		ret = netstack_start(k, &n->cfg, mode == NET_MODE_SANDBOX, err);
+		struct dns_relay *relay = NULL;
+
+		/* The stack's loopback is its own: a nameserver on the
+		 * namespace's (Docker's 127.0.0.11) is relayed. */
+		if (mode == NET_MODE_SANDBOX)
+			ret = dns_relay_open(&rc, 53, &relay, err);
+		if (ret == 0)
+			ret = netstack_start(k, &n->cfg, mode == NET_MODE_SANDBOX, relay, err);
 		n->stack = ret == 0;
 	}
 	if (ret < 0)

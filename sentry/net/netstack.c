@@ -15,6 +15,7 @@
 #include "sentry/net/netstack.h"
 #include "sentry/net/netstack_priv.h"
 #include "sentry/net/lwip_link.h"
+#include "sentry/net/dns_relay.h"
 #include "sentry/net/iface.h"
 #include "sentry/kernel/creds.h"
 #include "sentry/kernel/signal.h" /* ERESTARTSYS */
@@ -44,6 +45,7 @@ static struct {
 	bool running;	      /* lwIP's thread is up */
 	struct netif lo;
 	struct lwip_links *links; /* the attached interfaces (lwip_link.c) */
+	struct dns_relay *relay;  /* to a nameserver on the namespace's lo, or NULL */
 } stack = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 void ns_lock(void)
@@ -106,6 +108,8 @@ static void tcpip_ready(void *arg)
 	sys_sem_t *sem = arg;
 
 	lo_add();
+	if (stack.relay)
+		dns_relay_attach(stack.relay);
 	ns_icmp_init();
 	sys_sem_signal(sem);
 }
@@ -127,6 +131,8 @@ static int stack_run(void)
 			__atomic_store_n(&stack.running, true, __ATOMIC_RELEASE);
 			if (stack.links)
 				lwip_links_run(stack.links);
+			if (stack.relay)
+				dns_relay_run(stack.relay);
 		}
 	}
 	pthread_mutex_unlock(&stack.lock);
@@ -134,19 +140,24 @@ static int stack_run(void)
 }
 
 int netstack_start(struct kernel *k, const struct net_config *cfg, bool attach,
-		   struct rung_error *err)
+		   struct dns_relay *relay, struct rung_error *err)
 {
 	int ret = 0;
 
 	pthread_mutex_lock(&stack.lock);
 	if (stack.configured) {
 		pthread_mutex_unlock(&stack.lock);
+		dns_relay_close(relay, false);
 		return rung_error_make(err, EBUSY, "the network stack runs already");
 	}
 	if (attach && cfg)
 		ret = lwip_links_open(cfg, &stack.links, err);
-	if (ret == 0)
+	if (ret == 0) {
 		stack.configured = true;
+		stack.relay = relay;
+	} else {
+		dns_relay_close(relay, false);
+	}
 	pthread_mutex_unlock(&stack.lock);
 	return ret;
 }
@@ -158,8 +169,22 @@ void netstack_stop(struct kernel *k)
 		lwip_links_close(stack.links, stack.running);
 		stack.links = NULL;
 	}
+	if (stack.relay) {
+		dns_relay_close(stack.relay, stack.running);
+		stack.relay = NULL;
+	}
 	stack.configured = false;
 	pthread_mutex_unlock(&stack.lock);
+}
+
+bool ns_relay_has(const ip_addr_t *ip)
+{
+	return dns_relay_has(stack.relay, ip);
+}
+
+bool ns_relay_active(void)
+{
+	return stack.relay != NULL;
 }
 
 bool ns_running(void)

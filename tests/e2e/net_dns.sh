@@ -8,6 +8,9 @@
 # nameserver once; with --egress dns=deny the lookup fails. A hostile
 # rootfs (its resolv.conf a symlink to a host path, a fifo, a device) is
 # read in the guest's own tree: no host file opens a hole, nothing hangs.
+# A nameserver on the namespace's loopback (127.0.0.11, where Docker's
+# embedded DNS lives) answers too, over UDP and TCP: in sandbox mode
+# through the sentry's relay (the stack's loopback is its own).
 #
 # The test makes two network namespaces joined by a veth pair: C, where
 # the sandbox runs (host mode: rung runs in C; sandbox: --netns C), its
@@ -19,7 +22,7 @@ set -u
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/lib.sh"
 MODES=${NET_DNS_MODES:-host sandbox}
-PER_MODE=9
+PER_MODE=11
 HOSTILE=4
 nmodes=$(echo $MODES | wc -w)
 PLAN=$((nmodes * PER_MODE + HOSTILE + 2))
@@ -66,9 +69,15 @@ pids=$!
 ip netns exec "$S" "$BB" nc -ll -p 8000 -e /bin/cat &
 pids="$pids $!"
 
+# A resolver on C's own loopback, as dockerd's embedded DNS.
+ip netns exec "$C" "$DNSD" 127.0.0.11 53 "$E2E_TMP/dns.log" loop.rung.test=$SITE &
+pids="$pids $!"
+
 # The guest's resolv.conf: the private resolver; one try, one second.
 printf 'nameserver %s\noptions timeout:1 attempts:1\n' $RESOLVER >"$E2E_TMP/resolv.conf"
 printf 'nameserver %s\noptions use-vc timeout:1 attempts:1\n' $RESOLVER >"$E2E_TMP/resolv-tcp.conf"
+printf 'nameserver 127.0.0.11\noptions timeout:1 attempts:1\n' >"$E2E_TMP/resolv-lo.conf"
+printf 'nameserver 127.0.0.11\noptions use-vc timeout:1 attempts:1\n' >"$E2E_TMP/resolv-lo-tcp.conf"
 
 i=0
 until ip netns exec "$C" "$PROG" tcp $SITE 8000 >/dev/null 2>&1 || [ $i -ge 50 ]; do
@@ -133,6 +142,17 @@ reply: ping" "$out"
 	guest "$m" --egress dns=deny -- getent hosts $NAME
 	check_that "--network=$m: --egress dns=deny: the lookup fails ($out)" \
 		'[ -z "$out" ] || ! echo "$out" | grep -q "^$SITE "'
+	: >"$E2E_TMP/dns.log"
+	conf=$E2E_TMP/resolv-lo.conf guest "$m" -- getent hosts loop.rung.test
+	check_that "--network=$m: a nameserver on the namespace's loopback (127.0.0.11) answers ($out)" \
+		'echo "$out" | grep -q "^$SITE .*loop.rung.test" && grep -q "^udp A loop.rung.test" "$E2E_TMP/dns.log" &&
+		{ [ "$m" != sandbox ] || contains "$E2E_TMP/log" "DNS to 127.0.0.11 .* is relayed"; }'
+	: >"$E2E_TMP/dns.log"
+	conf=$E2E_TMP/resolv-lo-tcp.conf guest "$m" -- getent hosts loop.rung.test
+	# (The relay passes a message that came over TCP on as a datagram.)
+	[ "$m" = sandbox ] && via=udp || via=tcp
+	check_that "--network=$m: and over TCP ($out; the resolver saw $via)" \
+		'echo "$out" | grep -q "^$SITE " && grep -q "^$via A loop.rung.test" "$E2E_TMP/dns.log"'
 	guest "$m" --egress deny=$RESOLVER -- getent hosts $NAME
 	check_that "--network=$m: a deny rule of the user's beats the DNS rule ($out)" \
 		'! echo "$out" | grep -q "^$SITE " && contains "$E2E_TMP/log" "denied a (connection|datagram) to $RESOLVER port 53"'

@@ -20,6 +20,7 @@ UNIT_TESTS = \
 	tests/unit/test_creds \
 	tests/unit/test_unix \
 	tests/unit/test_netstack \
+	tests/unit/test_dns_relay \
 	tests/unit/test_egress \
 	tests/unit/test_resolvconf \
 	tests/unit/test_seccomp \
@@ -108,6 +109,10 @@ tests_unit_test_ktimer_LDADD = $(UNIT_LDADD)
 tests_unit_test_sentry_filter_SOURCES = tests/unit/test_sentry_filter.c
 tests_unit_test_sentry_filter_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_sentry_filter_LDADD = $(UNIT_LDADD)
+
+tests_unit_test_dns_relay_SOURCES = tests/unit/test_dns_relay.c tests/unit/unit.h
+tests_unit_test_dns_relay_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_dns_relay_LDADD = $(UNIT_LDADD)
 
 tests_unit_test_netstack_SOURCES = tests/unit/test_netstack.c tests/unit/unit.h
 tests_unit_test_netstack_CFLAGS = $(UNIT_CFLAGS)
