@@ -141,6 +141,11 @@ int kernel_mask_path(struct kernel *k, const char *path, struct rung_error *err)
 /* Make the directory path and its parents (as root, whatever the mounts'
  * flags: a container's cwd on a read-only root, as runc makes it). */
 int kernel_make_dir(struct kernel *k, const char *path);
+/* Read up to size bytes of the regular file at the guest path (resolved
+ * as above, nothing made), as the guest would see it: the count, or
+ * -errno (-EINVAL for anything but a regular file of the rootfs, an
+ * overlay or a tmpfs). */
+long kernel_read_file(struct kernel *k, const char *path, char *buf, size_t size);
 
 /* The sandbox's hostname (at most 64 bytes are kept). */
 void kernel_set_hostname(struct kernel *k, const char *name);

@@ -1,7 +1,9 @@
 /*
  * Mounts made while the sandbox is built (before any guest code runs): a
  * filesystem on a guest path, a bind of part of the guest's tree onto
- * itself read-only, and masking (OCI maskedPaths / readonlyPaths).
+ * itself read-only, and masking (OCI maskedPaths / readonlyPaths); and
+ * reading a guest file the sandbox's set-up needs (/etc/resolv.conf), in
+ * the guest's own view of its tree.
  *
  * Guest paths are resolved here without a task, as root, from the guest's
  * root: symlinks are followed inside the guest's tree (an absolute target
@@ -20,6 +22,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,7 +151,8 @@ restart:
 			ret = -ENOTDIR;
 			goto fail;
 		}
-		ret = child(&p, name, e ? MAKE_DIR : make, &d);
+		/* Directories on the way are made only when the last one may be. */
+		ret = child(&p, name, e && make != MAKE_NOTHING ? MAKE_DIR : make, &d);
 		if (ret)
 			goto fail;
 		dentry_put(p.dentry);
@@ -305,4 +309,43 @@ int kernel_mask_path(struct kernel *k, const char *path, struct rung_error *err)
 	if (ret < 0)
 		return rung_error_make(err, -ret, "mask `%s`", path);
 	return 0;
+}
+
+static bool holds_data(const struct super_block *sb)
+{
+	return sb->magic == V9FS_MAGIC || sb->magic == TMPFS_MAGIC ||
+	       sb->magic == OVERLAYFS_SUPER_MAGIC;
+}
+
+long kernel_read_file(struct kernel *k, const char *path, char *buf, size_t size)
+{
+	struct file *f = NULL;
+	struct path p;
+	int64_t pos = 0;
+	size_t total = 0;
+	int ret = resolve(k, path, MAKE_NOTHING, &p);
+
+	if (ret < 0)
+		return ret;
+	/* A regular file that holds data only: a fifo would block, a device
+	 * never end, and /proc's and /sys's files need a running sandbox. */
+	if (!S_ISREG(p.dentry->inode->mode) || !holds_data(p.dentry->inode->sb))
+		ret = -EINVAL;
+	else if (!p.dentry->inode->ops->open)
+		ret = -ENXIO;
+	else
+		ret = p.dentry->inode->ops->open(p.dentry->inode, p.dentry, O_RDONLY, &f);
+	while (ret == 0 && total < size) {
+		long n = f->ops->read ? f->ops->read(f, buf + total, size - total, &pos) : -EINVAL;
+
+		if (n < 0)
+			ret = (int)n;
+		if (n <= 0)
+			break;
+		total += (size_t)n;
+	}
+	if (f)
+		file_put(f);
+	path_put(&p);
+	return ret < 0 ? ret : (long)total;
 }

@@ -53,6 +53,7 @@ struct inet_host {
 	uint32_t uid;	       /* the creator's euid (/proc/net) */
 	struct host_waitq hw;
 	uint64_t rcvtimeo, sndtimeo; /* ns, or SOCK_TIMEO_NONE */
+	int recverr;		     /* IP_RECVERR / IPV6_RECVERR, kept here */
 };
 
 static const struct sock_ops inet_host_ops;
@@ -456,9 +457,29 @@ static bool is_timeo(int level, int name, bool rcv)
 					   : name == SO_SNDTIMEO || name == SO_SNDTIMEO_NEW);
 }
 
+/*
+ * IP_RECVERR and IPV6_RECVERR (glibc's resolver sets one on every DNS
+ * socket, and gives up if it fails) are kept by the sentry, not passed:
+ * the host socket would queue ICMP errors for MSG_ERRQUEUE, which this
+ * mode cannot read, and the queue would take the socket's receive buffer.
+ */
+static bool is_recverr(int level, int name)
+{
+	return (level == IPPROTO_IP && name == IP_RECVERR) ||
+	       (level == IPPROTO_IPV6 && name == IPV6_RECVERR);
+}
+
 static int ih_setsockopt(struct socket *s, int level, int name, const void *val, unsigned len)
 {
 	struct inet_host *h = H(s);
+
+	if (is_recverr(level, name)) {
+		if (len < sizeof(int))
+			return -EINVAL;
+		memcpy(&h->recverr, val, sizeof(int));
+		h->recverr = h->recverr != 0;
+		return 0;
+	}
 
 	if (is_timeo(level, name, true))
 		return sock_timeout_set(&h->rcvtimeo, val, len);
@@ -479,6 +500,11 @@ static int ih_getsockopt(struct socket *s, int level, int name, void *val, unsig
 		sock_timeout_get(is_timeo(level, name, true) ? h->rcvtimeo : h->sndtimeo, &tv);
 		*len = MIN(*len, (unsigned)sizeof(tv));
 		memcpy(val, &tv, *len);
+		return 0;
+	}
+	if (is_recverr(level, name)) {
+		*len = MIN(*len, (unsigned)sizeof(int));
+		memcpy(val, &h->recverr, *len);
 		return 0;
 	}
 	if (!option_passed(level, name))

@@ -1,16 +1,21 @@
 /* A sandbox's network: its mode, configuration and egress policy (net.h). */
 #include "config.h"
 #include "sentry/net/net.h"
+#include "sentry/net/dns_relay.h"
 #include "sentry/net/egress.h"
+#include "sentry/net/egress_own.h"
 #include "sentry/net/netstack.h"
+#include "sentry/net/resolvconf.h"
 #include "sentry/kernel/kernel.h"
 #include "lib/error.h"
 #include "lib/log.h"
 #include "lib/util.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const char *const names[] = {
 	[NET_MODE_SANDBOX] = "sandbox", [NET_MODE_HOST] = "host", [NET_MODE_NONE] = "none"};
@@ -57,8 +62,56 @@ static void stack_loopback(struct net_config *c)
 	net_config_free(&lo);
 }
 
+/* Is path the kernel thread kthreadd (pid 2 where rung sees the host's
+ * pids)? Kernel threads live in the host's first network namespace. */
+static bool kthreadd(const char *comm_path)
+{
+	char comm[32] = "";
+	FILE *f = fopen(comm_path, "re");
+
+	if (!f)
+		return false;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	fclose(f);
+	return strcmp(comm, "kthreadd\n") == 0;
+}
+
+/* Is the current network namespace the host's own: pid 1's, or the
+ * kernel's (where pid 1's cannot be read)? When neither can be told, it
+ * counts as the host's. */
+static bool hosts_netns(void)
+{
+	struct stat self, other;
+	bool known = false;
+
+	if (stat("/proc/self/ns/net", &self) < 0)
+		return true;
+	if (stat("/proc/1/ns/net", &other) == 0) {
+		if (self.st_dev == other.st_dev && self.st_ino == other.st_ino)
+			return true;
+		known = true;
+	}
+	if (kthreadd("/proc/2/comm") && stat("/proc/2/ns/net", &other) == 0) {
+		if (self.st_dev == other.st_dev && self.st_ino == other.st_ino)
+			return true;
+		known = true;
+	}
+	return !known;
+}
+
+/* The policy's rules for the sandbox's own network (egress_own.h): its
+ * nameservers, read from the guest's resolv.conf into rc, its subnets. */
+static void own_rules(struct kernel *k, struct net_state *n, struct resolv_conf *rc)
+{
+	resolv_conf_read(k, rc);
+	egress_dns_rules(n->egress, rc);
+	egress_local_rules(n->egress, &n->cfg, hosts_netns());
+}
+
 int net_setup(struct kernel *k, enum net_mode mode, const char *egress, struct rung_error *err)
 {
+	struct resolv_conf rc = {0};
 	struct net_state *n = xzalloc(sizeof(*n));
 	int ret = 0;
 
@@ -73,11 +126,20 @@ int net_setup(struct kernel *k, enum net_mode mode, const char *egress, struct r
 		net_config_loopback(&n->cfg);
 	} else {
 		ret = net_config_read(&n->cfg, err);
+		if (ret == 0)
+			own_rules(k, n, &rc);
 		if (ret == 0 && mode == NET_MODE_SANDBOX)
 			stack_loopback(&n->cfg);
 	}
 	if (ret == 0 && mode != NET_MODE_HOST) {
-		ret = netstack_start(k, &n->cfg, mode == NET_MODE_SANDBOX, err);
+		struct dns_relay *relay = NULL;
+
+		/* The stack's loopback is its own: a nameserver on the
+		 * namespace's (Docker's 127.0.0.11) is relayed. */
+		if (mode == NET_MODE_SANDBOX)
+			ret = dns_relay_open(&rc, 53, &relay, err);
+		if (ret == 0)
+			ret = netstack_start(k, &n->cfg, mode == NET_MODE_SANDBOX, relay, err);
 		n->stack = ret == 0;
 	}
 	if (ret < 0)

@@ -15,6 +15,7 @@
 #include "sentry/net/netstack.h"
 #include "sentry/net/netstack_priv.h"
 #include "sentry/net/lwip_link.h"
+#include "sentry/net/dns_relay.h"
 #include "sentry/net/iface.h"
 #include "sentry/kernel/creds.h"
 #include "sentry/kernel/signal.h" /* ERESTARTSYS */
@@ -47,6 +48,7 @@ static struct {
 	struct netif lo;
 	struct lwip_links *links; /* the attached interfaces (lwip_link.c) */
 	struct memacct *acct;	  /* the sandbox's memory account, or NULL */
+	struct dns_relay *relay;  /* to a nameserver on the namespace's lo, or NULL */
 } stack = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 void ns_lock(void)
@@ -109,6 +111,8 @@ static void tcpip_ready(void *arg)
 	sys_sem_t *sem = arg;
 
 	lo_add();
+	if (stack.relay)
+		dns_relay_attach(stack.relay);
 	ns_icmp_init();
 	sys_sem_signal(sem);
 }
@@ -130,6 +134,8 @@ static int stack_run(void)
 			__atomic_store_n(&stack.running, true, __ATOMIC_RELEASE);
 			if (stack.links)
 				lwip_links_run(stack.links);
+			if (stack.relay)
+				dns_relay_run(stack.relay);
 		}
 	}
 	pthread_mutex_unlock(&stack.lock);
@@ -137,13 +143,14 @@ static int stack_run(void)
 }
 
 int netstack_start(struct kernel *k, const struct net_config *cfg, bool attach,
-		   struct rung_error *err)
+		   struct dns_relay *relay, struct rung_error *err)
 {
 	int ret = 0;
 
 	pthread_mutex_lock(&stack.lock);
 	if (stack.configured) {
 		pthread_mutex_unlock(&stack.lock);
+		dns_relay_close(relay, false);
 		return rung_error_make(err, EBUSY, "the network stack runs already");
 	}
 	if (attach && cfg)
@@ -151,6 +158,9 @@ int netstack_start(struct kernel *k, const struct net_config *cfg, bool attach,
 	if (ret == 0) {
 		stack.configured = true;
 		stack.acct = k && k->mf ? &k->mf->acct : NULL;
+		stack.relay = relay;
+	} else {
+		dns_relay_close(relay, false);
 	}
 	pthread_mutex_unlock(&stack.lock);
 	return ret;
@@ -162,6 +172,10 @@ void netstack_stop(struct kernel *k)
 	if (stack.links) {
 		lwip_links_close(stack.links, stack.running);
 		stack.links = NULL;
+	}
+	if (stack.relay) {
+		dns_relay_close(stack.relay, stack.running);
+		stack.relay = NULL;
 	}
 	stack.configured = false;
 	stack.acct = NULL;
@@ -184,6 +198,16 @@ void ns_uncharge(struct ns_sock *ns, size_t n)
 	ns->charged -= n;
 	if (stack.acct)
 		memacct_uncharge(stack.acct, n);
+}
+
+bool ns_relay_has(const ip_addr_t *ip)
+{
+	return dns_relay_has(stack.relay, ip);
+}
+
+bool ns_relay_active(void)
+{
+	return stack.relay != NULL;
 }
 
 bool ns_running(void)

@@ -12,16 +12,19 @@
 
 #include <stdbool.h>
 
+struct dns_relay;
 struct kernel;
 struct net_config;
 struct rung_error;
 struct socket;
 
 /* Start the stack for k with cfg's interfaces (the loopback always;
- * the others only when attach is set). Called before the sentry is
- * confined: it opens what it needs on the host. */
+ * the others only when attach is set) and the DNS relay (dns_relay.h;
+ * NULL: none; the stack owns it from here on, whatever the outcome).
+ * Called before the sentry is confined: it opens what it needs on the
+ * host. */
 int netstack_start(struct kernel *k, const struct net_config *cfg, bool attach,
-		   struct rung_error *err);
+		   struct dns_relay *relay, struct rung_error *err);
 /* A new guest socket (type without SOCK_NONBLOCK/SOCK_CLOEXEC). -errno:
  * EAFNOSUPPORT, EPROTONOSUPPORT, ESOCKTNOSUPPORT as Linux. */
 int netstack_socket_create(struct kernel *k, int family, int type, int protocol,

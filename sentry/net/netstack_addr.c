@@ -168,6 +168,28 @@ bool ns_port_allowed(uint16_t port)
 	return port >= start || ns_capable(KCAP_NET_BIND_SERVICE);
 }
 
+/*
+ * lwIP refused port on ip only because of the DNS relay's listeners (port
+ * 53 of a nameserver's address, with SOF_REUSEADDR, dns_relay.h)? So when
+ * no socket of the guest's of the same kind holds the port: the guest may
+ * have port 53 on its other addresses, as on Linux, where dockerd's
+ * resolver is not on port 53 (the relay's specific address still gets
+ * what is sent to it: lwIP prefers a specific local address).
+ */
+static bool relay_only_conflict(const struct ns_sock *ns, const ip_addr_t *ip, uint16_t port)
+{
+	struct ns_sock *o;
+
+	if (port != 53 || !ns_relay_active() || ns_relay_has(ip))
+		return false;
+	list_for_each_entry(o, &ns_all_socks, all_link) {
+		if (o != ns && o->bound && o->local_port == port && o->sock.type == ns->sock.type &&
+		    o->protocol == ns->protocol)
+			return false;
+	}
+	return true;
+}
+
 int ns_bind_locked(struct ns_sock *ns, const ip_addr_t *ip, uint16_t port)
 {
 	err_t e;
@@ -184,6 +206,12 @@ int ns_bind_locked(struct ns_sock *ns, const ip_addr_t *ip, uint16_t port)
 		if (ret < 0)
 			return ret;
 		e = tcp_bind(ns->pcb.tcp, ip, port);
+		if (e == ERR_USE && relay_only_conflict(ns, ip, port)) {
+			ip_set_option(ns->pcb.tcp, SOF_REUSEADDR);
+			e = tcp_bind(ns->pcb.tcp, ip, port);
+			if (!ns->reuseaddr && !ns->reuseport)
+				ip_reset_option(ns->pcb.tcp, SOF_REUSEADDR);
+		}
 		if (e == ERR_OK) {
 			ip_addr_copy(ns->local_ip, ns->pcb.tcp->local_ip);
 			ns->local_port = ns->pcb.tcp->local_port;
@@ -193,6 +221,12 @@ int ns_bind_locked(struct ns_sock *ns, const ip_addr_t *ip, uint16_t port)
 		if (ret < 0)
 			return ret;
 		e = udp_bind(ns->pcb.udp, ip, port);
+		if (e == ERR_USE && relay_only_conflict(ns, ip, port)) {
+			ip_set_option(ns->pcb.udp, SOF_REUSEADDR);
+			e = udp_bind(ns->pcb.udp, ip, port);
+			if (!ns->reuseaddr && !ns->reuseport)
+				ip_reset_option(ns->pcb.udp, SOF_REUSEADDR);
+		}
 		if (e == ERR_OK) {
 			ip_addr_copy(ns->local_ip, ns->pcb.udp->local_ip);
 			ns->local_port = ns->pcb.udp->local_port;

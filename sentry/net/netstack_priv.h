@@ -132,6 +132,9 @@ extern struct list_head ns_all_socks;
 int ns_errno(int lwip_err);
 /* Is the caller capable of cap (a Linux capability number)? */
 bool ns_capable(int cap);
+/* Does the DNS relay (dns_relay.h) run, and is ip one of its addresses? */
+bool ns_relay_active(void);
+bool ns_relay_has(const ip_addr_t *ip);
 
 /* --- netstack_addr.c --- */
 /* Parse a guest address for ns: *ip, *port. -errno as Linux's bind and

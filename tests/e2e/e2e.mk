@@ -31,6 +31,7 @@ E2E_TESTS = \
 	tests/e2e/microvm_virtiofs.sh \
 	tests/e2e/docker_microvm.sh \
 	tests/e2e/net_egress.sh \
+	tests/e2e/net_dns.sh \
 	tests/e2e/nstack_veth.sh \
 	tests/e2e/net_host.sh \
 	tests/e2e/docker_net.sh
@@ -40,6 +41,7 @@ E2E_TESTS = \
 # helpers recvtty and reaper).
 E2E_PROGS = \
 	bomb \
+	dnsserve \
 	hostpoll \
 	isolation \
 	fsops \

@@ -2,19 +2,26 @@
 # The egress policy (docs/network.md) in every network mode of $MODES:
 # connections to 169.254.169.254, 10.0.0.1 and a metadata host name are
 # refused (ECONNREFUSED, a log line each), a datagram to the metadata
-# address gets EACCES, a private address is refused by default and
-# reachable once allowed, and a deny rule holds even for the loopback.
+# address gets EACCES, a private address beyond the sandbox's subnet is
+# refused by default and reachable once allowed, a deny rule holds even
+# for the loopback; a neighbour on the sandbox's own subnet is reached by
+# default and refused with local=deny, the subnet's gateway is refused;
+# the IPv6 forms of the metadata address (mapped, compatible, SIIT, 6to4,
+# Teredo, local-use NAT64) are refused, and the mapped and 6to4 forms of
+# an allowed address pass the policy.
 #
 # The test makes two network namespaces joined by a veth pair: C, where
 # the sandbox runs (host mode: rung runs in C; sandbox and none: --netns
-# C), and S, with an echo server on 10.213.57.2:8000. Nothing listens
-# outside them. A mode whose AF_INET sockets do not exist yet (the
-# user-space stack not built) is skipped.
+# C), 10.213.57.1/29 with its default route via S's 10.213.57.2; and S,
+# with an echo server on port 8000 of 10.213.57.2 (the gateway), of
+# 10.213.57.3 (a neighbour) and of 10.213.58.2 (beyond the subnet).
+# Nothing listens outside them. A mode whose AF_INET sockets do not exist
+# yet (the user-space stack not built) is skipped.
 set -u
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/lib.sh"
 MODES=${NET_EGRESS_MODES:-host sandbox none}
-PER_MODE=9
+PER_MODE=21
 PROG=$E2E_BIN/netconnect
 nmodes=$(echo $MODES | wc -w)
 plan $((nmodes * PER_MODE + 3))
@@ -33,7 +40,9 @@ BB=$(command -v busybox) || skip_all "no busybox (its nc serves)"
 
 C=rung-egc-$$
 S=rung-egs-$$
-SERVER=10.213.57.2
+SERVER=10.213.58.2
+GW=10.213.57.2
+NEIGHBOUR=10.213.57.3
 cleanup() {
 	[ -n "${srv_pid:-}" ] && kill "$srv_pid" "${lo_pid:-}" 2>/dev/null
 	ip netns del "$C" 2>/dev/null
@@ -43,9 +52,11 @@ cleanup() {
 trap cleanup EXIT
 ip netns add "$C" && ip netns add "$S" || skip_all "cannot make network namespaces"
 ip -n "$C" link add vc type veth peer name vs netns "$S" &&
-	ip -n "$C" addr add 10.213.57.1/30 dev vc && ip -n "$S" addr add $SERVER/30 dev vs &&
+	ip -n "$C" addr add 10.213.57.1/29 dev vc && ip -n "$S" addr add $GW/29 dev vs &&
+	ip -n "$S" addr add $NEIGHBOUR/29 dev vs && ip -n "$S" addr add $SERVER/32 dev lo &&
 	ip -n "$C" link set vc up && ip -n "$S" link set vs up &&
-	ip -n "$C" link set lo up && ip -n "$S" link set lo up ||
+	ip -n "$C" link set lo up && ip -n "$S" link set lo up &&
+	ip -n "$C" route add default via $GW ||
 	skip_all "cannot make the veth pair"
 ip netns exec "$S" "$BB" nc -ll -p 8000 -e /bin/cat &
 srv_pid=$!
@@ -89,7 +100,8 @@ guest() {
 	else
 		# The user-space stack takes C's address over (and the host's
 		# copy stays removed): put it back for each run.
-		ip -n "$C" addr add 10.213.57.1/30 dev vc 2>/dev/null
+		ip -n "$C" addr add 10.213.57.1/29 dev vc 2>/dev/null
+		ip -n "$C" route add default via $GW 2>/dev/null
 		out=$(rung do --network "$m" --netns "/run/netns/$C" \
 			-v "$E2E_TMP/hosts:/etc/hosts:ro" $opts "$PROG" "$@" 2>"$E2E_TMP/log")
 	fi
@@ -138,5 +150,48 @@ reply: ping" "$out"
 	guest "$m" --egress deny=localhost -- tcp 127.0.0.1 8001
 	check_eq "--network=$m: --egress deny=localhost refuses the loopback" \
 		"connect: ECONNREFUSED" "$out"
+
+	# The sandbox's own subnet, its gateway.
+	if [ "$m" = none ]; then
+		skip "--network=none: no subnet of its own"
+	else
+		guest "$m" --debug -- tcp $NEIGHBOUR 8000
+		check_that "--network=$m: a neighbour on the sandbox's subnet is reached by default, and the log says so" \
+			'[ "$out" = "connect: ok
+reply: ping" ] && contains "$E2E_TMP/log" "the sandbox.s subnets are allowed: 10.213.57.0/29 \(not their gateways $GW"'
+	fi
+	guest "$m" --egress local=deny -- tcp $NEIGHBOUR 8000
+	check_eq "--network=$m: --egress local=deny refuses the neighbour" "connect: ECONNREFUSED" "$out"
+	guest "$m" --egress default=deny,allow=1.1.1.1 -- tcp $NEIGHBOUR 8000
+	check_eq "--network=$m: an allow-list leaves the subnet out" "connect: ECONNREFUSED" "$out"
+	guest "$m" -- tcp $GW 8000
+	check_eq "--network=$m: the subnet's gateway is refused by default" "connect: ECONNREFUSED" "$out"
+
+	# Every IPv6 form of the metadata address is refused and logged (as
+	# inet_ntop spells it).
+	for a in ::ffff:169.254.169.254 ::a9fe:a9fe ::ffff:0:a9fe:a9fe 2002:a9fe:a9fe::1 \
+		2001:0:4136:e378:8000:63bf:5601:5601 64:ff9b:1::a9fe:a9fe; do
+		guest "$m" -- tcp $a 80
+		check_that "--network=$m: connect to $a is refused, and logged ($out)" \
+			'[ "$out" = "connect: ECONNREFUSED" ] && contains "$E2E_TMP/log" "egress: denied a connection to [0-9a-f:.]+ port 80"'
+	done
+	# The forms of an allowed address pass the policy: the mapped one reaches
+	# the server over IPv4; 6to4 has no route here (but is not refused).
+	if [ "$m" = none ]; then
+		skip "--network=none: no route to the server to allow"
+	else
+		guest "$m" --egress allow=$SERVER -- tcp ::ffff:$SERVER 8000
+		check_eq "--network=$m: --egress allow=$SERVER reaches ::ffff:$SERVER" "connect: ok
+reply: ping" "$out"
+	fi
+	if [ "$m" = none ]; then
+		# (The loopback-only stack lets an IPv6 SYN without a route time
+		# out instead of failing at once.)
+		skip "--network=none: no route to tell a refusal from"
+	else
+		guest "$m" --egress allow=$SERVER -- tcp 2002:ad5:3a02::1 8000
+		check_that "--network=$m: --egress allow=$SERVER lets 2002:ad5:3a02::1 past the policy ($out)" \
+			'[ "$out" != "connect: ECONNREFUSED" ] && ! contains "$E2E_TMP/log" "egress: denied"'
+	fi
 done
 check_clean "the egress checks"

@@ -43,7 +43,7 @@ static void setup(void)
 	t->k = k;
 	t->tgid = t->tid = 1;
 	netstack_test_task = t;
-	ck_assert_int_eq(netstack_start(k, NULL, false, &err), 0);
+	ck_assert_int_eq(netstack_start(k, NULL, false, NULL, &err), 0);
 }
 
 static void teardown(void)

@@ -22,7 +22,9 @@ UNIT_TESTS = \
 	tests/unit/test_creds \
 	tests/unit/test_unix \
 	tests/unit/test_netstack \
+	tests/unit/test_dns_relay \
 	tests/unit/test_egress \
+	tests/unit/test_resolvconf \
 	tests/unit/test_seccomp \
 	tests/unit/test_level1
 
@@ -43,6 +45,10 @@ tests_unit_test_memacct_LDADD = $(UNIT_LDADD)
 tests_unit_test_egress_SOURCES = tests/unit/test_egress.c tests/unit/unit.h
 tests_unit_test_egress_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_egress_LDADD = $(UNIT_LDADD)
+
+tests_unit_test_resolvconf_SOURCES = tests/unit/test_resolvconf.c tests/unit/unit.h
+tests_unit_test_resolvconf_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_resolvconf_LDADD = $(UNIT_LDADD)
 
 tests_unit_test_memfile_SOURCES = tests/unit/test_memfile.c tests/unit/unit.h
 tests_unit_test_memfile_CFLAGS = $(UNIT_CFLAGS)
@@ -113,6 +119,10 @@ tests_unit_test_ktimer_LDADD = $(UNIT_LDADD)
 tests_unit_test_sentry_filter_SOURCES = tests/unit/test_sentry_filter.c
 tests_unit_test_sentry_filter_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_sentry_filter_LDADD = $(UNIT_LDADD)
+
+tests_unit_test_dns_relay_SOURCES = tests/unit/test_dns_relay.c tests/unit/unit.h
+tests_unit_test_dns_relay_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_dns_relay_LDADD = $(UNIT_LDADD)
 
 tests_unit_test_netstack_SOURCES = tests/unit/test_netstack.c tests/unit/unit.h
 tests_unit_test_netstack_CFLAGS = $(UNIT_CFLAGS)
