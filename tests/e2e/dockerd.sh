@@ -38,7 +38,7 @@ dockerd_start() {
 		--iptables=false --ip-masq=false --userland-proxy=false "$@" \
 		>"$DK/dockerd.log" 2>&1 &
 	dockerd_pid=$!
-	trap 'stop_dockerd; rm -rf "$E2E_TMP"' EXIT
+	trap 'stop_dockerd; e2e_exit' EXIT
 	i=0
 	until dk version >/dev/null 2>&1; do
 		i=$((i + 1))

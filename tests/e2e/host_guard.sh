@@ -32,7 +32,7 @@ ip netns add "$NS" || skip_all "cannot make a network namespace"
 cleanup() {
 	for p in ${procs:-}; do kill "$p" 2>/dev/null; done
 	ip netns del "$NS" 2>/dev/null
-	rm -rf "$E2E_TMP"
+	e2e_exit
 }
 trap cleanup EXIT
 # va carries the default route's subnet and an IPv6 address; vb the address

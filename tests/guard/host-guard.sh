@@ -44,6 +44,10 @@
 #   mark is that run's; one left orphaned (its parent pid 1) without a mark
 #   counts when its name matches --names. Kernel threads and the guard's
 #   own ancestors and children are not looked at.
+# A changed netns, mount or cgroup whose name carries the pid of a live
+# process that another run marks (the tests put $$ in the names of what
+# they make) is reported as that run's and not counted: on a machine where
+# several people run the tests at once. Nothing else is told apart.
 set -u
 
 usage() {
@@ -211,7 +215,7 @@ self=$$
 # token PID: "ours", "other TOKEN", "none" (an environment without a mark)
 # or "empty" (no environment: a stub, a gofer, a zombie, or unreadable).
 token() {
-	env=$(tr '\0' '\n' <"/proc/$1/environ" 2>/dev/null) || {
+	env=$(tr '\0' '\n' 2>/dev/null <"/proc/$1/environ") || {
 		echo empty
 		return
 	}
@@ -227,6 +231,24 @@ token() {
 	else
 		echo "other $t"
 	fi
+}
+
+# owner PID: the mark of PID or of its nearest marked ancestor, "ours Q"
+# or "other TOKEN Q" (Q the marked process), or "none".
+owner() {
+	q=$1 hop=0
+	while [ "$q" -gt 1 ] && [ $hop -lt 64 ]; do
+		t=$(token "$q")
+		case $t in ours | other*)
+			echo "$t $q"
+			return
+			;;
+		esac
+		stat_fields "$q" || break
+		q=$ppid
+		hop=$((hop + 1))
+	done
+	echo none
 }
 
 # The processes new since the snapshot, each classified: "left PID COMM
@@ -248,27 +270,17 @@ classify_procs() {
 		}' "$dir/procs" "$now/procs" |
 		while read -r p pp pc; do
 			[ -d "/proc/$p" ] || continue
-			q=$p why=
-			i=0
-			while [ "$q" -gt 1 ] && [ $i -lt 64 ]; do
-				t=$(token "$q")
-				case $t in
-				ours)
-					if [ "$q" = "$p" ]; then why="the run's (marked)"; else why="the run's (its ancestor $q is marked)"; fi
-					break
-					;;
-				other*)
-					why="another run's (${t#other })"
-					break
-					;;
-				esac
-				stat_fields "$q" || break
-				q=$ppid
-				i=$((i + 1))
-			done
-			case $why in
-			"the run's"*) echo "left $p $pc $why" ;;
-			"another run's"*) echo "theirs $p $pc $why" ;;
+			# shellcheck disable=SC2046 # words
+			set -- $(owner "$p")
+			case $1 in
+			ours)
+				if [ "$2" = "$p" ]; then
+					echo "left $p $pc the run's (marked)"
+				else
+					echo "left $p $pc the run's (its ancestor $2 is marked)"
+				fi
+				;;
+			other) echo "theirs $p $pc another run's ($2)" ;;
 			*)
 				if [ "$pp" = 1 ] && printf '%s\n' "$pc" | grep -Eq -- "$NAMES"; then
 					echo "left $p $pc orphaned, unmarked (another run's, if one ran meanwhile)"
@@ -278,6 +290,22 @@ classify_procs() {
 				;;
 			esac
 		done
+}
+
+# theirs LINE: is LINE (a netns, mount or cgroup) another run's? It is when
+# a name in it carries the pid of a live process that another run marks,
+# as the tests name what they make ($$ in a namespace's, a cgroup's or
+# a scratch directory's name). Prints that run's mark.
+theirs() {
+	for n in $(printf '%s\n' "$1" | grep -oE -- '[-a-z][0-9]{2,}([^0-9]|$)' | tr -dc '0-9\n' | sort -u); do
+		[ -d "/proc/$n" ] || continue
+		# shellcheck disable=SC2046 # words
+		set -- $(owner "$n")
+		[ "$1" = other ] || continue
+		echo "$2 (pid $n)"
+		return 0
+	done
+	return 1
 }
 
 # args PID: the command line of PID, short.
@@ -304,11 +332,27 @@ differ() {
 			[ -n "$notes" ] && printf 'note: /run/netns became a mount point (ip netns add does that once; not counted)\n' >>"$now/report"
 		fi
 		[ -n "$d" ] || continue
-		bad=1
-		{
-			echo "$what changed:"
-			printf '%s\n' "$d" | sed 's/^< /  gone:  /; s/^> /  added: /'
-		} >>"$now/report"
+		printf '%s\n' "$d" | sed 's/^< /gone:  /; s/^> /added: /' >"$now/$f.diff"
+		: >"$now/$f.counted"
+		: >"$now/$f.theirs"
+		while IFS= read -r l; do
+			if m=$(theirs "$l"); then
+				echo "  $l: another run's, $m" >>"$now/$f.theirs"
+			else
+				echo "  $l" >>"$now/$f.counted"
+			fi
+		done <"$now/$f.diff"
+		if [ -s "$now/$f.counted" ]; then
+			bad=1
+			{
+				echo "$what changed:"
+				cat "$now/$f.counted"
+			} >>"$now/report"
+		fi
+		if [ -s "$now/$f.theirs" ]; then
+			echo "$what changed by another run meanwhile (not counted):" >>"$now/report"
+			cat "$now/$f.theirs" >>"$now/report"
+		fi
 	done
 	if [ -f "$dir/procs" ]; then
 		classify_procs >"$now/classified"
@@ -327,13 +371,13 @@ differ() {
 	return $bad
 }
 
-i=0
+tries=0
 while :; do
 	record "$now"
 	differ && break
-	[ $i -ge "$SETTLE" ] && break
+	[ $tries -ge "$SETTLE" ] && break
 	sleep 1
-	i=$((i + 1))
+	tries=$((tries + 1))
 done
 where >"$now/where"
 if ! cmp -s "$dir/where" "$now/where"; then
