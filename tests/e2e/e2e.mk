@@ -1,6 +1,7 @@
 # End-to-end tests: shell scripts (TAP) that drive the real rung binary.
 # Each sources tests/e2e/lib.sh and ends by checking that it left no rung
-# process and no zombie behind.
+# process and no zombie behind; make check's host guard (tests/guard/)
+# checks the host around them all, host_guard.sh checks the guard.
 E2E_TESTS = \
 	tests/e2e/cli.sh \
 	tests/e2e/busybox.sh \
