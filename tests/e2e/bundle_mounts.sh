@@ -70,11 +70,12 @@ config() {
 		    $3}
 		  ],
 		  "linux": {
+		    "cgroupsPath": "$E2E_CGROUP/bundle",
 		    "sysctl": {"net.ipv4.ip_unprivileged_port_start": "0", "net.ipv4.ping_group_range": "0 2147483647"${4:+, $4}},
 		    "maskedPaths": ["/proc/asound", "/proc/acpi", "/proc/kcore", "/proc/keys", "/proc/cpuinfo",
 		      "/proc/sys/kernel", "/etc/private", "/sys/firmware"],
 		    "readonlyPaths": ["/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger"],
-		    "namespaces": [{"type": "pid"}, {"type": "ipc"}, {"type": "uts"}, {"type": "mount"}]
+		    "namespaces": [{"type": "pid"}, {"type": "network"}, {"type": "ipc"}, {"type": "uts"}, {"type": "mount"}]
 		  }
 		}
 	EOF

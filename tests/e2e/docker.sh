@@ -11,6 +11,8 @@ set -u
 . "$(dirname "$0")/lib.sh"
 PLAN=34
 ISOLATION=${RUNG_DOCKER_ISOLATION:-}
+netns_own "$@"
+own=$?
 plan $PLAN
 skip_all() {
 	i=0
@@ -20,6 +22,7 @@ skip_all() {
 	done
 	exit 0
 }
+[ $own = 0 ] || skip_all "dockerd runs in a network namespace of the test's own: needs root, ip(8), nsenter(1)"
 
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/dockerd.sh"
@@ -208,15 +211,18 @@ dk rm -f t4 >/dev/null
 
 # The processes Docker ran with rung are gone with the containers.
 left=$(ps -eo pid=,args= | grep -F "$RUNG_ABS" | grep -F "$DK" | grep -v grep)
-cgroups=$(ls -d /sys/fs/cgroup/*/docker/"$t1_id" /sys/fs/cgroup/docker/"$t1_id" 2>/dev/null)
+cgroups=$(ls -d /sys/fs/cgroup/*"$E2E_CGROUP/$t1_id" /sys/fs/cgroup"$E2E_CGROUP/$t1_id" 2>/dev/null)
 check_eq "no rung process and no cgroup left once the containers are removed" "" "$left$cgroups"
 
 # containerd alone: ctr with rung as the runc binary.
+# (The test's own containerd, never the host's; the container's cgroup, its
+# runtime's state and its FIFOs are the test's.)
 CTR_SOCK=$DK/exec/containerd/containerd.sock
-[ -S "$CTR_SOCK" ] || CTR_SOCK=/run/containerd/containerd.sock
 ctr() { timeout -k 5 90 /usr/bin/ctr -a "$CTR_SOCK" -n rung-e2e "$@"; }
-if command -v /usr/bin/ctr >/dev/null && dk save rung-bb:test | ctr image import - >/dev/null 2>&1; then
-	out=$(ctr run --rm --runc-binary "$RUNG_ABS" docker.io/library/rung-bb:test rung-ctr sh -c 'echo from-ctr; exit 6')
+if [ -S "$CTR_SOCK" ] && command -v /usr/bin/ctr >/dev/null &&
+	dk save rung-bb:test | ctr image import - >/dev/null 2>&1; then
+	out=$(ctr run --rm --runc-binary "$RUNG_ABS" --runc-root "$DK/ctr-state" --fifo-dir "$DK/ctr-fifo" \
+		--cgroup "$E2E_CGROUP/ctr" docker.io/library/rung-bb:test rung-ctr sh -c 'echo from-ctr; exit 6')
 	st=$?
 	check_that "ctr run --runc-binary rung: output and status 6 (got $st)" '[ $st = 6 ] && [ "$out" = from-ctr ]'
 	ctr image rm docker.io/library/rung-bb:test >/dev/null 2>&1
@@ -224,13 +230,21 @@ if command -v /usr/bin/ctr >/dev/null && dk save rung-bb:test | ctr image import
 else
 	skip "ctr cannot import into containerd"
 fi
+# podman with storage, state and cgroups of the test's own, no network
+# (its default one is a bridge with iptables rules) and no event log.
+PM=$DK/podman
+pm() {
+	timeout 90 podman --root "$PM/root" --runroot "$PM/run" --tmpdir "$PM/tmp" \
+		--cgroup-manager cgroupfs --events-backend none "$@"
+}
 if ! command -v podman >/dev/null; then
 	skip "podman is not installed"
-elif ! tar -C "$bb" -c . | timeout 90 podman import - rung-bb:test >"$DK/podman.err" 2>&1; then
+elif ! tar -C "$bb" -c . | pm import - rung-bb:test >"$DK/podman.err" 2>&1; then
 	skip "podman cannot import an image here: $(tail -1 "$DK/podman.err")"
 else
-	out=$(timeout 90 podman --runtime "$RUNG_ABS" run --rm localhost/rung-bb:test echo from-podman 2>&1 </dev/null)
-	timeout 90 podman rmi -f localhost/rung-bb:test >/dev/null 2>&1
+	out=$(pm --runtime "$RUNG_ABS" --runtime-flag "root=$PM/rung" run --rm --network none \
+		--cgroup-parent "$E2E_CGROUP/podman" localhost/rung-bb:test echo from-podman 2>&1 </dev/null)
+	pm rmi -f localhost/rung-bb:test >/dev/null 2>&1
 	check_eq "podman --runtime rung" from-podman "$out"
 fi
 

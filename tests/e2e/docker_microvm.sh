@@ -11,6 +11,8 @@ set -u
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/lib.sh"
 PLAN=9
+netns_own "$@"
+own=$?
 plan $PLAN
 skip_all() {
 	i=0
@@ -20,6 +22,7 @@ skip_all() {
 	done
 	exit 0
 }
+[ $own = 0 ] || skip_all "dockerd runs in a network namespace of the test's own: needs root, ip(8), nsenter(1)"
 
 DK_TIMEOUT=180 # a VM boots under TCG
 # shellcheck source-path=SCRIPTDIR

@@ -1,7 +1,11 @@
 # shellcheck shell=sh
 # A dockerd of a test's own, for the Docker tests (sourced after lib.sh by a
 # script that defines skip_all): private data root, exec root and socket
-# under $DK, its own supervised containerd, no iptables rules.
+# under $DK, its own supervised containerd, no iptables rules, the
+# containers' cgroups under $E2E_CGROUP (cgroupfs). The test runs in a
+# network namespace of its own (netns_own, before its plan): dockerd, its
+# bridge, the containers' veths and every client live there, never in the
+# host's.
 #
 #   dockerd_require          skip the test unless dockerd, root and a static
 #                            busybox are here; hold the host-mounts lock
@@ -35,10 +39,11 @@ dockerd_start() {
 	shift
 	/usr/sbin/dockerd --config-file "$json" --data-root "$DK/data" \
 		--exec-root "$DK/exec" --pidfile "$DK/dockerd.pid" -H "unix://$DK/sock" \
-		--iptables=false --ip-masq=false --userland-proxy=false "$@" \
+		--iptables=false --ip-masq=false --userland-proxy=false \
+		--exec-opt native.cgroupdriver=cgroupfs --cgroup-parent "$E2E_CGROUP" "$@" \
 		>"$DK/dockerd.log" 2>&1 &
 	dockerd_pid=$!
-	trap 'stop_dockerd; rm -rf "$E2E_TMP"' EXIT
+	trap 'stop_dockerd; e2e_exit' EXIT
 	i=0
 	until dk version >/dev/null 2>&1; do
 		i=$((i + 1))

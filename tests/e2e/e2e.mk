@@ -1,6 +1,7 @@
 # End-to-end tests: shell scripts (TAP) that drive the real rung binary.
 # Each sources tests/e2e/lib.sh and ends by checking that it left no rung
-# process and no zombie behind.
+# process and no zombie behind; make check's host guard (tests/guard/)
+# checks the host around them all, host_guard.sh checks the guard.
 E2E_TESTS = \
 	tests/e2e/cli.sh \
 	tests/e2e/busybox.sh \
@@ -34,7 +35,8 @@ E2E_TESTS = \
 	tests/e2e/net_dns.sh \
 	tests/e2e/nstack_veth.sh \
 	tests/e2e/net_host.sh \
-	tests/e2e/docker_net.sh
+	tests/e2e/docker_net.sh \
+	tests/e2e/host_guard.sh
 
 # Guest programs of the e2e tests, built static like the guest tests (and
 # swapper, which escape.sh runs on the host, and oci_cli.sh's host

@@ -36,6 +36,10 @@ done
 echo 'rootfs hosts' >"$ROOTFS/etc/hosts"
 STATE=$T/state
 ID=l1-$$
+# The containers here keep rung's default cgroup, /rung/ID (one check is of
+# that): the /rung parents that this test makes, it removes at the end.
+rung_cg() { ls -d /sys/fs/cgroup/rung /sys/fs/cgroup/*/rung 2>/dev/null; }
+rung_cg_before=" $(rung_cg | tr '\n' ' ') "
 
 NSDEF='{"type": "pid"}, {"type": "network"}, {"type": "ipc"}, {"type": "uts"}, {"type": "mount"}'
 CAPS='"CAP_CHOWN","CAP_DAC_OVERRIDE","CAP_FSETID","CAP_FOWNER","CAP_MKNOD","CAP_NET_RAW",
@@ -236,7 +240,7 @@ run res
 check_eq "linux.resources land in the container's cgroup, which it sees (read-only) as its own" \
 	"67108864|50" "$(out res | tr '\n' '|' | sed 's/|$//')"
 
-NS='{"type": "pid"}' bundle nomnt '"true"'
+NS='{"type": "pid"}, {"type": "network"}' bundle nomnt '"true"'
 run nomnt
 check_that "without a mount namespace, create fails saying so ($st)" \
 	'[ "$st" != 0 ] && contains "$T/nomnt.err" "mount namespace"'
@@ -440,7 +444,7 @@ check_that "delete --force of a running container kills it and removes its state
 
 # No pid namespace: the init's death leaves its children; kill --all and
 # delete reach them through the cgroup.
-NS='{"type": "mount"}, {"type": "uts"}' bundle shared '"sh", "-c", "sleep 31 & sleep 32 & wait"'
+NS='{"type": "mount"}, {"type": "uts"}, {"type": "network"}' bundle shared '"sh", "-c", "sleep 31 & sleep 32 & wait"'
 R --isolation=container create --bundle "$T/shared" "$C-shared" >/dev/null 2>&1 </dev/null
 R start "$C-shared" >/dev/null 2>&1
 spid=$(R state "$C-shared" | tr -d ' \n' | sed 's/.*"pid":\([0-9]*\).*/\1/')
@@ -528,4 +532,7 @@ check_eq "no container process (a sleep with our mark) is left" "" "$left"
 check_that "no mount is left on the host (none under the test's directory)" \
 	'! grep -qF "$T" /proc/self/mountinfo'
 check_that "no cgroup is left" '[ -z "$(ls -d /sys/fs/cgroup/pids/rung/$ID-* 2>/dev/null)" ]'
+for d in $(rung_cg); do
+	case $rung_cg_before in *" $d "*) ;; *) rmdir "$d" 2>/dev/null ;; esac
+done
 check_clean "the level-1 tests"

@@ -8,7 +8,31 @@
 #   rung_zombies see only what this test left behind, even while other
 #   tests (or other people's) run rung at the same time;
 # - sets $E2E_BIN, where e2e.mk builds the e2e guest programs, and
-#   $GUEST_BIN's default.
+#   $GUEST_BIN's default;
+# - names $E2E_CGROUP, a cgroup parent of the test's own for its bundles'
+#   linux.cgroupsPath, removed (when empty) as the test exits.
+#
+# The host is never touched: make check's host guard (tests/guard/) fails
+# the run when a test changed the host's addresses, routes, network
+# namespaces, mounts or cgroups, or left a process behind. The rules that
+# keep it so:
+# - A test never uses the network namespace it was started in (the host's,
+#   in CI), nor changes it. A test that needs a network makes namespaces
+#   of its own (ip netns add, a name with $$ in it) and deletes them.
+# - Every OCI bundle has a network namespace: {"type": "network"} (a new,
+#   empty one) or the path of one of the test's own. A bundle without one
+#   would run in the caller's (and the user-space stack would take its
+#   interfaces over).
+# - `rung do` runs in a namespace of its own: --network sandbox|none make
+#   a new one (or join the test's, --netns); --network host uses the
+#   caller's, so a test of it runs inside a namespace of its own.
+# - netns_own re-runs a whole test inside a namespace of its own (Docker's
+#   tests: dockerd, its bridge and the clients; the --network host tests).
+#   To run one command in a namespace, nsenter --net=/run/netns/NAME keeps
+#   the host's /sys (and so its cgroups); ip netns exec mounts a /sys of
+#   the namespace over it.
+# - A bundle's cgroups go under $E2E_CGROUP; Docker's under its
+#   --cgroup-parent, $E2E_CGROUP too (dockerd.sh).
 # Each test script leads a session of its own, so that its leftover checks
 # see only its own rung processes even when make runs tests in parallel
 # (not when run by hand on a terminal, where Ctrl-C must still work).
@@ -70,8 +94,25 @@ contains() { grep -Eq -- "$2" "$1"; }
 E2E_BIN=${E2E_BIN:-$(dirname "$RUNG")/tests/e2e/bin}
 GUEST_BIN=${GUEST_BIN:-$(dirname "$RUNG")/tests/guest/bin}
 E2E_TIMEOUT=${E2E_TIMEOUT:-60}
-E2E_TMP=$(mktemp -d)
-trap 'rm -rf "$E2E_TMP"' EXIT
+# (The names of what a test makes carry its pid, $$: the host guard tells
+# another run's from them.)
+E2E_TMP=$(mktemp -d "${TMPDIR:-/tmp}/rung-e2e-$$.XXXXXX")
+E2E_CGROUP=/rung-e2e-$(basename "$0" .sh)-$$
+# e2e_cgroup_remove: remove $E2E_CGROUP (what is empty of it) in every
+# hierarchy, v1 and v2.
+e2e_cgroup_remove() {
+	for d in /sys/fs/cgroup"$E2E_CGROUP" /sys/fs/cgroup/*"$E2E_CGROUP"; do
+		[ -d "$d" ] && find "$d" -depth -type d -exec rmdir {} + 2>/dev/null
+	done
+	return 0
+}
+# e2e_exit: what every test does as it exits (a test with an EXIT trap of
+# its own calls it there).
+e2e_exit() {
+	e2e_cgroup_remove
+	rm -rf "$E2E_TMP"
+}
+trap e2e_exit EXIT
 # A native crash must not leave a core file behind.
 # shellcheck disable=SC3045 # dash, bash and busybox sh all have ulimit -c
 ulimit -c 0 2>/dev/null
@@ -143,6 +184,22 @@ check_clean() {
 		not_ok "no rung process or zombie left after $1"
 		diag "$left" "$zombies"
 	fi
+}
+
+# netns_own "$@": re-run this test (with its arguments) inside a new
+# network namespace of its own, its loopback up, deleted when the test
+# ends; $E2E_NETNS names it there. Call it before the plan. Fails (and
+# the test goes on where it is) without root, ip(8) or nsenter(1).
+netns_own() {
+	[ -z "${E2E_NETNS:-}" ] || return 0
+	[ "$(id -u)" = 0 ] && command -v ip >/dev/null && command -v nsenter >/dev/null || return 1
+	ns=rung-e2e-$(basename "$0" .sh)-$$
+	ip netns add "$ns" || return 1
+	trap 'ip netns del "$ns" 2>/dev/null; e2e_exit' EXIT
+	trap 'exit 143' TERM INT HUP
+	ip -n "$ns" link set lo up
+	E2E_NETNS=$ns nsenter --net="/run/netns/$ns" sh "$0" "$@"
+	exit $?
 }
 
 # host_mounts_hold -x|-s: a test that adds mounts to the host's mount table

@@ -102,7 +102,8 @@ bundle() {
 		{"destination": "/etc/marker", "type": "bind", "source": "$T/marker", "options": ["rbind", "ro"]}
 	],
 	"annotations": {"dev.rung.isolation": "microvm"},
-	"linux": {"namespaces": [{"type": "pid"}, {"type": "mount"}, {"type": "ipc"}, {"type": "uts"}]}
+	"linux": {"namespaces": [{"type": "pid"}, {"type": "network"}, {"type": "mount"}, {"type": "ipc"}, {"type": "uts"}],
+		"cgroupsPath": "$E2E_CGROUP/$(basename "$1")"}
 }
 JSON
 }

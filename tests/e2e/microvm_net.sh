@@ -2,7 +2,8 @@
 # shellcheck disable=SC1010,SC2016,SC2034 # `do` is rung's subcommand; $vars are for the guest's sh (check_that expands and uses them later)
 # Networking at the VM levels: user-mode networking (QEMU's slirp) with the
 # guest's eth0 at 10.0.2.15, run in the container's network namespace, so
-# the VM's traffic leaves through the container's interface; --network none
+# the VM's traffic leaves through the container's interface (to a second
+# namespace of the test's own, standing in for the host); --network none
 # (or a namespace with loopback alone, Docker's none) gives no NIC at all.
 set -u
 # shellcheck source-path=SCRIPTDIR
@@ -20,24 +21,31 @@ command -v ip >/dev/null || vm_skip_all "no ip(8) (apt-get install iproute2)"
 R=$T/rootfs
 vm_rootfs "$R" sh cat echo ls wget
 
-# A namespace of the test's own, with a veth to the host: the container's.
-# One web server on the host end of the veth answers with the client's
-# address (a CGI); one inside the namespace, on its loopback only, can be
-# reached by nothing but a process in the namespace (slirp maps 10.0.2.2,
-# the guest's gateway, to the loopback of QEMU's namespace).
+# Two namespaces of the test's own joined by a veth: the container's, NS,
+# and H standing in for the host (the host's own namespace is never
+# used). One web server on H's end of the veth answers with the client's
+# address (a CGI); one inside NS, on its loopback only, can be reached by
+# nothing but a process in NS (slirp maps 10.0.2.2, the guest's gateway,
+# to the loopback of QEMU's namespace).
 NS=rungvm$$
+H=rungvmh$$
 A=10.$(($$ % 200 + 20)).$(($$ / 200 % 250 + 1))
 ip netns add "$NS" || vm_skip_all "ip netns add failed"
+ip netns add "$H" || {
+	ip netns del "$NS"
+	vm_skip_all "ip netns add failed"
+}
 cleanup() {
 	[ -n "${srv1:-}" ] && kill "$srv1" 2>/dev/null
 	[ -n "${srv2:-}" ] && kill "$srv2" 2>/dev/null
-	ip link del "v$NS" 2>/dev/null
 	ip netns del "$NS" 2>/dev/null
+	ip netns del "$H" 2>/dev/null
 }
-trap 'cleanup; rm -rf "$E2E_TMP"' EXIT
-ip link add "v$NS" type veth peer name eth0 netns "$NS"
-ip addr add "$A.1/24" dev "v$NS"
-ip link set "v$NS" up
+trap 'cleanup; e2e_exit' EXIT
+ip -n "$H" link add veth0 type veth peer name eth0 netns "$NS"
+ip -n "$H" addr add "$A.1/24" dev veth0
+ip -n "$H" link set veth0 up
+ip -n "$H" link set lo up
 ip -n "$NS" addr add "$A.2/24" dev eth0
 ip -n "$NS" link set eth0 up
 ip -n "$NS" link set lo up
@@ -47,9 +55,9 @@ mkdir -p "$T/www/cgi-bin" "$T/inns"
 printf '#!/bin/sh\nprintf "Content-Type: text/plain\\r\\n\\r\\nclient %%s\\n" "$REMOTE_ADDR"\n' >"$T/www/cgi-bin/addr"
 chmod +x "$T/www/cgi-bin/addr"
 echo inside-the-namespace >"$T/inns/index.html"
-"$BB" httpd -f -p "$A.1:8080" -h "$T/www" &
+nsenter --net="/run/netns/$H" "$BB" httpd -f -p "$A.1:8080" -h "$T/www" &
 srv1=$!
-ip netns exec "$NS" "$BB" httpd -f -p 127.0.0.1:8081 -h "$T/inns" &
+nsenter --net="/run/netns/$NS" "$BB" httpd -f -p 127.0.0.1:8081 -h "$T/inns" &
 srv2=$!
 sleep 0.3
 
@@ -70,7 +78,8 @@ cat >"$T/config.json" <<JSON
 		{"destination": "/sys", "type": "sysfs", "source": "sysfs", "options": ["ro"]}
 	],
 	"annotations": {"dev.rung.isolation": "microvm"},
-	"linux": {"namespaces": [{"type": "pid"}, {"type": "mount"}, {"type": "network", "path": "/var/run/netns/$NS"}]}
+	"linux": {"namespaces": [{"type": "pid"}, {"type": "mount"}, {"type": "network", "path": "/var/run/netns/$NS"}],
+		"cgroupsPath": "$E2E_CGROUP/vmnet"}
 }
 JSON
 t0=$(now)

@@ -87,7 +87,8 @@ cat >"$T/c/config.json" <<JSON
 		{"destination": "/dev/pts", "type": "devpts", "source": "devpts", "options": ["nosuid", "noexec", "newinstance", "ptmxmode=0666", "mode=0620"]}
 	],
 	"annotations": {"dev.rung.isolation": "microvm"},
-	"linux": {"namespaces": [{"type": "pid"}, {"type": "mount"}]}
+	"linux": {"namespaces": [{"type": "pid"}, {"type": "network"}, {"type": "mount"}],
+		"cgroupsPath": "$E2E_CGROUP/vm"}
 }
 JSON
 S="--root $T/state"

@@ -48,7 +48,8 @@ bundle() {
 		{"destination": "/etc/marker", "type": "bind", "source": "$T/marker", "options": ["rbind", "ro"]}
 	],
 	"annotations": {"dev.rung.isolation": "microvm", "dev.rung.vm.fs": "$3"},
-	"linux": {"namespaces": [{"type": "pid"}, {"type": "mount"}]}
+	"linux": {"namespaces": [{"type": "pid"}, {"type": "network"}, {"type": "mount"}],
+		"cgroupsPath": "$E2E_CGROUP/vm"}
 }
 JSON
 }

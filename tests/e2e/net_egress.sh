@@ -47,7 +47,7 @@ cleanup() {
 	[ -n "${srv_pid:-}" ] && kill "$srv_pid" "${lo_pid:-}" 2>/dev/null
 	ip netns del "$C" 2>/dev/null
 	ip netns del "$S" 2>/dev/null
-	rm -rf "$E2E_TMP"
+	e2e_exit
 }
 trap cleanup EXIT
 ip netns add "$C" && ip netns add "$S" || skip_all "cannot make network namespaces"

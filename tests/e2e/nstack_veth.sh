@@ -32,7 +32,7 @@ cleanup() {
 	[ -n "${bg:-}" ] && kill "$bg" 2>/dev/null
 	ip netns del "$C" 2>/dev/null
 	ip netns del "$S" 2>/dev/null
-	rm -rf "$E2E_TMP"
+	e2e_exit
 }
 trap cleanup EXIT
 ip netns add "$C" && ip netns add "$S" || skip_all "cannot make network namespaces"

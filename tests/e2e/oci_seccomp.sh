@@ -57,7 +57,8 @@ config() {
 	"hostname": "seccomp",
 	"mounts": [{"destination": "/proc", "type": "proc", "source": "proc"}],
 	"linux": {
-		"namespaces": [{"type": "pid"}, {"type": "ipc"}, {"type": "uts"}, {"type": "mount"}],
+		"namespaces": [{"type": "pid"}, {"type": "network"}, {"type": "ipc"}, {"type": "uts"}, {"type": "mount"}],
+		"cgroupsPath": "$E2E_CGROUP/seccomp",
 		"seccomp": $4
 	}
 }

@@ -11,7 +11,9 @@
 # --file-access mode, the network tests (net_*) once with each
 # --network mode of $GUEST_NET_MODES (default: host sandbox none), the
 # stack's own tests (nstack_*) with --network=sandbox. A program that exits 77 natively lacks something on
-# this host (and prints "SKIP: why"): its runs are skipped. A rung run
+# this host (and prints "SKIP: why"): its runs are skipped. Both runs are
+# in a network namespace of the test's own (loopback only: --network host
+# uses it), never the caller's, where root can make one. A rung run
 # that takes longer than $GUEST_TIMEOUT seconds (default 60) is killed and
 # fails.
 set -u
@@ -24,6 +26,14 @@ platforms=$("$RUNG" help platforms | awk '$2 == "usable" { print $1 }')
 skipped=$("$RUNG" help platforms | awk '$2 != "usable"')
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# The network namespace of the runs (nsenter keeps the host's /sys).
+netns=
+if [ "$(id -u)" = 0 ] && command -v ip >/dev/null && command -v nsenter >/dev/null &&
+	ip netns add "rung-guest-$$" 2>/dev/null; then
+	trap 'rm -rf "$tmp"; ip netns del "rung-guest-$$"' EXIT
+	ip -n "rung-guest-$$" link set lo up
+	netns="nsenter --net=/run/netns/rung-guest-$$"
+fi
 # A native crash must not leave a core file behind (nor call a core handler).
 # shellcheck disable=SC3045 # dash, bash and busybox sh all have ulimit -c
 ulimit -c 0 2>/dev/null
@@ -60,13 +70,15 @@ for bin in $bins; do
 done
 echo "1..$total"
 [ -n "$skipped" ] && echo "# platforms skipped: $skipped"
+[ -n "$netns" ] || echo "# no network namespace of its own (needs root, ip, nsenter): the runs use the caller's"
 
 # run_guest OUT ERR COMMAND...: the fixed environment, arguments and stdin
 # of a guest run, so that what the program prints is the same both ways.
 run_guest() {
 	out=$1 err=$2
 	shift 2
-	env -i PATH=/usr/bin:/bin HOME=/ LANG=C RUNG_GUEST_TEST=1 "$@" a1 "two words" \
+	# shellcheck disable=SC2086 # $netns: words or none
+	env -i PATH=/usr/bin:/bin HOME=/ LANG=C RUNG_GUEST_TEST=1 $netns "$@" a1 "two words" \
 		<"$stdin" >"$out" 2>"$err"
 }
 
