@@ -111,9 +111,22 @@ static void enable_controllers(const char *dir)
 	free(parent);
 }
 
+static int mkdir_p_once(const char *path, bool cpuset);
+
 /* mkdir -p; a new v1 cpuset level gets its parent's cpus and mems (it
- * starts empty, and an empty cpuset takes no process). */
+ * starts empty, and an empty cpuset takes no process). A parent another
+ * sandbox removed meanwhile (an empty /rung goes with its last user) is
+ * made again. */
 static int mkdir_p(const char *path, bool cpuset)
+{
+	int ret = -ENOENT;
+
+	for (int i = 0; i < 5 && ret == -ENOENT; i++)
+		ret = mkdir_p_once(path, cpuset);
+	return ret;
+}
+
+static int mkdir_p_once(const char *path, bool cpuset)
 {
 	char *copy = xstrdup(path);
 	int ret = 0;
