@@ -64,6 +64,28 @@ static void remove_stale(void)
 	closedir(d);
 }
 
+/* cgroup v2: does the root hand the memory and pids controllers down? A
+ * cgroup of rung do's own is not worth changing the host's root for. (v1:
+ * every mounted controller's hierarchy has them.) */
+static bool controllers_enabled(void)
+{
+	char buf[512] = "";
+	FILE *f;
+	bool mem, pids;
+
+	if (!cgroup_v2())
+		return true;
+	f = fopen("/sys/fs/cgroup/cgroup.subtree_control", "re");
+	if (!f)
+		return false;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	mem = strstr(buf, "memory") != NULL;
+	pids = strstr(buf, "pids") != NULL;
+	return mem && pids;
+}
+
 /* The sandbox's cgroup with its limits, or NULL where rung cannot make one
  * (not root, no cgroup file system it may write): the sentry's own limits
  * hold then, without the backstop. */
@@ -75,6 +97,13 @@ static char *cgroup_make(const struct do_limits *l)
 	struct rung_error err = {0};
 
 	remove_stale();
+	if (!controllers_enabled()) {
+		log_debug("no cgroup of its own for the sandbox: the root cgroup does not hand "
+			  "memory and pids down (rung do does not change that)");
+		free(json);
+		free(path);
+		return NULL;
+	}
 	if (cgroup_create(path, NULL, &err) < 0 || cgroup_update(path, json, &err) < 0) {
 		log_debug("no cgroup of its own for the sandbox (%s): only the sandbox's own "
 			  "limits hold",

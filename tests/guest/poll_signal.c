@@ -180,8 +180,10 @@ int main(void)
 	reap(pid);
 	CHECK_EQ(n, 0, "select across a stop and a continue times out with 0");
 	CHECK(elapsed_ms(&start) < 1100, "at its end time");
+	/* (A long timeout: the stop must come while it waits, however slow
+	 * the fork of the process that sends it.) */
 	pid = signal_later(SIGSTOP, 50);
-	n = epoll_wait(ep, &out, 1, 600);
+	n = epoll_wait(ep, &out, 1, 10000);
 	e = errno;
 	reap(pid);
 	CHECK(n == -1 && e == EINTR,
