@@ -630,6 +630,7 @@ int container_main(const struct container_args *a)
 	struct kernel_process kp;
 	char *path, buf;
 	cleanup_free char *egress = NULL;
+	char **keeper_cgroups = NULL;
 	bool fresh_netns = false;
 	pthread_t thr;
 	int ret, tty, status;
@@ -641,6 +642,9 @@ int container_main(const struct container_args *a)
 	if (read(a->go_fd, &buf, 1) != 1)
 		return 1;
 	setsid();
+	/* The keeper of the namespace's addresses goes back here (keeper.h). */
+	keeper_cgroups = cgroup_self_procs();
+	cfg.keeper_cgroups = keeper_cgroups;
 	/* Before anything forks, so the gofer and stubs are in it too. */
 	if (cgroup_join(a->cgroup, 0, &err) < 0)
 		goto fail;
@@ -679,6 +683,9 @@ int container_main(const struct container_args *a)
 	if (seccomp_profile_load(spec->seccomp, &c.seccomp, &err) < 0)
 		goto fail;
 	ret = sandbox_setup(&cfg, &c.sb, &err);
+	strv_free(keeper_cgroups);
+	keeper_cgroups = NULL;
+	cfg.keeper_cgroups = NULL;
 	if (ret < 0)
 		goto fail;
 	/* The cwd is made as root before the guest runs (on a read-only root
@@ -710,6 +717,7 @@ int container_main(const struct container_args *a)
 	}
 	return sandbox_wait(c.sb);
 fail:
+	strv_free(keeper_cgroups);
 	report(a->ready_fd, err.msg ? err.msg : "sandbox setup failed");
 	rung_error_release(&err);
 	return 1;

@@ -95,9 +95,9 @@ static int del_addr(int nl, const struct net_iface *ifc, const struct net_iface_
 	return rtnl_call(nl, &req.nh, EADDRNOTAVAIL);
 }
 
-/* The namespace keeps them removed: the confined sentry could not put
- * them back (rtnetlink wants CAP_NET_ADMIN of the caller), and runsc does
- * not either. */
+/* The keeper (keeper.h), started before, gives them back when the
+ * sandbox ends: the confined sentry could not (rtnetlink wants
+ * CAP_NET_ADMIN of the caller). */
 static int del_addrs(int nl, const struct link *l, struct rung_error *err)
 {
 	for (int i = 0; i < l->iface.naddrs; i++) {

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "sentry/net/net.h"
 #include "sentry/net/egress.h"
+#include "sentry/net/keeper.h"
 #include "sentry/net/netstack.h"
 #include "sentry/kernel/kernel.h"
 #include "lib/error.h"
@@ -57,16 +58,17 @@ static void stack_loopback(struct net_config *c)
 	net_config_free(&lo);
 }
 
-int net_setup(struct kernel *k, enum net_mode mode, const char *egress, struct rung_error *err)
+int net_setup(struct kernel *k, const struct net_options *o, struct rung_error *err)
 {
 	struct net_state *n = xzalloc(sizeof(*n));
+	enum net_mode mode = o->mode;
 	int ret = 0;
 
 	n->mode = mode;
 	pthread_mutex_init(&n->socks_lock, NULL);
 	list_init(&n->socks);
 	k->net = n;
-	ret = egress_parse(egress, NULL, &n->egress, err);
+	ret = egress_parse(o->egress, NULL, &n->egress, err);
 	if (ret < 0)
 		return ret;
 	if (mode == NET_MODE_NONE) {
@@ -75,6 +77,9 @@ int net_setup(struct kernel *k, enum net_mode mode, const char *egress, struct r
 		ret = net_config_read(&n->cfg, err);
 		if (ret == 0 && mode == NET_MODE_SANDBOX)
 			stack_loopback(&n->cfg);
+		/* Before the stack removes anything. */
+		if (ret == 0 && mode == NET_MODE_SANDBOX)
+			ret = net_keeper_start(&n->cfg, o->keeper_cgroups, &n->keeper, err);
 	}
 	if (ret == 0 && mode != NET_MODE_HOST) {
 		ret = netstack_start(k, &n->cfg, mode == NET_MODE_SANDBOX, err);
@@ -95,6 +100,7 @@ void net_teardown(struct kernel *k)
 		return;
 	if (n->stack)
 		netstack_stop(k);
+	net_keeper_release(n->keeper);
 	net_config_free(&n->cfg);
 	egress_free(n->egress);
 	pthread_mutex_destroy(&n->socks_lock);
