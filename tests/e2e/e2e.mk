@@ -29,6 +29,7 @@ E2E_TESTS = \
 	tests/e2e/net_egress.sh \
 	tests/e2e/nstack_veth.sh \
 	tests/e2e/net_host.sh \
+	tests/e2e/netns.sh \
 	tests/e2e/docker_net.sh
 
 # Guest programs of the e2e tests, built static like the guest tests (and
