@@ -64,6 +64,11 @@ int rung_log_fd(void)
 	return log_fd;
 }
 
+enum rung_log_format rung_log_get_format(void)
+{
+	return log_format;
+}
+
 bool rung_log_to_stderr(void)
 {
 	return log_fd == STDERR_FILENO;

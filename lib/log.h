@@ -36,6 +36,9 @@ bool rung_log_enabled(enum rung_log_level level);
 bool rung_log_to_stderr(void);
 /* The descriptor log lines go to (stderr, or the --log file). */
 int rung_log_fd(void);
+/* The format of the log lines (for a helper process that writes to the
+ * same descriptor). */
+enum rung_log_format rung_log_get_format(void);
 
 void rung_log(enum rung_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

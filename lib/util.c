@@ -62,6 +62,13 @@ char *xasprintf(const char *fmt, ...)
 	return s;
 }
 
+void strv_free(char **v)
+{
+	for (char **p = v; p && *p; p++)
+		free(*p);
+	free(v);
+}
+
 ssize_t write_all(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;

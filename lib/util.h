@@ -28,6 +28,8 @@ void *xzalloc(size_t size);
 void *xrealloc(void *p, size_t size);
 char *xstrdup(const char *s);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Free a NULL-terminated array of malloc'd strings and the array (NULL: nothing). */
+void strv_free(char **v);
 
 /* Write or read all of buf, retrying on EINTR and short transfers. */
 ssize_t write_all(int fd, const void *buf, size_t len);

@@ -536,6 +536,48 @@ int cgroup_join(const char *path, pid_t pid, struct rung_error *err)
 	return 0;
 }
 
+/* Is controller one of the comma-separated list? */
+static bool in_list(const char *list, const char *controller)
+{
+	size_t n = strlen(controller);
+
+	for (const char *p = list; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (strncmp(p, controller, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
+char **cgroup_self_procs(void)
+{
+	FILE *f = fopen("/proc/self/cgroup", "re");
+	size_t n = 0, cap = ARRAY_SIZE(v1_controllers) + 2;
+	char **files = xzalloc(cap * sizeof(*files));
+	char line[PATH_MAX + 64];
+	bool v2 = is_v2();
+
+	while (f && fgets(line, sizeof(line), f)) {
+		char *ctrls = strchr(line, ':'), *path = ctrls ? strchr(ctrls + 1, ':') : NULL;
+
+		if (!path)
+			continue;
+		*ctrls++ = '\0';
+		*path++ = '\0';
+		path[strcspn(path, "\n")] = '\0';
+		if (v2) {
+			if (strcmp(line, "0") == 0 && n + 1 < cap)
+				files[n++] = xasprintf(CGROUP_ROOT "%s/cgroup.procs",
+						       strcmp(path, "/") == 0 ? "" : path);
+			continue;
+		}
+		for (size_t i = 0; i < ARRAY_SIZE(v1_controllers) && n + 1 < cap; i++)
+			if (in_list(ctrls, v1_controllers[i]) && v1_mounted(v1_controllers[i]))
+				files[n++] = cgroup_file(path, v1_controllers[i], "cgroup.procs");
+	}
+	if (f)
+		fclose(f);
+	return files;
+}
+
 int cgroup_freeze(const char *path, bool frozen, struct rung_error *err)
 {
 	char *f;

@@ -22,6 +22,10 @@ int cgroup_create(const char *path, const struct oci_resources *res, struct rung
 /* Move process pid into path; pid 0 is the caller, which must have a
  * single thread (then the move is cheap, see cgroup.c). */
 int cgroup_join(const char *path, pid_t pid, struct rung_error *err);
+/* The cgroup.procs files of the caller's own cgroups, in each hierarchy
+ * cgroup_join moves a process through (NULL-terminated, malloc'd): where
+ * a helper that must not share the container's cgroup goes back to. */
+char **cgroup_self_procs(void);
 /* Apply a LinuxResources JSON object (update --resources, and create's
  * linux.resources) to path: zero means unset, -1 unlimited. */
 int cgroup_update(const char *path, const char *resources_json, struct rung_error *err);

@@ -58,6 +58,7 @@ int cmd_setup_vm(struct global_args *g, int argc, char **argv, struct rung_error
 int cmd_compat(struct global_args *g, int argc, char **argv, struct rung_error *err);
 int cmd_check(struct global_args *g, int argc, char **argv, struct rung_error *err);
 int cmd_gofer(struct global_args *g, int argc, char **argv, struct rung_error *err);
+int cmd_netkeep(struct global_args *g, int argc, char **argv, struct rung_error *err);
 
 /* Print the syscall table, as text or as the Markdown of docs/syscalls.md. */
 void print_syscall_table(bool markdown);

@@ -6,6 +6,7 @@
 #include "runsc-compat/cli.h"
 #include "runsc-compat/isolation.h"
 #include "runsc-compat/level1.h"
+#include "runsc-compat/netns.h"
 #include "runsc-compat/sandbox.h"
 #include "runsc-compat/compat.h"
 #include "runsc-compat/do_supervisor.h"
@@ -73,7 +74,8 @@ static void do_usage(FILE *out)
 		"  --network MODE       sandbox (default: the user-space stack), host (host\n"
 		"                       sockets in rung's network namespace) or none (loopback)\n"
 		"  --netns PATH         sandbox/none: join this network namespace instead of\n"
-		"                       a new one with only lo\n"
+		"                       a new one with only lo (sandbox: one no other\n"
+		"                       process uses; its addresses come back at the end)\n"
 		"  --egress POLICY      the egress policy (docs/network.md), e.g.\n"
 		"                       allow=10.1.0.0/16,allow=example.com\n");
 }
@@ -251,11 +253,18 @@ static int add_tmpfs(struct do_mounts *dm, const char *arg, struct rung_error *e
 /*
  * The sandbox's network namespace: rung's own for `host`; for `sandbox`
  * and `none`, the one --netns names, else a new one (with only a lo, down:
- * the user-space stack has its own loopback). The gofer and the stubs
- * started later are in it too.
+ * the user-space stack has its own loopback). In `sandbox` mode the stack
+ * takes a joined namespace's interfaces over, so it must be the
+ * sandbox's own (netns.h). The gofer and the stubs started later are in
+ * it too.
  */
 static int do_netns(enum net_mode mode, const char *path, struct rung_error *err)
 {
+	static const char choices[] =
+		"Give the sandbox a namespace of its own (no --netns: a new one; or one that only "
+		"a bind mount holds, as `ip netns add` makes), or run rung do --network host in "
+		"this one (ip netns exec NAME rung do --network host ...)";
+
 	if (mode == NET_MODE_HOST)
 		return 0;
 	if (!path)
@@ -264,7 +273,9 @@ static int do_netns(enum net_mode mode, const char *path, struct rung_error *err
 						 "create a network namespace (--network=%s)",
 						 net_mode_name(mode))
 			       : 0;
-	return sandbox_join_netns(path, "--netns", err);
+	if (sandbox_join_netns(path, "--netns", err) < 0)
+		return -1;
+	return mode == NET_MODE_SANDBOX ? netns_check_own(path, "--netns", choices, err) : 0;
 }
 
 /*

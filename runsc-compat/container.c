@@ -5,6 +5,7 @@
 #include "runsc-compat/cli.h"
 #include "runsc-compat/control.h"
 #include "runsc-compat/level1_setup.h"
+#include "runsc-compat/netns.h"
 #include "runsc-compat/sandbox.h"
 #include "runsc-compat/seccomp_profile.h"
 #include "runsc-compat/spec.h"
@@ -453,25 +454,51 @@ static void report(int fd, const char *msg)
 }
 
 /*
- * The sandbox's network namespace: the one the spec names, or a new one
- * (with its lo up, as runc brings it up) that Docker's prestart hook
- * configures: *fresh is set then. No network namespace in the spec: the
- * host's.
+ * The sandbox's network namespace, for a sandbox in network mode `mode`:
+ *  - the one the spec names: joined; in `sandbox` mode it must be the
+ *    sandbox's own (netns.h), since the stack takes its interfaces over;
+ *  - a new one the spec asks for (no path), with its lo up as runc brings
+ *    it up, which Docker's prestart hook configures: *fresh is set then;
+ *  - none in the spec (Docker's and Kubernetes' host network): the
+ *    caller's in `host` mode only (host sockets take nothing over); in
+ *    `sandbox` and `none` mode a new, empty one, as runsc does, never the
+ *    caller's, whose interfaces the stack would take.
  */
-int container_enter_netns(const struct oci_spec *spec, bool *fresh, struct rung_error *err)
+int container_enter_netns(const struct oci_spec *spec, enum net_mode mode, bool *fresh,
+			  struct rung_error *err)
 {
+	static const char choices[] =
+		"Give the container a network namespace of its own (a new one, or one that only "
+		"a bind mount holds, as `ip netns add` and CNI make), or share this one through "
+		"host sockets with --network host (or the annotation " NET_MODE_ANNOTATION
+		"=host); rung containers cannot share one namespace yet";
 	const struct oci_namespace *ns = spec_namespace(spec, "network");
 
 	*fresh = false;
-	if (!ns)
-		return 0; /* the host's network */
+	if (!ns && mode == NET_MODE_HOST) {
+		log_info("network: host: the spec names no network namespace, the sandbox uses "
+			 "the caller's");
+		return 0;
+	}
+	if (!ns) {
+		log_info("network: %s: the spec names no network namespace, the sandbox runs in "
+			 "a new, empty one (only --network host uses the caller's)",
+			 net_mode_name(mode));
+		return unshare(CLONE_NEWNET) < 0
+			       ? rung_error_make(err, errno, "create a network namespace")
+			       : 0;
+	}
 	if (!ns->path) {
 		if (unshare(CLONE_NEWNET) < 0)
 			return rung_error_make(err, errno, "create a network namespace");
 		*fresh = true;
 		return level1_lo_up(err);
 	}
-	return sandbox_join_netns(ns->path, "linux.namespaces", err);
+	if (sandbox_join_netns(ns->path, "linux.namespaces", err) < 0)
+		return -1;
+	return mode == NET_MODE_SANDBOX
+		       ? netns_check_own(ns->path, "linux.namespaces", choices, err)
+		       : 0;
 }
 
 /* The network mode: the dev.rung.network annotation, else --network; and
@@ -639,6 +666,7 @@ int container_main(const struct container_args *a)
 	struct kernel_process kp;
 	char *path, buf;
 	cleanup_free char *egress = NULL;
+	char **keeper_cgroups = NULL;
 	bool fresh_netns = false;
 	pthread_t thr;
 	int ret, tty, status;
@@ -650,6 +678,9 @@ int container_main(const struct container_args *a)
 	if (read(a->go_fd, &buf, 1) != 1)
 		return 1;
 	setsid();
+	/* The keeper of the namespace's addresses goes back here (keeper.h). */
+	keeper_cgroups = cgroup_self_procs();
+	cfg.keeper_cgroups = keeper_cgroups;
 	/* Before anything forks, so the gofer and stubs are in it too. */
 	if (cgroup_join(a->cgroup, 0, &err) < 0)
 		goto fail;
@@ -661,7 +692,7 @@ int container_main(const struct container_args *a)
 		goto fail;
 	}
 	if (network_config(a, &cfg.network, &egress, &err) < 0 ||
-	    container_enter_netns(spec, &fresh_netns, &err) < 0 ||
+	    container_enter_netns(spec, cfg.network, &fresh_netns, &err) < 0 ||
 	    await_hooks(a, fresh_netns, &err) < 0 ||
 	    (cfg.network == NET_MODE_HOST && host_net_sysctls(spec, &err) < 0) ||
 	    take_stdio(a, &c, &tty, &err) < 0)
@@ -688,6 +719,9 @@ int container_main(const struct container_args *a)
 	if (seccomp_profile_load(spec->seccomp, &c.seccomp, &err) < 0)
 		goto fail;
 	ret = sandbox_setup(&cfg, &c.sb, &err);
+	strv_free(keeper_cgroups);
+	keeper_cgroups = NULL;
+	cfg.keeper_cgroups = NULL;
 	if (ret < 0)
 		goto fail;
 	/* The cwd is made as root before the guest runs (on a read-only root
@@ -719,6 +753,7 @@ int container_main(const struct container_args *a)
 	}
 	return sandbox_wait(c.sb);
 fail:
+	strv_free(keeper_cgroups);
 	report(a->ready_fd, err.msg ? err.msg : "sandbox setup failed");
 	rung_error_release(&err);
 	return 1;

@@ -8,6 +8,8 @@
 
 #include <stdbool.h>
 
+#include "sentry/net/net.h"
+
 struct global_args;
 struct oci_spec;
 struct oci_process;
@@ -38,9 +40,12 @@ int container_main(const struct container_args *a);
  * (so that one sent while the sandbox is frozen waits for the thaw)? */
 bool container_relays_signal(int sig);
 
-/* Join the spec's network namespace: a new one (Docker's hooks configure
- * it) or the named one; none in the spec is the host's. */
-int container_enter_netns(const struct oci_spec *spec, bool *fresh, struct rung_error *err);
+/* Enter the sandbox's network namespace for network mode `mode`: the
+ * spec's named one, a new one it asks for (Docker's hooks configure it:
+ * *fresh), or with none in the spec a new, empty one, but the caller's in
+ * `host` mode (container.c). */
+int container_enter_netns(const struct oci_spec *spec, enum net_mode mode, bool *fresh,
+			  struct rung_error *err);
 
 /* An OCI process as the kernel starts it (pointers into op; stdio from the caller). */
 void container_process(const struct oci_process *op, struct kernel_process *kp);

@@ -47,7 +47,8 @@ static const struct command commands[] = {
 	{"compat", cmd_compat, "what --isolation=auto learned from sentry runs"},
 	{"setup-vm", cmd_setup_vm, "build the VM levels' guest kernel and initramfs"},
 	{"help", cmd_help, "help on a topic: rung help syscalls | platforms"},
-	{"gofer", cmd_gofer, NULL}, /* internal: started by rung itself */
+	{"gofer", cmd_gofer, NULL},	/* internal: started by rung itself */
+	{"netkeep", cmd_netkeep, NULL}, /* internal: started by the sentry */
 	{NULL, NULL, NULL},
 };
 

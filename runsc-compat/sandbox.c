@@ -234,8 +234,12 @@ int sandbox_setup(const struct sandbox_config *cfg, struct sandbox **out, struct
 	if (ret == 0)
 		ret = set_sysctls(sb->k, cfg, err);
 	/* Before confinement: the stack opens what it needs on the host. */
-	if (ret == 0)
-		ret = net_setup(sb->k, cfg->network, cfg->egress, err);
+	if (ret == 0) {
+		struct net_options no = {.mode = cfg->network,
+					 .egress = cfg->egress,
+					 .keeper_cgroups = cfg->keeper_cgroups};
+		ret = net_setup(sb->k, &no, err);
+	}
 	if (ret < 0)
 		goto fail;
 	gofer_client_free(client);

@@ -44,6 +44,9 @@ struct sandbox_config {
 	 * namespace; egress: the policy (NULL: the default). */
 	enum net_mode network;
 	const char *egress;
+	/* NULL, or where the keeper of the namespace's addresses goes
+	 * (cgroup.procs files, NULL-terminated): the caller's cgroups. */
+	char *const *keeper_cgroups;
 };
 
 struct sandbox {

@@ -113,13 +113,6 @@ static int get_strv(struct json_object *obj, const char *key, const char *field,
 	return 0;
 }
 
-static void strv_free(char **v)
-{
-	for (char **p = v; p && *p; p++)
-		free(*p);
-	free(v);
-}
-
 /* --- capabilities and rlimits ------------------------------------------------- */
 
 static const char *const cap_names[] = {

@@ -316,8 +316,9 @@ int vm_container_main(const struct container_args *a, bool q35)
 	close(a->go_fd);
 	setsid();
 	/* QEMU, our child, is in the container's network namespace: the VM's
-	 * traffic leaves through the container's interfaces. */
-	if (container_enter_netns(spec, &fresh_netns, &err) < 0 ||
+	 * traffic leaves through the container's interfaces. Its slirp makes
+	 * host sockets there and takes no interface over: as host mode. */
+	if (container_enter_netns(spec, NET_MODE_HOST, &fresh_netns, &err) < 0 ||
 	    choose_fs(a->g, spec, &vo.virtiofs, &err) < 0)
 		goto fail;
 	/* A new namespace (none named) is configured by the spec's hooks (as

@@ -16,13 +16,6 @@
 #define EXEC_MAX_STRINGS (1u << 20)
 #define EXEC_MAX_BYTES	 (32u << 20)
 
-static void strv_free(char **v)
-{
-	for (size_t i = 0; v && v[i]; i++)
-		free(v[i]);
-	free(v);
-}
-
 /* Copy a NULL-terminated array of guest strings. NULL means empty. */
 static long strv_in(struct task *t, uint64_t uaddr, char ***out, size_t *bytes)
 {

@@ -99,13 +99,6 @@ static char **strv_copy(char *const *v)
 	return c;
 }
 
-static void strv_free(char **v)
-{
-	for (size_t i = 0; v && v[i]; i++)
-		free(v[i]);
-	free(v);
-}
-
 /* Open a program for execution: a regular file the task may execute, on a
  * mount that allows it. Anything else is refused before it is opened (as
  * Linux's may_open with MAY_EXEC: opening a fifo would block). */

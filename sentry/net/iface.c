@@ -5,7 +5,7 @@
  */
 #include "config.h"
 #include "sentry/net/iface.h"
-#include "lib/cleanup.h"
+#include "sentry/net/rtnl.h"
 #include "lib/error.h"
 #include "lib/util.h"
 
@@ -19,11 +19,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#define NL_BUF 32768
-
-/* One message of a dump: its type, the header after nlmsghdr, its attributes. */
-typedef int (*nl_msg_fn)(struct net_config *c, const struct nlmsghdr *h);
-
 static struct net_iface *iface_by_index(struct net_config *c, int index)
 {
 	for (size_t i = 0; i < c->nifs; i++)
@@ -32,14 +27,15 @@ static struct net_iface *iface_by_index(struct net_config *c, int index)
 	return NULL;
 }
 
-static int on_link(struct net_config *c, const struct nlmsghdr *h)
+static void on_link(void *arg, const struct nlmsghdr *h)
 {
+	struct net_config *c = arg;
 	const struct ifinfomsg *ifi = NLMSG_DATA(h);
 	int len = (int)h->nlmsg_len - (int)NLMSG_LENGTH(sizeof(*ifi));
 	struct net_iface *nif;
 
 	if (h->nlmsg_type != RTM_NEWLINK || len < 0)
-		return 0;
+		return;
 	c->ifs = xrealloc(c->ifs, (c->nifs + 1) * sizeof(*c->ifs));
 	nif = &c->ifs[c->nifs++];
 	memset(nif, 0, sizeof(*nif));
@@ -63,11 +59,11 @@ static int on_link(struct net_config *c, const struct nlmsghdr *h)
 			break;
 		}
 	}
-	return 0;
 }
 
-static int on_addr(struct net_config *c, const struct nlmsghdr *h)
+static void on_addr(void *arg, const struct nlmsghdr *h)
 {
+	struct net_config *c = arg;
 	const struct ifaddrmsg *ifa = NLMSG_DATA(h);
 	int len = (int)h->nlmsg_len - (int)NLMSG_LENGTH(sizeof(*ifa));
 	const void *local = NULL, *address = NULL;
@@ -77,10 +73,10 @@ static int on_addr(struct net_config *c, const struct nlmsghdr *h)
 
 	if (h->nlmsg_type != RTM_NEWADDR || len < 0 ||
 	    (ifa->ifa_family != AF_INET && ifa->ifa_family != AF_INET6))
-		return 0;
+		return;
 	nif = iface_by_index(c, (int)ifa->ifa_index);
 	if (!nif || nif->naddrs == NET_IFACE_MAX_ADDRS)
-		return 0;
+		return;
 	for (const struct rtattr *r = IFA_RTA(ifa); RTA_OK(r, len); r = RTA_NEXT(r, len)) {
 		if (RTA_PAYLOAD(r) < alen)
 			continue;
@@ -94,17 +90,17 @@ static int on_addr(struct net_config *c, const struct nlmsghdr *h)
 	if (!local)
 		local = address;
 	if (!local)
-		return 0;
+		return;
 	a = &nif->addrs[nif->naddrs++];
 	memset(a, 0, sizeof(*a));
 	a->family = ifa->ifa_family;
 	memcpy(a->addr, local, alen);
 	a->prefixlen = ifa->ifa_prefixlen;
-	return 0;
 }
 
-static int on_route(struct net_config *c, const struct nlmsghdr *h)
+static void on_route(void *arg, const struct nlmsghdr *h)
 {
+	struct net_config *c = arg;
 	const struct rtmsg *rtm = NLMSG_DATA(h);
 	int len = (int)h->nlmsg_len - (int)NLMSG_LENGTH(sizeof(*rtm));
 	size_t alen = rtm->rtm_family == AF_INET ? 4 : 16;
@@ -114,7 +110,7 @@ static int on_route(struct net_config *c, const struct nlmsghdr *h)
 	if (h->nlmsg_type != RTM_NEWROUTE || len < 0 ||
 	    (rtm->rtm_family != AF_INET && rtm->rtm_family != AF_INET6) ||
 	    rtm->rtm_type != RTN_UNICAST)
-		return 0;
+		return;
 	for (const struct rtattr *a = RTM_RTA(rtm); RTA_OK(a, len); a = RTA_NEXT(a, len)) {
 		size_t n = RTA_PAYLOAD(a);
 
@@ -144,67 +140,24 @@ static int on_route(struct net_config *c, const struct nlmsghdr *h)
 		}
 	}
 	if (table != RT_TABLE_MAIN)
-		return 0;
+		return;
 	c->routes = xrealloc(c->routes, (c->nroutes + 1) * sizeof(*c->routes));
 	c->routes[c->nroutes++] = r;
-	return 0;
-}
-
-/* Send a dump request of type for family and feed every answer to fn. */
-static int dump(int fd, int type, int family, nl_msg_fn fn, struct net_config *c)
-{
-	struct {
-		struct nlmsghdr h;
-		struct rtgenmsg g;
-	} req = {.h = {.nlmsg_len = sizeof(req),
-		       .nlmsg_type = (unsigned short)type,
-		       .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
-		       .nlmsg_seq = (unsigned)type},
-		 .g = {.rtgen_family = (unsigned char)family}};
-	struct sockaddr_nl kernel = {.nl_family = AF_NETLINK};
-	cleanup_free char *buf = xmalloc(NL_BUF);
-
-	if (sendto(fd, &req, sizeof(req), 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0)
-		return -errno;
-	for (;;) {
-		ssize_t n = recv(fd, buf, NL_BUF, 0);
-		int len = (int)n;
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, (unsigned)len);
-		     h = NLMSG_NEXT(h, len)) {
-			if (h->nlmsg_seq != (unsigned)type)
-				continue;
-			if (h->nlmsg_type == NLMSG_DONE)
-				return 0;
-			if (h->nlmsg_type == NLMSG_ERROR) {
-				const struct nlmsgerr *e = NLMSG_DATA(h);
-				return e->error ? e->error : -EIO;
-			}
-			fn(c, h);
-		}
-		if (n == 0)
-			return -EIO;
-	}
 }
 
 int net_config_read(struct net_config *out, struct rung_error *err)
 {
-	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	int fd = rtnl_open();
 	int ret;
 
 	memset(out, 0, sizeof(*out));
 	if (fd < 0)
-		return rung_error_make(err, errno, "open a route netlink socket");
-	ret = dump(fd, RTM_GETLINK, AF_UNSPEC, on_link, out);
+		return rung_error_make(err, -fd, "open a route netlink socket");
+	ret = rtnl_dump(fd, RTM_GETLINK, AF_UNSPEC, on_link, out);
 	if (ret == 0)
-		ret = dump(fd, RTM_GETADDR, AF_UNSPEC, on_addr, out);
+		ret = rtnl_dump(fd, RTM_GETADDR, AF_UNSPEC, on_addr, out);
 	if (ret == 0)
-		ret = dump(fd, RTM_GETROUTE, AF_UNSPEC, on_route, out);
+		ret = rtnl_dump(fd, RTM_GETROUTE, AF_UNSPEC, on_route, out);
 	close(fd);
 	if (ret < 0) {
 		net_config_free(out);
@@ -241,4 +194,11 @@ void net_config_free(struct net_config *c)
 	free(c->ifs);
 	free(c->routes);
 	memset(c, 0, sizeof(*c));
+}
+
+bool net_iface_takeable(const struct net_iface *ifc)
+{
+	static const uint8_t zero[6];
+
+	return !ifc->loopback && memcmp(ifc->mac, zero, sizeof(zero)) != 0;
 }

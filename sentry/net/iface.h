@@ -59,5 +59,8 @@ int net_config_read(struct net_config *out, struct rung_error *err);
  * ::1/128): `none` mode, and the base of a fresh namespace. */
 void net_config_loopback(struct net_config *out);
 void net_config_free(struct net_config *c);
+/* Does the user-space stack take ifc over in `sandbox` mode (an Ethernet
+ * interface: not the loopback, a MAC address)? */
+bool net_iface_takeable(const struct net_iface *ifc);
 
 #endif

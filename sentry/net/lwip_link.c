@@ -21,6 +21,7 @@
 #include "sentry/net/lwip_link.h"
 #include "sentry/net/iface.h"
 #include "sentry/net/netstack_priv.h"
+#include "sentry/net/rtnl.h"
 #include "lib/error.h"
 #include "lib/log.h"
 #include "lib/util.h"
@@ -73,42 +74,6 @@ struct lwip_links {
 
 /* --- removing the host's addresses ---------------------------------------------- */
 
-/* One rtnetlink request and its acknowledgement. ignore: an errno that
- * counts as done. */
-static int nl_call(int nl, struct nlmsghdr *req, int ignore)
-{
-	struct iovec v = {req, req->nlmsg_len};
-	struct msghdr mh = {.msg_iov = &v, .msg_iovlen = 1};
-	char reply[512];
-	struct iovec rv = {reply, sizeof(reply)};
-	struct msghdr rh = {.msg_iov = &rv, .msg_iovlen = 1};
-	const struct nlmsghdr *h = (const struct nlmsghdr *)reply;
-	ssize_t n;
-
-	req->nlmsg_flags |= NLM_F_REQUEST | NLM_F_ACK;
-	if (sendmsg(nl, &mh, 0) < 0)
-		return -errno;
-	n = recvmsg(nl, &rh, 0);
-	if (n < (ssize_t)NLMSG_LENGTH(sizeof(struct nlmsgerr)))
-		return n < 0 ? -errno : -EIO;
-	if (h->nlmsg_type == NLMSG_ERROR) {
-		const struct nlmsgerr *e = NLMSG_DATA(h);
-		if (e->error && e->error != -ignore)
-			return e->error;
-	}
-	return 0;
-}
-
-static void nl_attr(struct nlmsghdr *h, int type, const void *data, size_t len)
-{
-	struct rtattr *rta = (struct rtattr *)((char *)h + NLMSG_ALIGN(h->nlmsg_len));
-
-	rta->rta_type = (unsigned short)type;
-	rta->rta_len = (unsigned short)RTA_LENGTH(len);
-	memcpy(RTA_DATA(rta), data, len);
-	h->nlmsg_len = NLMSG_ALIGN(h->nlmsg_len) + RTA_SPACE(len);
-}
-
 /* RTM_DELADDR of one address of an interface. */
 static int del_addr(int nl, const struct net_iface *ifc, const struct net_iface_addr *a)
 {
@@ -125,14 +90,14 @@ static int del_addr(int nl, const struct net_iface *ifc, const struct net_iface_
 	ifa->ifa_family = (unsigned char)a->family;
 	ifa->ifa_prefixlen = (unsigned char)a->prefixlen;
 	ifa->ifa_index = (unsigned)ifc->index;
-	nl_attr(&req.nh, IFA_LOCAL, a->addr, alen);
-	nl_attr(&req.nh, IFA_ADDRESS, a->addr, alen);
-	return nl_call(nl, &req.nh, EADDRNOTAVAIL);
+	rtnl_attr(&req.nh, IFA_LOCAL, a->addr, alen);
+	rtnl_attr(&req.nh, IFA_ADDRESS, a->addr, alen);
+	return rtnl_call(nl, &req.nh, EADDRNOTAVAIL);
 }
 
-/* The namespace keeps them removed: the confined sentry could not put
- * them back (rtnetlink wants CAP_NET_ADMIN of the caller), and runsc does
- * not either. */
+/* The keeper (keeper.h), started before, gives them back when the
+ * sandbox ends: the confined sentry could not (rtnetlink wants
+ * CAP_NET_ADMIN of the caller). */
 static int del_addrs(int nl, const struct link *l, struct rung_error *err)
 {
 	for (int i = 0; i < l->iface.naddrs; i++) {
@@ -175,16 +140,15 @@ int lwip_links_open(const struct net_config *cfg, struct lwip_links **out, struc
 
 	ls->links = xzalloc((cfg->nifs + 1) * sizeof(*ls->links));
 	ls->stop[0] = ls->stop[1] = -1;
-	nl = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	nl = rtnl_open();
 	if (nl < 0) {
-		rung_error_make(err, errno, "netlink socket");
+		rung_error_make(err, -nl, "netlink socket");
 		goto fail;
 	}
 	for (size_t i = 0; i < cfg->nifs; i++) {
 		const struct net_iface *ifc = &cfg->ifs[i];
 		struct link *l;
-		static const uint8_t zero[6];
-		if (ifc->loopback || !memcmp(ifc->mac, zero, sizeof(zero)))
+		if (!net_iface_takeable(ifc))
 			continue; /* the stack's own loopback; no Ethernet, no frames */
 		l = &ls->links[ls->n++];
 		l->iface = *ifc;

@@ -2,8 +2,9 @@
  * The interfaces the user-space stack takes over (netstack.h's attach):
  * one AF_PACKET socket per interface, bound to it, opened before the
  * sentry is confined; the host kernel's addresses on it are removed then,
- * so that it never answers (RST, ICMP) for what the stack owns. Once
- * lwIP runs, each gets an lwIP netif and a reader thread.
+ * so that it never answers (RST, ICMP) for what the stack owns (the
+ * keeper, keeper.h, gives them back at the end). Once lwIP runs, each gets
+ * an lwIP netif and a reader thread.
  */
 #ifndef RUNG_NET_LWIP_LINK_H
 #define RUNG_NET_LWIP_LINK_H

@@ -4,6 +4,7 @@
 #include "sentry/net/dns_relay.h"
 #include "sentry/net/egress.h"
 #include "sentry/net/egress_own.h"
+#include "sentry/net/keeper.h"
 #include "sentry/net/netstack.h"
 #include "sentry/net/resolvconf.h"
 #include "sentry/kernel/kernel.h"
@@ -109,17 +110,18 @@ static void own_rules(struct kernel *k, struct net_state *n, struct resolv_conf 
 	egress_local_rules(n->egress, &n->cfg, hosts_netns());
 }
 
-int net_setup(struct kernel *k, enum net_mode mode, const char *egress, struct rung_error *err)
+int net_setup(struct kernel *k, const struct net_options *o, struct rung_error *err)
 {
 	struct resolv_conf rc = {0};
 	struct net_state *n = xzalloc(sizeof(*n));
+	enum net_mode mode = o->mode;
 	int ret = 0;
 
 	n->mode = mode;
 	pthread_mutex_init(&n->socks_lock, NULL);
 	list_init(&n->socks);
 	k->net = n;
-	ret = egress_parse(egress, NULL, &n->egress, err);
+	ret = egress_parse(o->egress, NULL, &n->egress, err);
 	if (ret < 0)
 		return ret;
 	if (mode == NET_MODE_NONE) {
@@ -130,6 +132,9 @@ int net_setup(struct kernel *k, enum net_mode mode, const char *egress, struct r
 			own_rules(k, n, &rc);
 		if (ret == 0 && mode == NET_MODE_SANDBOX)
 			stack_loopback(&n->cfg);
+		/* Before the stack removes anything. */
+		if (ret == 0 && mode == NET_MODE_SANDBOX)
+			ret = net_keeper_start(&n->cfg, o->keeper_cgroups, &n->keeper, err);
 	}
 	if (ret == 0 && mode != NET_MODE_HOST) {
 		struct dns_relay *relay = NULL;
@@ -157,6 +162,7 @@ void net_teardown(struct kernel *k)
 		return;
 	if (n->stack)
 		netstack_stop(k);
+	net_keeper_release(n->keeper);
 	net_config_free(&n->cfg);
 	egress_free(n->egress);
 	pthread_mutex_destroy(&n->socks_lock);

@@ -3,7 +3,8 @@
  * only its loopback): lwIP inside the sentry. Each non-loopback interface
  * of the sandbox's network namespace is attached through an AF_PACKET
  * socket bound to it; the stack answers for the interface's addresses
- * (the host kernel's copies are removed, so it never answers for them),
+ * (the host kernel's copies are removed, so it never answers for them,
+ * and given back at the end: keeper.h),
  * and the loopback lives inside the stack. The guest's AF_INET and
  * AF_INET6 sockets are struct socket objects (socket.h) over it.
  */

@@ -35,7 +35,9 @@ E2E_TESTS = \
 	tests/e2e/net_dns.sh \
 	tests/e2e/nstack_veth.sh \
 	tests/e2e/net_host.sh \
+	tests/e2e/netns.sh \
 	tests/e2e/docker_net.sh \
+	tests/e2e/docker_netns.sh \
 	tests/e2e/host_guard.sh
 
 # Guest programs of the e2e tests, built static like the guest tests (and

@@ -124,9 +124,9 @@ rung() { timeout -k 5 "$E2E_TIMEOUT" "$RUNG" "$@"; }
 # Field F of ps for process P, without blanks (empty if P is gone).
 psf() { ps -o "$2=" -p "$1" 2>/dev/null | tr -d ' '; }
 
-# rung's processes: the sentry (rung), its stubs (rung-stub) and its gofer
-# (rung-gofer).
-RUNG_PROCS='rung|rung-stub|rung-gofer'
+# rung's processes: the sentry (rung), its stubs (rung-stub), its gofer
+# (rung-gofer) and the keeper of its namespace's addresses (rung-netkeep).
+RUNG_PROCS='rung|rung-stub|rung-gofer|rung-netkeep'
 e2e_sid=$(psf $$ sid)
 # rung_pids: the pids of every process named so (pgrep's patterns stop at
 # 15 characters).
@@ -136,8 +136,8 @@ rung_pids() {
 e2e_before=" $(rung_pids | tr '\n' ' ') "
 
 # Is process P one this test is answerable for? A sentry shares this
-# script's session; a stub or gofer leads a session of its own, and one
-# whose sentry is gone has a parent that is not rung.
+# script's session; a stub, gofer or keeper leads a session of its own,
+# and one whose sentry is gone has a parent that is not rung.
 rung_ours() {
 	case $e2e_before in *" $1 "*) return 1 ;; esac
 	sid=$(psf "$1" sid)
@@ -158,7 +158,7 @@ rung_leftovers() {
 rung_zombies() {
 	ps -eo pid=,ppid=,stat=,comm= | while read -r pid ppid stat comm; do
 		case $stat in Z*) ;; *) continue ;; esac
-		case $comm in rung | rung-stub | rung-gofer) ours=1 ;; *) ours= ;; esac
+		case $comm in rung | rung-stub | rung-gofer | rung-netkeep) ours=1 ;; *) ours= ;; esac
 		if [ "$ppid" = $$ ] || { [ -n "$ours" ] && rung_ours "$pid"; }; then
 			echo "$pid $ppid $stat $comm"
 		fi

@@ -15,8 +15,10 @@
 # C), 10.213.57.1/29 with its default route via S's 10.213.57.2; and S,
 # with an echo server on port 8000 of 10.213.57.2 (the gateway), of
 # 10.213.57.3 (a neighbour) and of 10.213.58.2 (beyond the subnet).
-# Nothing listens outside them. A mode whose AF_INET sockets do not exist
-# yet (the user-space stack not built) is skipped.
+# Nothing listens outside them. C's loopback server (for host mode) runs
+# only while host mode is tested: `--netns` in sandbox mode is refused for
+# a namespace another process uses. A mode whose AF_INET sockets do not
+# exist yet (the user-space stack not built) is skipped.
 set -u
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/lib.sh"
@@ -44,7 +46,8 @@ SERVER=10.213.58.2
 GW=10.213.57.2
 NEIGHBOUR=10.213.57.3
 cleanup() {
-	[ -n "${srv_pid:-}" ] && kill "$srv_pid" "${lo_pid:-}" 2>/dev/null
+	[ -n "${srv_pid:-}" ] && kill "$srv_pid" 2>/dev/null
+	[ -n "${lo_pid:-}" ] && kill "$lo_pid" 2>/dev/null
 	ip netns del "$C" 2>/dev/null
 	ip netns del "$S" 2>/dev/null
 	e2e_exit
@@ -60,8 +63,24 @@ ip -n "$C" link add vc type veth peer name vs netns "$S" &&
 	skip_all "cannot make the veth pair"
 ip netns exec "$S" "$BB" nc -ll -p 8000 -e /bin/cat &
 srv_pid=$!
-ip netns exec "$C" "$BB" nc -ll -p 8001 -e /bin/cat &
-lo_pid=$!
+# lo_start, lo_stop: the echo server on C's loopback (port 8001).
+lo_start() {
+	[ -z "${lo_pid:-}" ] || return 0
+	ip netns exec "$C" "$BB" nc -ll -p 8001 -e /bin/cat &
+	lo_pid=$!
+	i=0
+	until ip netns exec "$C" "$PROG" tcp 127.0.0.1 8001 >/dev/null 2>&1 || [ $i -ge 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+lo_stop() {
+	[ -n "${lo_pid:-}" ] || return 0
+	kill "$lo_pid" 2>/dev/null
+	wait "$lo_pid" 2>/dev/null
+	lo_pid=
+}
+lo_start
 
 # The guest's /etc/hosts names the metadata service and the server.
 cat >"$E2E_TMP/hosts" <<HOSTS
@@ -98,16 +117,15 @@ guest() {
 		out=$(ip netns exec "$C" timeout -k 5 "$E2E_TIMEOUT" "$RUNG" do --network host \
 			-v "$E2E_TMP/hosts:/etc/hosts:ro" $opts "$PROG" "$@" 2>"$E2E_TMP/log")
 	else
-		# The user-space stack takes C's address over (and the host's
-		# copy stays removed): put it back for each run.
-		ip -n "$C" addr add 10.213.57.1/29 dev vc 2>/dev/null
-		ip -n "$C" route add default via $GW 2>/dev/null
+		# The user-space stack takes C's address over; the keeper gives
+		# it back when the sandbox ends.
 		out=$(rung do --network "$m" --netns "/run/netns/$C" \
 			-v "$E2E_TMP/hosts:/etc/hosts:ro" $opts "$PROG" "$@" 2>"$E2E_TMP/log")
 	fi
 }
 
 for m in $MODES; do
+	if [ "$m" = host ]; then lo_start; else lo_stop; fi
 	guest "$m" -- tcp 127.0.0.1 9
 	case $out in
 	"socket: EAFNOSUPPORT")

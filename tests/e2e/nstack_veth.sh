@@ -4,8 +4,8 @@
 # sandbox runs with --netns) and S (10.213.59.2, native programs). TCP
 # (1 MiB, checksummed) and UDP both ways: a guest client to a server in
 # S, and a client in S to a guest server. lwIP answers for C's address;
-# the host kernel's copy is removed while the sandbox runs (and stays
-# removed, as runsc leaves it: the test puts it back for each run).
+# the host kernel's copy is removed while the sandbox runs, and the
+# keeper gives it back after each run (netns.sh tests that).
 set -u
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/lib.sh"
@@ -37,15 +37,14 @@ cleanup() {
 trap cleanup EXIT
 ip netns add "$C" && ip netns add "$S" || skip_all "cannot make network namespaces"
 ip -n "$C" link add vc type veth peer name vs netns "$S" &&
-	ip -n "$S" addr add $PEER/24 dev vs &&
+	ip -n "$C" addr add $GUEST/24 dev vc && ip -n "$S" addr add $PEER/24 dev vs &&
 	ip -n "$C" link set vc up && ip -n "$S" link set vs up &&
 	ip -n "$C" link set lo up && ip -n "$S" link set lo up ||
 	skip_all "cannot make the veth pair"
 
-# guest ARGS...: nstackpeer ARGS in a sandbox in C (its address put back
-# first); output in $E2E_TMP/guest.out, rung's messages in guest.err.
+# guest ARGS...: nstackpeer ARGS in a sandbox in C; output in
+# $E2E_TMP/guest.out, rung's messages in guest.err.
 guest() {
-	ip -n "$C" addr add $GUEST/24 dev vc 2>/dev/null
 	rung do --network sandbox --netns "/run/netns/$C" --egress allow=$PEER/32 \
 		"$PROG" "$@" >"$E2E_TMP/guest.out" 2>"$E2E_TMP/guest.err"
 }
@@ -60,8 +59,8 @@ wait "$bg"
 bg=
 check_eq "... which saw all of it" "listening
 served 1048576 bytes" "$(cat "$E2E_TMP/peer.out")"
-check_that "the sandbox left C's interface without the host's address" \
-	'! ip -n "$C" addr show dev vc | grep -q "inet $GUEST/"'
+check_that "the sandbox gave C's interface its address back when it ended" \
+	'ip -n "$C" addr show dev vc | grep -q "inet $GUEST/"'
 
 # A guest UDP client and a server in S.
 ip netns exec "$S" "$PROG" serve udp 7002 >"$E2E_TMP/peer.out" 2>&1 &
