@@ -297,7 +297,7 @@ static int do_limits(struct sandbox_config *cfg, struct rung_error *err)
 		cfg->task_limit = DO_DEFAULT_TASK_LIMIT;
 	l.memory = cfg->memory_limit;
 	l.tasks = cfg->task_limit;
-	return do_supervise(&l, &cfg->stop_relay, err);
+	return do_supervise(&l, &cfg->supervisor, err);
 }
 
 int cmd_do(struct global_args *g, int argc, char **argv, struct rung_error *err)

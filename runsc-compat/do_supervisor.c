@@ -2,6 +2,7 @@
 #include "config.h"
 #include "runsc-compat/do_supervisor.h"
 #include "runsc-compat/cgroup.h"
+#include "runsc-compat/do_outside.h"
 #include "lib/error.h"
 #include "lib/log.h"
 #include "lib/util.h"
@@ -128,59 +129,38 @@ static void cgroup_done(char *path)
 	free(path);
 }
 
-/* --- stops ----------------------------------------------------------------------------- */
-
-/* The calling thread takes sig (blocked here: unblocked for it); the
- * process stops until SIGCONT. One the terminal sent and the signalfd has
- * not been read for yet goes first: it would stop the process a second
- * time once continued. */
-static void stop_self(int sig)
-{
-	struct timespec now = {0, 0};
-	sigset_t set, old;
-
-	sigemptyset(&set);
-	sigaddset(&set, sig);
-	while (sigtimedwait(&set, NULL, &now) == sig)
-		;
-	pthread_sigmask(SIG_UNBLOCK, &set, &old);
-	syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-}
-
-/* The sandbox asks to stop with sig, as a job: it is stopped (an init
- * cannot stop itself), then this process, as the shell sees its job stop;
- * a SIGCONT continues both. false: the sandbox ended meanwhile (*status). */
-static bool stop_both(pid_t child, int sig, int *status)
-{
-	pid_t r;
-
-	if (sig != SIGTSTP && sig != SIGTTIN && sig != SIGTTOU)
-		sig = SIGSTOP;
-	kill(child, SIGSTOP);
-	do
-		r = waitpid(child, status, WUNTRACED);
-	while (r < 0 && errno == EINTR);
-	if (r == child && !WIFSTOPPED(*status))
-		return false;
-	stop_self(sig);
-	kill(child, SIGCONT);
-	return true;
-}
-
 /* --- the supervisor's loop ------------------------------------------------------------- */
 
-static int finish(int status, char *cg)
+/* Did the host's OOM killer end something in the cgroup? */
+static bool cgroup_oom_killed(const char *cg)
 {
+	char *f = cgroup_file(cg, "memory", cgroup_v2() ? "memory.events" : "memory.oom_control");
+	FILE *fp = fopen(f, "re");
+	char line[128];
+	unsigned long n = 0;
+
+	free(f);
+	while (fp && fgets(line, sizeof(line), fp))
+		if (sscanf(line, "oom_kill %lu", &n) == 1)
+			break;
+	if (fp)
+		fclose(fp);
+	return n > 0;
+}
+
+static int finish(int status, char *cg, struct do_outside *o)
+{
+	bool oom_killed = cg && WIFSIGNALED(status) && cgroup_oom_killed(cg);
+
+	/* The keeper gives the namespace's addresses back first. */
+	do_outside_wait(o);
 	cgroup_done(cg);
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	if (WIFSIGNALED(status)) {
 		log_warning("the sandbox process died of signal %d (%s)%s", WTERMSIG(status),
 			    strsignal(WTERMSIG(status)),
-			    cg && WTERMSIG(status) == SIGKILL
-				    ? ": its cgroup's memory limit may have been reached"
-				    : "");
+			    oom_killed ? ": its cgroup ran out of memory" : "");
 		return 128 + WTERMSIG(status);
 	}
 	return 1;
@@ -205,48 +185,40 @@ static void relay_signal(pid_t child, const struct signalfd_siginfo *si)
 	}
 }
 
-static int supervise(pid_t child, int sfd, int relay, char *cg)
+static int supervise(pid_t child, int sfd, int sock, char *cg)
 {
+	struct do_outside o = {.fd = sock, .sandbox = child};
 	int status;
 
 	while (sfd >= 0) {
-		struct pollfd pf[2] = {{sfd, POLLIN, 0}, {relay, POLLIN, 0}};
+		struct pollfd pf[2] = {{sfd, POLLIN, 0}, {o.fd, POLLIN, 0}};
 		struct signalfd_siginfo si;
-		unsigned char b;
-		pid_t r;
 
-		if (poll(pf, relay >= 0 ? 2 : 1, -1) < 0 && errno != EINTR)
+		if (poll(pf, o.fd >= 0 ? 2 : 1, -1) < 0 && errno != EINTR)
 			break;
-		if (relay >= 0 && (pf[1].revents & (POLLIN | POLLHUP))) {
-			if (read(relay, &b, 1) != 1) {
-				close(relay);
-				relay = -1;
-			} else if (!stop_both(child, b, &status)) {
-				return finish(status, cg);
-			} else if (write(relay, &b, 1) != 1) {
-				log_debug("supervisor: the sandbox is not waiting to go on");
-			}
-		}
+		if (o.fd >= 0 && (pf[1].revents & (POLLIN | POLLHUP)) &&
+		    do_outside_serve(&o, &status) < 0)
+			return finish(status, cg, &o);
 		if (!(pf[0].revents & POLLIN) || read(sfd, &si, sizeof(si)) != sizeof(si))
 			continue;
 		if (si.ssi_signo != SIGCHLD) {
 			relay_signal(child, &si);
 			continue;
 		}
-		r = waitpid(child, &status, WNOHANG);
-		if (r == child)
-			return finish(status, cg);
+		do_outside_reap(&o);
+		if (waitpid(child, &status, WNOHANG) == child)
+			return finish(status, cg, &o);
 	}
 	/* Nothing to poll: wait for the end. */
 	while (waitpid(child, &status, 0) < 0 && errno == EINTR)
 		;
-	return finish(status, cg);
+	return finish(status, cg, &o);
 }
 
-int do_supervise(const struct do_limits *l, int *relay, struct rung_error *err)
+int do_supervise(const struct do_limits *l, int *sock, struct rung_error *err)
 {
 	sigset_t set, old;
-	int sv[2], go[2], sfd;
+	int sv[2], go[2], sfd, ownpid;
 	char *cg = NULL;
 	pid_t child;
 
@@ -263,10 +235,14 @@ int do_supervise(const struct do_limits *l, int *relay, struct rung_error *err)
 	if (geteuid() == 0)
 		cg = cgroup_make(l);
 	pthread_sigmask(SIG_BLOCK, &set, &old);
-	/* The next child is the init of a new PID namespace. */
-	if (unshare(CLONE_NEWPID) < 0 || (child = fork()) < 0) {
+	/* The next child is the init of a new PID namespace; the ones after it
+	 * (the keeper) are in this process's own again. */
+	ownpid = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
+	if (ownpid < 0 || unshare(CLONE_NEWPID) < 0 || (child = fork()) < 0) {
 		int e = errno;
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		if (ownpid >= 0)
+			close(ownpid);
 		cgroup_done(cg);
 		close(sv[0]);
 		close(sv[1]);
@@ -285,14 +261,19 @@ int do_supervise(const struct do_limits *l, int *relay, struct rung_error *err)
 		if (read(go[0], &b, 1) != 1)
 			_exit(1);
 		close(go[0]);
+		close(ownpid);
 		/* The signals stay blocked: the kernel drops a signal its init has
 		 * no handler for (SIG_DFL) unless it is blocked, and the sandbox's
 		 * signal thread takes these (sandbox_block_signals) once it runs. */
-		*relay = sv[1] > 2 ? sv[1] : fcntl(sv[1], F_DUPFD_CLOEXEC, 3);
+		*sock = sv[1] > 2 ? sv[1] : fcntl(sv[1], F_DUPFD_CLOEXEC, 3);
 		return 0;
 	}
 	close(sv[1]);
 	close(go[0]);
+	if (setns(ownpid, CLONE_NEWPID) < 0)
+		log_warning("supervisor: a keeper would die with the sandbox (setns: %s)",
+			    strerror(errno));
+	close(ownpid);
 	if (cg && cgroup_join(cg, child, err) < 0) {
 		log_warning("the sandbox runs without its cgroup: %s", err->msg);
 		rung_error_release(err);

@@ -31,9 +31,10 @@ struct do_limits {
  * the sandbox's own (the sentry's heap, the stubs' page tables, the gofer). */
 uint64_t do_cgroup_memory(uint64_t guest);
 
-/* Start the sandbox process. Returns 0 in it, with *relay its end of the
- * socket it stops through (> 2); the supervisor never returns but exits
- * with the sandbox's status; -1 with err when nothing could start. */
-int do_supervise(const struct do_limits *l, int *relay, struct rung_error *err);
+/* Start the sandbox process. Returns 0 in it, with *sock its end of the
+ * socket to the supervisor (> 2; sentry/kernel/outside.h); the supervisor
+ * never returns but exits with the sandbox's status; -1 with err when
+ * nothing could start. */
+int do_supervise(const struct do_limits *l, int *sock, struct rung_error *err);
 
 #endif

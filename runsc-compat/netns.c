@@ -23,6 +23,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,12 +90,43 @@ static int uses(pid_t pid, const struct stat *ns)
 	return ret;
 }
 
+/* This process and its parent as /proc numbers them: rung do's sandbox
+ * process is pid 1 of a PID namespace of its own, where getpid() and
+ * getppid() do not say the pids /proc shows. */
+static void proc_ids(pid_t *self, pid_t *parent)
+{
+	char buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	*self = getpid();
+	*parent = getppid();
+	n = readlink("/proc/self", buf, sizeof(buf) - 1);
+	if (n > 0) {
+		buf[n] = '\0';
+		*self = (pid_t)atoi(buf);
+	}
+	fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n > 0) {
+		buf[n] = '\0';
+		p = strrchr(buf, ')');
+		if (p)
+			sscanf(p + 1, " %*c %d", parent);
+	}
+}
+
 static int scan(const struct stat *ns, struct users *u, struct rung_error *err)
 {
 	cleanup_dir DIR *proc = opendir("/proc");
-	pid_t self = getpid(), parent = getppid();
-	bool skip_parent = our_starter(parent);
+	pid_t self, parent;
+	bool skip_parent;
 	struct dirent *d;
+
+	proc_ids(&self, &parent);
+	skip_parent = our_starter(parent);
 
 	if (!proc)
 		return rung_error_make(err, errno, "look at /proc");

@@ -6,6 +6,7 @@
 #include "runsc-compat/compat.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/confine.h"
+#include "sentry/kernel/outside.h"
 #include "sentry/fs/hosttty.h"
 #include "sentry/mm/memfile.h"
 #include "gofer/gofer.h"
@@ -185,7 +186,8 @@ int sandbox_setup(const struct sandbox_config *cfg, struct sandbox **out, struct
 	int ret;
 
 	/* Before the job state is first asked for. */
-	hostjob_init(cfg->stop_relay > 2 ? cfg->stop_relay : -1);
+	outside_init(cfg->supervisor > 2 ? cfg->supervisor : -1);
+	hostjob_init();
 	job_control = cfg->tty >= 0 && hosttty_job_control(cfg->tty);
 
 	sb->gofer = -1;

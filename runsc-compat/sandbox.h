@@ -39,7 +39,7 @@ struct sandbox_config {
 	int tty;	/* the caller's terminal (its /dev/tty) for the guest, or -1 */
 	bool confine;	/* drop the host filesystem, capabilities; seccomp */
 	int compat_fd;	/* > 2: the `auto` record to finish at the end (compat.h) */
-	int stop_relay; /* > 2: rung stops on the host through this socket (hostjob.h) */
+	int supervisor; /* > 2: the socket to rung do's supervisor (sentry/kernel/outside.h) */
 	/* The guest's network (sentry/net/net.h), set up in the current network
 	 * namespace; egress: the policy (NULL: the default). */
 	enum net_mode network;

@@ -1,6 +1,7 @@
 /* rung as a job of the host's shell (hostjob.h). */
 #include "config.h"
 #include "sentry/fs/hostjob.h"
+#include "sentry/kernel/outside.h"
 #include "lib/log.h"
 
 #include <errno.h>
@@ -12,14 +13,12 @@
 #include <termios.h>
 #include <unistd.h>
 
-static int stat_fd = -1;  /* /proc/self/stat, as the host numbers pids */
-static int relay_fd = -1; /* the supervisor's socket */
+static int stat_fd = -1; /* /proc/self/stat, as the host numbers pids */
 
-void hostjob_init(int relay)
+void hostjob_init(void)
 {
 	if (stat_fd < 0)
 		stat_fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
-	relay_fd = relay;
 }
 
 struct job {
@@ -81,13 +80,14 @@ static void stop_now(int sig)
 
 void host_stop_self(int sig)
 {
-	unsigned char b = (unsigned char)sig;
+	int ret;
 
-	if (relay_fd < 0) {
+	if (!outside_present()) {
 		stop_now(sig);
 		return;
 	}
 	/* The supervisor stops this process; its answer comes once both go on. */
-	if (write(relay_fd, &b, 1) != 1 || read(relay_fd, &b, 1) != 1)
-		log_debug("host job: no supervisor to stop with (%s)", strerror(errno));
+	ret = outside_stop(sig);
+	if (ret < 0)
+		log_debug("host job: no supervisor to stop with (%s)", strerror(-ret));
 }

@@ -16,9 +16,9 @@
 
 #include <stdbool.h>
 
-/* Before confinement: read the job state from /proc/self/stat from now on,
- * and stop through relay_fd (a socket to the supervisor; -1: stop itself). */
-void hostjob_init(int relay_fd);
+/* Before confinement: read the job state from /proc/self/stat from now on.
+ * Stops go through the supervisor where there is one (outside.h). */
+void hostjob_init(void);
 
 /* Is rung a job of a job-control shell on its controlling terminal fd: a
  * process group of its own (not its session leader's), in the foreground? */
@@ -28,11 +28,5 @@ bool hostjob_in_foreground(int fd);
 
 /* Stop rung on the host with sig, as a job stops (until SIGCONT). */
 void host_stop_self(int sig);
-
-/*
- * The supervisor's side of a stop: a request is one byte, the signal; the
- * supervisor stops the sandbox process and itself with it, and when it is
- * continued, continues the sandbox and answers with one byte.
- */
 
 #endif

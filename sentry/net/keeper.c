@@ -5,6 +5,7 @@
 #include "config.h"
 #include "sentry/net/keeper.h"
 #include "sentry/net/iface.h"
+#include "sentry/kernel/outside.h"
 #include "lib/cleanup.h"
 #include "lib/error.h"
 #include "lib/log.h"
@@ -13,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,7 +91,8 @@ static char **keeper_argv(const char *exe, char *const *cgroups, const int *ifs,
 	return argv;
 }
 
-/* The keeper's first words: "r" once it holds its copy, else why not. */
+/* The keeper's first words: "r" once it holds its copy, else why not (pid:
+ * the keeper, a child to reap then; 0: not ours). */
 static int await_ready(int fd, pid_t pid, struct rung_error *err)
 {
 	char buf[256];
@@ -100,7 +103,7 @@ static int await_ready(int fd, pid_t pid, struct rung_error *err)
 	while (n < 0 && errno == EINTR);
 	if (n == 1 && buf[0] == 'r')
 		return 0;
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+	while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 		;
 	if (n <= 0)
 		return rung_error_make(err, n < 0 ? errno : 0,
@@ -109,16 +112,44 @@ static int await_ready(int fd, pid_t pid, struct rung_error *err)
 	return rung_error_make(err, 0, "the keeper of the namespace's addresses: %s", buf);
 }
 
+pid_t net_keeper_spawn(const int *ifs, size_t nifs, char *const *cgroups, int sock, int netns,
+		       int log)
+{
+	struct child_args c = {.sock = sock, .log = log};
+	char exe[PATH_MAX];
+	ssize_t n;
+	pid_t pid;
+
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n < 0)
+		return -errno;
+	exe[n] = '\0';
+	c.null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (c.null < 0)
+		return -errno;
+	c.exe = exe;
+	c.argv = keeper_argv(exe, cgroups, ifs, nifs);
+	/* The caller has a single thread here (the sentry is not confined yet). */
+	pid = fork();
+	if (pid == 0) {
+		if (netns >= 0 && setns(netns, CLONE_NEWNET) < 0)
+			_exit(127);
+		child(&c);
+	}
+	if (pid < 0)
+		pid = -errno;
+	strv_free(c.argv);
+	close(c.null);
+	return pid;
+}
+
 int net_keeper_start(const struct net_config *cfg, char *const *cgroups, struct net_keeper **out,
 		     struct rung_error *err)
 {
 	cleanup_free int *ifs = xzalloc((cfg->nifs + 1) * sizeof(*ifs));
-	cleanup_close int null = -1;
-	struct child_args c = {.log = rung_log_fd()};
-	char exe[PATH_MAX];
+	bool outside = outside_present();
 	int sp[2], ret;
 	size_t nifs = 0;
-	ssize_t n;
 	pid_t pid;
 
 	*out = NULL;
@@ -127,36 +158,24 @@ int net_keeper_start(const struct net_config *cfg, char *const *cgroups, struct 
 			ifs[nifs++] = cfg->ifs[i].index;
 	if (!nifs)
 		return 0;
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n < 0)
-		return rung_error_make(err, errno, "readlink /proc/self/exe");
-	exe[n] = '\0';
-	null = open("/dev/null", O_RDWR | O_CLOEXEC);
-	if (null < 0)
-		return rung_error_make(err, errno, "open /dev/null");
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp) < 0)
 		return rung_error_make(err, errno, "socketpair");
-	c.exe = exe;
-	c.argv = keeper_argv(exe, cgroups, ifs, nifs);
-	c.sock = sp[1];
-	c.null = null;
-	/* The sentry has a single thread here (it is not confined yet). */
-	pid = fork();
-	if (pid == 0)
-		child(&c);
-	strv_free(c.argv);
+	/* Inside rung do's PID namespace, whose processes die with the sentry,
+	 * the supervisor outside starts it. */
+	pid = outside ? outside_keeper(ifs, nifs, sp[1], rung_log_fd())
+		      : net_keeper_spawn(ifs, nifs, cgroups, sp[1], -1, rung_log_fd());
 	close(sp[1]);
 	if (pid < 0) {
 		close(sp[0]);
-		return rung_error_make(err, errno, "fork the keeper of the namespace's addresses");
+		return rung_error_make(err, -pid, "start the keeper of the namespace's addresses");
 	}
-	ret = await_ready(sp[0], pid, err);
+	ret = await_ready(sp[0], outside ? 0 : pid, err);
 	if (ret < 0) {
 		close(sp[0]);
 		return ret;
 	}
 	*out = xzalloc(sizeof(**out));
-	(*out)->pid = pid;
+	(*out)->pid = outside ? 0 : pid;
 	(*out)->fd = sp[0];
 	log_debug("network: keeper %d holds the addresses of %zu interfaces", (int)pid, nifs);
 	return 0;
@@ -166,8 +185,14 @@ void net_keeper_release(struct net_keeper *k)
 {
 	if (!k)
 		return;
-	close(k->fd);
-	while (waitpid(k->pid, NULL, 0) < 0 && errno == EINTR)
-		;
+	if (k->pid > 0) {
+		close(k->fd);
+		while (waitpid(k->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	} else {
+		/* The supervisor's child: the supervisor waits for it before
+		 * rung do returns. */
+		close(k->fd);
+	}
 	free(k);
 }

@@ -20,6 +20,9 @@
 #ifndef RUNG_NET_KEEPER_H
 #define RUNG_NET_KEEPER_H
 
+#include <stddef.h>
+#include <sys/types.h>
+
 struct net_config;
 struct net_keeper;
 struct rung_error;
@@ -37,6 +40,13 @@ int net_keeper_start(const struct net_config *cfg, char *const *cgroups, struct 
 /* The sandbox is over (the stack's interfaces are closed): let the
  * keeper give everything back, and wait until it has. NULL: nothing. */
 void net_keeper_release(struct net_keeper *k);
+
+/* Start `rung netkeep` for interfaces ifs, sock its end of the socket,
+ * as a child of this process, in the current network namespace or (netns
+ * >= 0) in netns; log: its stderr. Its pid, or -errno. (The sentry, and
+ * rung do's supervisor for a sentry in a PID namespace: outside.h.) */
+pid_t net_keeper_spawn(const int *ifs, size_t nifs, char *const *cgroups, int sock, int netns,
+		       int log);
 
 /* The keeper process: rung netkeep [--level N] [--cgroup FILE]... IFINDEX...
  * with the socket to the sentry as fd 3 (keeper_main.c). */
