@@ -121,15 +121,20 @@ check_that "--pids-limit 0 is refused" '[ "$st" != 0 ] && contains "$T/badpids.e
 check_clean "the task bombs"
 
 # --- the sandbox process: a PID namespace and a cgroup of its own --------------------------
+# sandbox_of PID: the sandbox process rung do PID started (waiting for it
+# a few seconds at most), a moment after it started.
+sandbox_of() {
+	i=0
+	while [ -z "$(pgrep -P "$1")" ] && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	sleep 0.5
+	pgrep -P "$1" | head -1
+}
 "$RUNG" do --memory-limit 100M --pids-limit 50 sleep 3 >"$T/ns.out" 2>&1 </dev/null &
 sup=$!
-i=0
-while [ -z "$(pgrep -P "$sup")" ] && [ $i -lt 50 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-sleep 0.5
-sb=$(pgrep -P "$sup" | head -1)
+sb=$(sandbox_of "$sup")
 nspid=$(awk '/^NSpid:/ { print $NF }' "/proc/$sb/status" 2>/dev/null)
 check_that "the sandbox process is pid 1 of a PID namespace of its own, under rung do's process" \
 	'[ -n "$sb" ] && [ "$nspid" = 1 ] && [ "$(psf "$sb" comm)" = rung ]'
@@ -151,12 +156,7 @@ if [ "$(id -u)" = 0 ] && [ -n "$cg" ] && [ "${cg#/rung/do-}" != "$cg" ]; then
 	# rung do killed outright leaves its cgroup; the next one removes it.
 	"$RUNG" do sleep 30 >/dev/null 2>&1 </dev/null &
 	sup=$!
-	i=0
-	while [ -z "$(pgrep -P "$sup")" ] && [ $i -lt 50 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	sleep 0.3
+	sandbox_of "$sup" >/dev/null
 	kill -9 "$sup"
 	wait "$sup" 2>/dev/null
 	stale=/rung/do-$sup
