@@ -4,10 +4,16 @@
  * its address, an AAAA query for one of them no answer (NOERROR), any other
  * name NXDOMAIN. Each query appends "udp|tcp TYPE NAME" to the file LOG.
  * One TCP connection at a time, several queries each.
+ *
+ * DNSSERVE_NETNS=PATH: once its sockets are bound, it moves into the
+ * network namespace PATH, as dockerd's embedded DNS serves a container's
+ * namespace from a socket it made there without living in it.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <ctype.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdint.h>
@@ -131,6 +137,14 @@ int main(int argc, char **argv)
 	    bind(t, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(t, 8) < 0) {
 		perror("dnsserve");
 		return 1;
+	}
+	if (getenv("DNSSERVE_NETNS")) {
+		int ns = open(getenv("DNSSERVE_NETNS"), O_RDONLY | O_CLOEXEC);
+		if (ns < 0 || setns(ns, CLONE_NEWNET) < 0) {
+			perror("dnsserve: setns");
+			return 1;
+		}
+		close(ns);
 	}
 	for (;;) {
 		struct pollfd pf[2] = {{u, POLLIN, 0}, {t, POLLIN, 0}};

@@ -69,8 +69,10 @@ pids=$!
 ip netns exec "$S" "$BB" nc -ll -p 8000 -e /bin/cat &
 pids="$pids $!"
 
-# A resolver on C's own loopback, as dockerd's embedded DNS.
-ip netns exec "$C" "$DNSD" 127.0.0.11 53 "$E2E_TMP/dns.log" loop.rung.test=$SITE &
+# A resolver on C's own loopback, as dockerd's embedded DNS: its sockets
+# are there, the process is not (so that C is a namespace only the sandbox
+# uses, which sandbox mode wants of --netns).
+DNSSERVE_NETNS=/proc/$$/ns/net ip netns exec "$C" "$DNSD" 127.0.0.11 53 "$E2E_TMP/dns.log" loop.rung.test=$SITE &
 pids="$pids $!"
 
 # The guest's resolv.conf: the private resolver; one try, one second.
