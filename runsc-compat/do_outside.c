@@ -57,8 +57,7 @@ static bool stop_both(pid_t child, int sig, int *status)
 /* A keeper request: interfaces in req[1..n), descriptors netns, sock and
  * log in fds (nfds of them, closed by the caller). The answer: its pid or
  * -errno. Once per sandbox. */
-static int32_t keeper(struct do_outside *o, const char *req, size_t n, const int *fds,
-		      size_t nfds)
+static int32_t keeper(struct do_outside *o, const char *req, size_t n, const int *fds, size_t nfds)
 {
 	int ifs[OUTSIDE_MAX_IFS];
 	size_t nifs = (n - 1) / sizeof(int32_t);
@@ -86,7 +85,9 @@ int do_outside_serve(struct do_outside *o, int *status)
 	char req[1 + OUTSIDE_MAX_IFS * sizeof(int32_t)];
 	char cbuf[CMSG_SPACE(4 * sizeof(int))];
 	struct iovec v = {req, sizeof(req)};
-	struct msghdr mh = {.msg_iov = &v, .msg_iovlen = 1, .msg_control = cbuf,
+	struct msghdr mh = {.msg_iov = &v,
+			    .msg_iovlen = 1,
+			    .msg_control = cbuf,
 			    .msg_controllen = sizeof(cbuf)};
 	int fds[4];
 	size_t nfds = 0;
