@@ -477,7 +477,15 @@ static bool v1_mounted(const char *controller)
 	return ok;
 }
 
-int cgroup_create(const char *path, const struct oci_resources *res, struct rung_error *err)
+static bool in_list(const char *list, const char *controller);
+
+/* Is v1 controller c one of only (NULL: every one rung uses)? */
+static bool wanted(const char *only, const char *c)
+{
+	return v1_mounted(c) && (!only || in_list(only, c));
+}
+
+int cgroup_create_in(const char *path, const char *only, struct rung_error *err)
 {
 	int ret;
 
@@ -487,11 +495,11 @@ int cgroup_create(const char *path, const struct oci_resources *res, struct rung
 		free(dir);
 		if (ret < 0)
 			return rung_error_make(err, -ret, "create the cgroup `%s`", path);
-		return res && res->raw ? cgroup_update(path, res->raw, err) : 0;
+		return 0;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(v1_controllers); i++) {
 		char *dir;
-		if (!v1_mounted(v1_controllers[i]))
+		if (!wanted(only, v1_controllers[i]))
 			continue;
 		dir = xasprintf(CGROUP_ROOT "/%s%s", v1_controllers[i], path);
 		ret = mkdir_p(dir, strcmp(v1_controllers[i], "cpuset") == 0);
@@ -500,6 +508,13 @@ int cgroup_create(const char *path, const struct oci_resources *res, struct rung
 			return rung_error_make(err, -ret, "create the %s cgroup `%s`",
 					       v1_controllers[i], path);
 	}
+	return 0;
+}
+
+int cgroup_create(const char *path, const struct oci_resources *res, struct rung_error *err)
+{
+	if (cgroup_create_in(path, NULL, err) < 0)
+		return -1;
 	return res && res->raw ? cgroup_update(path, res->raw, err) : 0;
 }
 
@@ -507,7 +522,7 @@ int cgroup_create(const char *path, const struct oci_resources *res, struct rung
  * which waits for an RCU grace period (~15 ms here, a third of a `run`);
  * a single-threaded process moving itself through v1's `tasks` file does
  * not take it. */
-int cgroup_join(const char *path, pid_t pid, struct rung_error *err)
+int cgroup_join_in(const char *path, pid_t pid, const char *only, struct rung_error *err)
 {
 	const char *file = pid ? "cgroup.procs" : "tasks";
 	char pidbuf[32];
@@ -524,7 +539,7 @@ int cgroup_join(const char *path, pid_t pid, struct rung_error *err)
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(v1_controllers); i++) {
 		char *f;
-		if (!v1_mounted(v1_controllers[i]))
+		if (!wanted(only, v1_controllers[i]))
 			continue;
 		f = cgroup_file(path, v1_controllers[i], file);
 		ret = write_file(f, pidbuf);
@@ -534,6 +549,11 @@ int cgroup_join(const char *path, pid_t pid, struct rung_error *err)
 					       v1_controllers[i], path);
 	}
 	return 0;
+}
+
+int cgroup_join(const char *path, pid_t pid, struct rung_error *err)
+{
+	return cgroup_join_in(path, pid, NULL, err);
 }
 
 /* Is controller one of the comma-separated list? */

@@ -19,6 +19,10 @@ char *cgroup_path(const char *cgroups_path, const char *id, bool systemd);
 
 /* Create the cgroup at path (every controller) and apply res. */
 int cgroup_create(const char *path, const struct oci_resources *res, struct rung_error *err);
+/* The same in the v1 controllers of the comma-separated list only (NULL:
+ * all; v2 has one hierarchy), with no resources. */
+int cgroup_create_in(const char *path, const char *only, struct rung_error *err);
+int cgroup_join_in(const char *path, pid_t pid, const char *only, struct rung_error *err);
 /* Move process pid into path; pid 0 is the caller, which must have a
  * single thread (then the move is cheap, see cgroup.c). */
 int cgroup_join(const char *path, pid_t pid, struct rung_error *err);

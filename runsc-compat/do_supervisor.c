@@ -26,6 +26,8 @@
 /* Where rung do's cgroups live (one per sandbox: do-PID, PID the
  * supervisor's), beside the OCI runtime's default /rung/ID. */
 #define DO_CGROUP_PARENT "/rung"
+/* The controllers it limits (v1: only their hierarchies get a level). */
+#define DO_CGROUP_CONTROLLERS "memory,pids"
 
 /* The signals the supervisor takes (blocked, read from a signalfd). */
 static const int handled[] = {SIGCHLD, SIGINT, SIGQUIT, SIGTSTP,
@@ -105,7 +107,8 @@ static char *cgroup_make(const struct do_limits *l)
 		free(path);
 		return NULL;
 	}
-	if (cgroup_create(path, NULL, &err) < 0 || cgroup_update(path, json, &err) < 0) {
+	if (cgroup_create_in(path, DO_CGROUP_CONTROLLERS, &err) < 0 ||
+	    cgroup_update(path, json, &err) < 0) {
 		log_debug("no cgroup of its own for the sandbox (%s): only the sandbox's own "
 			  "limits hold",
 			  err.msg ? err.msg : "?");
@@ -274,7 +277,7 @@ int do_supervise(const struct do_limits *l, int *sock, struct rung_error *err)
 		log_warning("supervisor: a keeper would die with the sandbox (setns: %s)",
 			    strerror(errno));
 	close(ownpid);
-	if (cg && cgroup_join(cg, child, err) < 0) {
+	if (cg && cgroup_join_in(cg, child, DO_CGROUP_CONTROLLERS, err) < 0) {
 		log_warning("the sandbox runs without its cgroup: %s", err->msg);
 		rung_error_release(err);
 	}
