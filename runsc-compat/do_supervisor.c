@@ -260,11 +260,19 @@ int do_supervise(const struct do_limits *l, int *sock, struct rung_error *err)
 		close(sv[0]);
 		close(go[1]);
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		/* Go once in the cgroup; end if the supervisor died before. */
+		/* Go once the supervisor is ready; end if it died before. */
 		if (read(go[0], &b, 1) != 1)
 			_exit(1);
 		close(go[0]);
 		close(ownpid);
+		/* It moves itself, single-threaded, through v1's tasks file:
+		 * cheap, where moving another process waits for an RCU grace
+		 * period (cgroup.c). Before it forks anything. */
+		if (cg && cgroup_join_in(cg, 0, DO_CGROUP_CONTROLLERS, err) < 0) {
+			log_warning("the sandbox runs without its cgroup: %s", err->msg);
+			rung_error_release(err);
+		}
+		free(cg);
 		/* The signals stay blocked: the kernel drops a signal its init has
 		 * no handler for (SIG_DFL) unless it is blocked, and the sandbox's
 		 * signal thread takes these (sandbox_block_signals) once it runs. */
@@ -277,10 +285,6 @@ int do_supervise(const struct do_limits *l, int *sock, struct rung_error *err)
 		log_warning("supervisor: a keeper would die with the sandbox (setns: %s)",
 			    strerror(errno));
 	close(ownpid);
-	if (cg && cgroup_join_in(cg, child, DO_CGROUP_CONTROLLERS, err) < 0) {
-		log_warning("the sandbox runs without its cgroup: %s", err->msg);
-		rung_error_release(err);
-	}
 	sfd = signalfd(-1, &set, SFD_CLOEXEC);
 	if (write(go[1], "x", 1) != 1)
 		log_debug("supervisor: the sandbox process is gone already");
