@@ -4,6 +4,7 @@
 #include "runsc-compat/cgroup.h"
 #include "runsc-compat/do_outside.h"
 #include "lib/error.h"
+#include "lib/fds.h"
 #include "lib/log.h"
 #include "lib/util.h"
 
@@ -132,6 +133,58 @@ static void cgroup_done(char *path)
 	free(path);
 }
 
+/*
+ * Who removes the cgroup when this process is killed outright (SIGKILL:
+ * the sandbox dies with it, of its parent-death signal)? A small process
+ * of its own session, outside the cgroup, that waits for this one to go:
+ * end of file on a pipe only this process writes to. After a normal end
+ * this process removes the cgroup itself and ends the cleaner first.
+ */
+static pid_t start_cleaner(const char *cg, int *wr)
+{
+	int p[2], null;
+	pid_t pid;
+
+	if (!cg || pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		char b;
+		setsid();
+		signal(SIGHUP, SIG_IGN);
+		prctl(PR_SET_NAME, "rung-cgclean", 0, 0, 0);
+		null = open("/dev/null", O_RDWR | O_CLOEXEC);
+		for (int fd = 0; fd < 3 && null >= 0; fd++)
+			dup2(null, fd);
+		/* Only the pipe: the sandbox's sockets and pipes must close when
+		 * their owners go. */
+		if (dup2(p[0], 3) < 0)
+			_exit(1);
+		fds_close_from(4, NULL, 0);
+		while (read(3, &b, 1) < 0 && errno == EINTR)
+			;
+		cgroup_remove(cg);
+		cgroup_try_remove(DO_CGROUP_PARENT);
+		_exit(0);
+	}
+	close(p[0]);
+	if (pid < 0) {
+		close(p[1]);
+		return -1;
+	}
+	*wr = p[1];
+	return pid;
+}
+
+static void stop_cleaner(pid_t pid)
+{
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+}
+
 /* --- the supervisor's loop ------------------------------------------------------------- */
 
 /* Did the host's OOM killer end something in the cgroup? */
@@ -151,13 +204,14 @@ static bool cgroup_oom_killed(const char *cg)
 	return n > 0;
 }
 
-static int finish(int status, char *cg, struct do_outside *o)
+static int finish(int status, char *cg, pid_t cleaner, struct do_outside *o)
 {
 	bool oom_killed = cg && WIFSIGNALED(status) && cgroup_oom_killed(cg);
 
 	/* The keeper gives the namespace's addresses back first. */
 	do_outside_wait(o);
 	cgroup_done(cg);
+	stop_cleaner(cleaner);
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	if (WIFSIGNALED(status)) {
@@ -188,7 +242,7 @@ static void relay_signal(pid_t child, const struct signalfd_siginfo *si)
 	}
 }
 
-static int supervise(pid_t child, int sfd, int sock, char *cg)
+static int supervise(pid_t child, int sfd, int sock, char *cg, pid_t cleaner)
 {
 	struct do_outside o = {.fd = sock, .sandbox = child};
 	int status;
@@ -201,7 +255,7 @@ static int supervise(pid_t child, int sfd, int sock, char *cg)
 			break;
 		if (o.fd >= 0 && (pf[1].revents & (POLLIN | POLLHUP)) &&
 		    do_outside_serve(&o, &status) < 0)
-			return finish(status, cg, &o);
+			return finish(status, cg, cleaner, &o);
 		if (!(pf[0].revents & POLLIN) || read(sfd, &si, sizeof(si)) != sizeof(si))
 			continue;
 		if (si.ssi_signo != SIGCHLD) {
@@ -210,18 +264,19 @@ static int supervise(pid_t child, int sfd, int sock, char *cg)
 		}
 		do_outside_reap(&o);
 		if (waitpid(child, &status, WNOHANG) == child)
-			return finish(status, cg, &o);
+			return finish(status, cg, cleaner, &o);
 	}
 	/* Nothing to poll: wait for the end. */
 	while (waitpid(child, &status, 0) < 0 && errno == EINTR)
 		;
-	return finish(status, cg, &o);
+	return finish(status, cg, cleaner, &o);
 }
 
 int do_supervise(const struct do_limits *l, int *sock, struct rung_error *err)
 {
 	sigset_t set, old;
-	int sv[2], go[2], sfd, ownpid;
+	int sv[2], go[2], sfd, ownpid, cleaner_fd = -1;
+	pid_t cleaner;
 	char *cg = NULL;
 	pid_t child;
 
@@ -237,6 +292,7 @@ int do_supervise(const struct do_limits *l, int *sock, struct rung_error *err)
 	}
 	if (geteuid() == 0)
 		cg = cgroup_make(l);
+	cleaner = start_cleaner(cg, &cleaner_fd);
 	pthread_sigmask(SIG_BLOCK, &set, &old);
 	/* The next child is the init of a new PID namespace; the ones after it
 	 * (the keeper) are in this process's own again. */
@@ -246,6 +302,9 @@ int do_supervise(const struct do_limits *l, int *sock, struct rung_error *err)
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		if (ownpid >= 0)
 			close(ownpid);
+		stop_cleaner(cleaner);
+		if (cleaner_fd >= 0)
+			close(cleaner_fd);
 		cgroup_done(cg);
 		close(sv[0]);
 		close(sv[1]);
@@ -259,6 +318,8 @@ int do_supervise(const struct do_limits *l, int *sock, struct rung_error *err)
 		char b;
 		close(sv[0]);
 		close(go[1]);
+		if (cleaner_fd >= 0)
+			close(cleaner_fd);
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		/* Go once the supervisor is ready; end if it died before. */
 		if (read(go[0], &b, 1) != 1)
@@ -289,5 +350,5 @@ int do_supervise(const struct do_limits *l, int *sock, struct rung_error *err)
 	if (write(go[1], "x", 1) != 1)
 		log_debug("supervisor: the sandbox process is gone already");
 	close(go[1]);
-	exit(supervise(child, sfd, sv[0], cg));
+	exit(supervise(child, sfd, sv[0], cg, cleaner));
 }

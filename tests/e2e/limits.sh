@@ -122,15 +122,16 @@ check_clean "the task bombs"
 
 # --- the sandbox process: a PID namespace and a cgroup of its own --------------------------
 # sandbox_of PID: the sandbox process rung do PID started (waiting for it
-# a few seconds at most), a moment after it started.
+# a few seconds at most), a moment after it started. (Its other child is
+# rung-cgclean, which removes the cgroup should rung do be killed.)
 sandbox_of() {
 	i=0
-	while [ -z "$(pgrep -P "$1")" ] && [ $i -lt 50 ]; do
+	while [ -z "$(pgrep -x -P "$1" rung)" ] && [ $i -lt 50 ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
 	sleep 0.5
-	pgrep -P "$1" | head -1
+	pgrep -x -P "$1" rung | head -1
 }
 "$RUNG" do --memory-limit 100M --pids-limit 50 sleep 3 >"$T/ns.out" 2>&1 </dev/null &
 sup=$!
@@ -153,7 +154,8 @@ if [ "$(id -u)" = 0 ] && [ -n "$cg" ] && [ "${cg#/rung/do-}" != "$cg" ]; then
 	wait "$sup"
 	check_that "... which is gone with the sandbox" \
 		'[ ! -e "/sys/fs/cgroup$cg" ] && [ ! -e "/sys/fs/cgroup/pids$cg" ] && [ ! -e "/sys/fs/cgroup/memory$cg" ]'
-	# rung do killed outright leaves its cgroup; the next one removes it.
+	# rung do killed outright: its cleaner removes the cgroup (and failing
+	# that, the next rung do does).
 	"$RUNG" do sleep 30 >/dev/null 2>&1 </dev/null &
 	sup=$!
 	sandbox_of "$sup" >/dev/null
@@ -166,7 +168,7 @@ if [ "$(id -u)" = 0 ] && [ -n "$cg" ] && [ "${cg#/rung/do-}" != "$cg" ]; then
 		i=$((i + 1))
 	done
 	rung do true
-	check_that "the cgroup of a rung do killed with SIGKILL is removed by the next rung do" \
+	check_that "the cgroup of a rung do killed with SIGKILL is removed" \
 		'[ ! -e "/sys/fs/cgroup$stale" ] && [ ! -e "/sys/fs/cgroup/pids$stale" ]'
 else
 	wait "$sup"
