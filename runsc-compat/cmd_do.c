@@ -19,6 +19,7 @@
 #include "gofer/gofer.h"
 #include "gofer/client.h"
 #include "sentry/fs/devices.h"
+#include "sentry/fs/hostinfo.h"
 #include "sentry/kernel/confine.h"
 #include "sentry/mm/memfile.h"
 #include "lib/cleanup.h"
@@ -37,7 +38,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/sysinfo.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -287,12 +287,9 @@ static int do_netns(enum net_mode mode, const char *path, struct rung_error *err
 static int do_limits(struct sandbox_config *cfg, struct rung_error *err)
 {
 	struct do_limits l;
-	struct sysinfo si;
 
 	if (!cfg->memory_limit)
-		cfg->memory_limit =
-			(sysinfo(&si) == 0 ? (uint64_t)si.totalram * si.mem_unit : 1ull << 32) /
-			DO_DEFAULT_MEMORY_SHARE;
+		cfg->memory_limit = host_ram_bytes() / DO_DEFAULT_MEMORY_SHARE;
 	if (!cfg->task_limit)
 		cfg->task_limit = DO_DEFAULT_TASK_LIMIT;
 	l.memory = cfg->memory_limit;

@@ -7,6 +7,7 @@
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/confine.h"
 #include "sentry/kernel/outside.h"
+#include "sentry/fs/hostinfo.h"
 #include "sentry/fs/hosttty.h"
 #include "sentry/mm/memfile.h"
 #include "gofer/gofer.h"
@@ -24,7 +25,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/sysinfo.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -181,7 +181,6 @@ int sandbox_setup(const struct sandbox_config *cfg, struct sandbox **out, struct
 	struct sandbox *sb = xzalloc(sizeof(*sb));
 	struct mount_plan plan;
 	int fds[GOFER_CHANNELS];
-	struct sysinfo si;
 	bool job_control;
 	int ret;
 
@@ -209,8 +208,7 @@ int sandbox_setup(const struct sandbox_config *cfg, struct sandbox **out, struct
 	gcfg.binds = plan.binds;
 	gcfg.nbinds = plan.nbinds;
 	if (!kcfg.memory_limit)
-		kcfg.memory_limit =
-			sysinfo(&si) == 0 ? (uint64_t)si.totalram * si.mem_unit : 1ull << 32;
+		kcfg.memory_limit = host_ram_bytes();
 	if (cfg->rootfs) {
 		ret = gofer_spawn(&gcfg, GOFER_CHANNELS, &sb->gofer, fds, err);
 		if (ret < 0)

@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <sys/sysinfo.h>
 #include <unistd.h>
 
 static char *cpuinfo;
@@ -33,4 +34,11 @@ void hostinfo_capture(void)
 const char *host_cpuinfo(void)
 {
 	return cpuinfo;
+}
+
+uint64_t host_ram_bytes(void)
+{
+	struct sysinfo si;
+
+	return sysinfo(&si) == 0 ? (uint64_t)si.totalram * si.mem_unit : 1ull << 32;
 }

@@ -5,7 +5,12 @@
 #ifndef RUNG_HOSTINFO_H
 #define RUNG_HOSTINFO_H
 
+#include <stdint.h>
+
 void hostinfo_capture(void);
+/* The host's RAM in bytes (sysinfo; 4 GiB where it cannot be told): the
+ * guest's memory limit when none is given. */
+uint64_t host_ram_bytes(void);
 /* The host's /proc/cpuinfo text, or NULL. */
 const char *host_cpuinfo(void);
 

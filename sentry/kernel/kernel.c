@@ -25,7 +25,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/sysinfo.h>
 #include <unistd.h>
 
 int kernel_create(const struct kernel_config *cfg, struct kernel **out, struct rung_error *err)
@@ -117,10 +116,8 @@ void kernel_set_hostname(struct kernel *k, const char *name)
 
 void kernel_set_memory_limit(struct kernel *k, uint64_t bytes)
 {
-	struct sysinfo si;
-
 	if (!bytes)
-		bytes = sysinfo(&si) == 0 ? (uint64_t)si.totalram * si.mem_unit : 1ull << 32;
+		bytes = host_ram_bytes();
 	pthread_mutex_lock(&k->lock);
 	k->cfg.memory_limit = bytes;
 	memacct_set_limit(&k->mf->acct, bytes);
