@@ -138,6 +138,33 @@ void memfile_copy(struct memfile *mf, uint64_t dst, uint64_t src, uint64_t len)
 	}
 }
 
+uint64_t memfile_missing(struct memfile *mf, uint64_t off, uint64_t len, uint64_t max,
+			 uint64_t *stop)
+{
+	uint64_t end = ALIGN_UP(off + len, GUEST_PAGE_SIZE), missing = 0;
+	unsigned char vec[PROBE_PAGES];
+
+	for (uint64_t at = ALIGN_DOWN(off, GUEST_PAGE_SIZE); at < end;
+	     at += PROBE_PAGES * GUEST_PAGE_SIZE) {
+		size_t pages = (size_t)MIN((end - at) / GUEST_PAGE_SIZE, (uint64_t)PROBE_PAGES);
+		if (mincore(mf->base + at, pages * GUEST_PAGE_SIZE, vec) < 0)
+			memset(vec, 0, pages);
+		for (size_t i = 0; i < pages; i++) {
+			if (vec[i] & 1)
+				continue;
+			if (missing + GUEST_PAGE_SIZE > max) {
+				if (stop)
+					*stop = at + i * GUEST_PAGE_SIZE;
+				return missing;
+			}
+			missing += GUEST_PAGE_SIZE;
+		}
+	}
+	if (stop)
+		*stop = end;
+	return missing;
+}
+
 /* Insert a free extent, merging with its neighbours; lowers top when it touches it. */
 static void free_insert(struct memfile *mf, uint64_t off, uint64_t len)
 {

@@ -53,6 +53,13 @@ void memfile_punch(struct memfile *mf, uint64_t off, uint64_t len);
  * pages of the source that hold data (fork's private memory). */
 void memfile_copy(struct memfile *mf, uint64_t dst, uint64_t src, uint64_t len);
 
+/* The bytes of the pages of [off, off+len) (rounded out to pages) that the
+ * host holds none for yet (mincore: a page swapped out counts as missing),
+ * counting no further than max: *stop (if not NULL) is the page where
+ * that was reached, or the rounded end. */
+uint64_t memfile_missing(struct memfile *mf, uint64_t off, uint64_t len, uint64_t max,
+			 uint64_t *stop);
+
 static inline void *memfile_ptr(const struct memfile *mf, uint64_t off)
 {
 	return mf->base + off;

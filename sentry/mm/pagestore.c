@@ -75,38 +75,20 @@ void ps_read(struct pagestore *ps, void *buf, size_t len, uint64_t off)
 	}
 }
 
-#define FIT_PAGES 64
-
 /*
  * How much of a write of n bytes at file offset foff the sandbox's memory
  * account has room for: the pages the memory file does not hold yet are
- * what the write adds (mincore: pages swapped out count as new, which errs
- * on the safe side). A prefix that ends where the room does.
+ * what the write adds (swapped-out ones count as new, which errs on the
+ * safe side). A prefix that ends where the room does.
  */
 static size_t fitting(struct memfile *mf, uint64_t foff, size_t n)
 {
-	uint64_t first = ALIGN_DOWN(foff, GUEST_PAGE_SIZE),
-		 end = ALIGN_UP(foff + n, GUEST_PAGE_SIZE);
-	uint64_t room = memacct_room(&mf->acct), need = 0;
-	unsigned char vec[FIT_PAGES];
+	uint64_t room = memacct_room(&mf->acct), stop;
 
 	if (room == UINT64_MAX)
 		return n;
-	for (uint64_t at = first; at < end; at += FIT_PAGES * GUEST_PAGE_SIZE) {
-		size_t pages = (size_t)MIN((end - at) / GUEST_PAGE_SIZE, (uint64_t)FIT_PAGES);
-		if (mincore(memfile_ptr(mf, at), pages * GUEST_PAGE_SIZE, vec) < 0)
-			memset(vec, 0, pages);
-		for (size_t i = 0; i < pages; i++) {
-			if (vec[i] & 1)
-				continue;
-			need += GUEST_PAGE_SIZE;
-			if (need > room) {
-				uint64_t stop = at + i * GUEST_PAGE_SIZE;
-				return stop > foff ? (size_t)(stop - foff) : 0;
-			}
-		}
-	}
-	return n;
+	memfile_missing(mf, foff, n, room, &stop);
+	return stop > foff ? (size_t)MIN(stop - foff, (uint64_t)n) : 0;
 }
 
 long ps_write(struct pagestore *ps, const void *buf, size_t len, uint64_t off)
@@ -128,24 +110,6 @@ long ps_write(struct pagestore *ps, const void *buf, size_t len, uint64_t off)
 			return done ? (long)done : -ENOSPC;
 	}
 	return (long)done;
-}
-
-/* Pages of [foff, foff+n) of the memory file it does not hold yet. */
-static uint64_t missing_bytes(struct memfile *mf, uint64_t foff, uint64_t n)
-{
-	uint64_t first = ALIGN_DOWN(foff, GUEST_PAGE_SIZE),
-		 end = ALIGN_UP(foff + n, GUEST_PAGE_SIZE);
-	uint64_t need = 0;
-	unsigned char vec[FIT_PAGES];
-
-	for (uint64_t at = first; at < end; at += FIT_PAGES * GUEST_PAGE_SIZE) {
-		size_t pages = (size_t)MIN((end - at) / GUEST_PAGE_SIZE, (uint64_t)FIT_PAGES);
-		if (mincore(memfile_ptr(mf, at), pages * GUEST_PAGE_SIZE, vec) < 0)
-			memset(vec, 0, pages);
-		for (size_t i = 0; i < pages; i++)
-			need += (vec[i] & 1) ? 0 : GUEST_PAGE_SIZE;
-	}
-	return need;
 }
 
 #ifndef MADV_POPULATE_READ
@@ -175,7 +139,7 @@ int ps_allocate(struct pagestore *ps, uint64_t off, uint64_t len)
 		struct mobj *m = chunk(ps, at >> PS_CHUNK_SHIFT, true, &err);
 		if (!m)
 			return err;
-		need += missing_bytes(ps->mf, m->off + o, n);
+		need += memfile_missing(ps->mf, m->off + o, n, UINT64_MAX, NULL);
 		at += n;
 	}
 	if (!memacct_fits(&ps->mf->acct, need))

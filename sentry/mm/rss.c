@@ -13,27 +13,6 @@
 #include "sentry/mm/mobj.h"
 #include "lib/util.h"
 
-#include <string.h>
-#include <sys/mman.h>
-
-#define RSS_PAGES 512
-
-static uint64_t resident_range(struct memfile *mf, uint64_t foff, uint64_t len)
-{
-	unsigned char vec[RSS_PAGES];
-	uint64_t pages = 0;
-
-	while (len) {
-		uint64_t n = MIN(len, (uint64_t)RSS_PAGES * GUEST_PAGE_SIZE);
-		if (mincore(memfile_ptr(mf, foff), n, vec) == 0)
-			for (uint64_t i = 0; i < n / GUEST_PAGE_SIZE; i++)
-				pages += vec[i] & 1;
-		foff += n;
-		len -= n;
-	}
-	return pages * GUEST_PAGE_SIZE;
-}
-
 uint64_t mm_resident(struct mm *mm)
 {
 	uint64_t bytes = 0;
@@ -45,7 +24,7 @@ uint64_t mm_resident(struct mm *mm)
 			continue;
 		while (moff < end) {
 			uint64_t len = end - moff, foff = mobj_frame(v->mobj, moff, &len);
-			bytes += resident_range(mm->mf, foff, len);
+			bytes += len - memfile_missing(mm->mf, foff, len, UINT64_MAX, NULL);
 			moff += len;
 		}
 	}
