@@ -128,10 +128,9 @@ static void kill_largest(struct kernel *k, struct oom_monitor *m, uint64_t used)
 	free(c);
 }
 
-static uint64_t period_ns(const struct memacct *a)
+/* How long to wait before looking again, with room bytes left. */
+static uint64_t period_ns(uint64_t room)
 {
-	uint64_t room = memacct_room(a);
-
 	if (room == 0)
 		return PERIOD_MIN_NS;
 	return MAX(PERIOD_MIN_NS, MIN(PERIOD_MAX_NS, room / (FILL_RATE / 1000000000ull)));
@@ -145,23 +144,20 @@ static void *monitor_main(void *arg)
 
 	pthread_mutex_lock(&m->lock);
 	while (!m->stop) {
-		uint64_t wait = period_ns(a), now = monotonic_ns();
+		uint64_t used = memacct_usage(a), limit = a->limit, now = monotonic_ns();
+		uint64_t wait = period_ns(used < limit ? limit - used : 0);
 		struct timespec ts;
 		/* Over the limit, not at it: the kernel's own buffers and tmpfs
 		 * may fill it to the byte (and then get ENOSPC or ENOMEM). */
-		if (memacct_usage(a) > a->limit && !victim_pending(k, m, now)) {
+		if (used > limit && !victim_pending(k, m, now)) {
 			pthread_mutex_unlock(&m->lock);
-			kill_largest(k, m, memacct_usage(a));
+			kill_largest(k, m, used);
 			pthread_mutex_lock(&m->lock);
 			wait = PERIOD_MIN_NS;
 		}
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_sec += (time_t)(wait / 1000000000ull);
-		ts.tv_nsec += (long)(wait % 1000000000ull);
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
+		now += wait;
+		ts.tv_sec = (time_t)(now / 1000000000ull);
+		ts.tv_nsec = (long)(now % 1000000000ull);
 		if (!m->stop)
 			pthread_cond_timedwait(&m->cond, &m->lock, &ts);
 	}
