@@ -1,6 +1,7 @@
 /* rung do's supervisor serving its sandbox's requests (do_outside.h). */
 #include "config.h"
 #include "runsc-compat/do_outside.h"
+#include "sentry/fs/hostjob.h"
 #include "sentry/kernel/outside.h"
 #include "sentry/net/keeper.h"
 #include "lib/log.h"
@@ -11,28 +12,8 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
-
-/* The calling thread takes sig (blocked here: unblocked for it); the
- * process stops until SIGCONT. One the terminal sent and the signalfd has
- * not been read for yet goes first: it would stop the process a second
- * time once continued. */
-static void stop_self(int sig)
-{
-	struct timespec now = {0, 0};
-	sigset_t set, old;
-
-	sigemptyset(&set);
-	sigaddset(&set, sig);
-	while (sigtimedwait(&set, NULL, &now) == sig)
-		;
-	pthread_sigmask(SIG_UNBLOCK, &set, &old);
-	syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-}
 
 /* The sandbox asks to stop with sig, as a job: it is stopped (an init
  * cannot stop itself), then this process, as the shell sees its job stop;
@@ -49,7 +30,7 @@ static bool stop_both(pid_t child, int sig, int *status)
 	while (r < 0 && errno == EINTR);
 	if (r == child && !WIFSTOPPED(*status))
 		return false;
-	stop_self(sig);
+	host_stop_now(sig);
 	kill(child, SIGCONT);
 	return true;
 }

@@ -18,6 +18,7 @@
 #include "lib/cleanup.h"
 #include "lib/error.h"
 #include "lib/log.h"
+#include "lib/procstat.h"
 #include "lib/util.h"
 
 #include <ctype.h>
@@ -95,27 +96,17 @@ static int uses(pid_t pid, const struct stat *ns)
  * getppid() do not say the pids /proc shows. */
 static void proc_ids(pid_t *self, pid_t *parent)
 {
-	char buf[512], *p;
-	ssize_t n;
-	int fd;
+	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	struct proc_stat st;
 
 	*self = getpid();
 	*parent = getppid();
-	n = readlink("/proc/self", buf, sizeof(buf) - 1);
-	if (n > 0) {
-		buf[n] = '\0';
-		*self = (pid_t)atoi(buf);
+	if (proc_stat_read(fd, &st)) {
+		*self = st.pid;
+		*parent = st.ppid;
 	}
-	fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
-	n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
 	if (fd >= 0)
 		close(fd);
-	if (n > 0) {
-		buf[n] = '\0';
-		p = strrchr(buf, ')');
-		if (p)
-			sscanf(p + 1, " %*c %d", parent);
-	}
 }
 
 static int scan(const struct stat *ns, struct users *u, struct rung_error *err)

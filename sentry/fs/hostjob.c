@@ -3,6 +3,7 @@
 #include "sentry/fs/hostjob.h"
 #include "sentry/kernel/outside.h"
 #include "lib/log.h"
+#include "lib/procstat.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 
 static int stat_fd = -1; /* /proc/self/stat, as the host numbers pids */
@@ -21,30 +23,13 @@ void hostjob_init(void)
 		stat_fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
 }
 
-struct job {
-	long pgrp, session, tpgid;
-};
-
-/* Fields 5, 6 and 8 of /proc/self/stat, after the command name (which may
- * hold anything, parentheses too: the last ')' ends it). */
-static bool read_stat(struct job *j)
+/* rung's job on its host terminal fd, from /proc/self/stat where it was
+ * opened, else from the calls that say it outside a PID namespace. */
+static struct proc_stat job_of(int fd)
 {
-	char buf[512], *p;
-	ssize_t n;
+	struct proc_stat j;
 
-	if (stat_fd < 0 || (n = pread(stat_fd, buf, sizeof(buf) - 1, 0)) <= 0)
-		return false;
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	return p &&
-	       sscanf(p + 1, " %*c %*d %ld %ld %*d %ld", &j->pgrp, &j->session, &j->tpgid) == 3;
-}
-
-static struct job job_of(int fd)
-{
-	struct job j;
-
-	if (!read_stat(&j)) {
+	if (!proc_stat_read(stat_fd, &j)) {
 		j.pgrp = getpgrp();
 		j.session = getsid(0);
 		j.tpgid = tcgetpgrp(fd);
@@ -54,25 +39,27 @@ static struct job job_of(int fd)
 
 bool hostjob_job_control(int fd)
 {
-	struct job j = job_of(fd);
+	struct proc_stat j = job_of(fd);
 
 	return j.pgrp != j.session && j.tpgid == j.pgrp;
 }
 
 bool hostjob_in_foreground(int fd)
 {
-	struct job j = job_of(fd);
+	struct proc_stat j = job_of(fd);
 
 	return j.tpgid == j.pgrp;
 }
 
-/* The calling thread takes sig; every thread stops until SIGCONT. */
-static void stop_now(int sig)
+void host_stop_now(int sig)
 {
+	struct timespec now = {0, 0};
 	sigset_t set, old;
 
 	sigemptyset(&set);
 	sigaddset(&set, sig);
+	while (sigtimedwait(&set, NULL, &now) == sig)
+		;
 	pthread_sigmask(SIG_UNBLOCK, &set, &old);
 	syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -83,7 +70,7 @@ void host_stop_self(int sig)
 	int ret;
 
 	if (!outside_present()) {
-		stop_now(sig);
+		host_stop_now(sig);
 		return;
 	}
 	/* The supervisor stops this process; its answer comes once both go on. */

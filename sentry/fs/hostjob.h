@@ -28,5 +28,9 @@ bool hostjob_in_foreground(int fd);
 
 /* Stop rung on the host with sig, as a job stops (until SIGCONT). */
 void host_stop_self(int sig);
+/* This process stops with sig now (the calling thread takes it, blocked
+ * or not), until SIGCONT. One already pending goes first, taken: it would
+ * stop the process a second time once continued. */
+void host_stop_now(int sig);
 
 #endif
