@@ -14,14 +14,6 @@ PLAN=9
 netns_own "$@"
 own=$?
 plan $PLAN
-skip_all() {
-	i=0
-	while [ $i -lt $PLAN ]; do
-		skip "$1"
-		i=$((i + 1))
-	done
-	exit 0
-}
 [ $own = 0 ] || skip_all "dockerd runs in a network namespace of the test's own: needs root, ip(8), nsenter(1)"
 
 DK_TIMEOUT=180 # a VM boots under TCG

@@ -12,14 +12,6 @@ set -u
 . "$(dirname "$0")/lib.sh"
 PLAN=6
 plan $PLAN
-skip_all() {
-	i=0
-	while [ $i -lt $PLAN ]; do
-		skip "$1"
-		i=$((i + 1))
-	done
-	exit 0
-}
 
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/dockerd.sh"

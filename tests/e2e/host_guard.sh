@@ -19,10 +19,6 @@ T=$E2E_TMP
 GUARD=${top_srcdir:-$(dirname "$0")/../..}/tests/guard/host-guard.sh
 N=13
 plan $N
-skip_all() {
-	for _ in $(seq $N); do skip "$1"; done
-	exit 0
-}
 [ "$(id -u)" = 0 ] || skip_all "network namespaces need root"
 command -v ip >/dev/null || skip_all "no ip(8)"
 command -v jq >/dev/null || skip_all "no jq (apt-get install jq)"

@@ -14,9 +14,9 @@ plan $N
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/vmlib.sh"
 vm_require
-qemu-system-x86_64 -netdev help 2>/dev/null | grep -qx user || vm_skip_all "this QEMU has no user-mode networking (libslirp)"
-command -v ip >/dev/null || vm_skip_all "no ip(8) (apt-get install iproute2)"
-[ "$(id -u)" = 0 ] || vm_skip_all "network namespaces need root"
+qemu-system-x86_64 -netdev help 2>/dev/null | grep -qx user || skip_all "this QEMU has no user-mode networking (libslirp)"
+command -v ip >/dev/null || skip_all "no ip(8) (apt-get install iproute2)"
+[ "$(id -u)" = 0 ] || skip_all "network namespaces need root"
 
 R=$T/rootfs
 vm_rootfs "$R" sh cat echo ls wget
@@ -30,10 +30,10 @@ vm_rootfs "$R" sh cat echo ls wget
 NS=rungvm$$
 H=rungvmh$$
 A=10.$(($$ % 200 + 20)).$(($$ / 200 % 250 + 1))
-ip netns add "$NS" || vm_skip_all "ip netns add failed"
+ip netns add "$NS" || skip_all "ip netns add failed"
 ip netns add "$H" || {
 	ip netns del "$NS"
-	vm_skip_all "ip netns add failed"
+	skip_all "ip netns add failed"
 }
 cleanup() {
 	[ -n "${srv1:-}" ] && kill "$srv1" 2>/dev/null

@@ -15,7 +15,7 @@ plan $N
 RECVTTY=$E2E_BIN/recvtty
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/vmlib.sh"
-script --version 2>/dev/null | grep -q util-linux || vm_skip_all "no script(1) from util-linux (apt-get install bsdutils)"
+script --version 2>/dev/null | grep -q util-linux || skip_all "no script(1) from util-linux (apt-get install bsdutils)"
 vm_require
 trap '' PIPE # typing at a script(1) that is gone fails a check, not the test
 

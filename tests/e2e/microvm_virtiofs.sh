@@ -14,11 +14,11 @@ plan $N
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/vmlib.sh"
 export TMPDIR="$E2E_TMP" # rung do's run directory, which QEMU's and virtiofsd's arguments name
-[ "$(id -u)" = 0 ] || vm_skip_all "virtiofsd needs root"
+[ "$(id -u)" = 0 ] || skip_all "virtiofsd needs root"
 vm_require
 # Which virtiofsd rung would run (virtiofsd.h), or none.
 vfsd=$(sed -n 's|^virtiofsd: \(/.*\)$|\1|p' "$T/setup")
-[ -n "$vfsd" ] || vm_skip_all "no virtiofsd (apt-get install virtiofsd, or qemu-system-common's /usr/lib/qemu/virtiofsd)"
+[ -n "$vfsd" ] || skip_all "no virtiofsd (apt-get install virtiofsd, or qemu-system-common's /usr/lib/qemu/virtiofsd)"
 diag "virtiofsd: $vfsd"
 
 R=$T/rootfs

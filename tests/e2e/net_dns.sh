@@ -27,14 +27,6 @@ HOSTILE=4
 nmodes=$(echo $MODES | wc -w)
 PLAN=$((nmodes * PER_MODE + HOSTILE + 2))
 plan $PLAN
-skip_all() {
-	i=0
-	while [ $i -lt $PLAN ]; do
-		skip "$1"
-		i=$((i + 1))
-	done
-	exit 0
-}
 PROG=$E2E_BIN/netconnect
 DNSD=$E2E_BIN/dnsserve
 [ -x "$PROG" ] && [ -x "$DNSD" ] || skip_all "no $PROG or $DNSD (make check builds them)"

@@ -27,14 +27,6 @@ PER_MODE=21
 PROG=$E2E_BIN/netconnect
 nmodes=$(echo $MODES | wc -w)
 plan $((nmodes * PER_MODE + 3))
-skip_all() {
-	i=0
-	while [ $i -lt $((nmodes * PER_MODE + 3)) ]; do
-		skip "$1"
-		i=$((i + 1))
-	done
-	exit 0
-}
 [ -x "$PROG" ] || skip_all "no $PROG (make check builds it)"
 [ "$(id -u)" = 0 ] || skip_all "network namespaces need root"
 command -v ip >/dev/null || skip_all "no ip(8)"

@@ -12,14 +12,6 @@ set -u
 N=9
 PROG=$E2E_BIN/nstackpeer
 plan $N
-skip_all() {
-	i=0
-	while [ $i -lt $N ]; do
-		skip "$1"
-		i=$((i + 1))
-	done
-	exit 0
-}
 [ -x "$PROG" ] || skip_all "no $PROG (make check builds it)"
 [ "$(id -u)" = 0 ] || skip_all "network namespaces need root"
 command -v ip >/dev/null || skip_all "no ip(8)"

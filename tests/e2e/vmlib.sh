@@ -9,19 +9,14 @@ export RUNG_ALLOW_EMULATION=1
 E2E_TIMEOUT=180
 BB=/bin/busybox
 
-vm_skip_all() {
-	for _ in $(seq "$N"); do skip "$1"; done
-	exit 0
-}
-
 # vm_require: QEMU, a static busybox, and the guest's kernel and initramfs
 # (built now if need be; rung setup-vm's report is in $E2E_TMP/setup).
 vm_require() {
 	command -v qemu-system-x86_64 >/dev/null ||
-		vm_skip_all "no qemu-system-x86_64 (apt-get install qemu-system-x86)"
-	[ -x "$BB" ] || vm_skip_all "no $BB (apt-get install busybox-static)"
+		skip_all "no qemu-system-x86_64 (apt-get install qemu-system-x86)"
+	[ -x "$BB" ] || skip_all "no $BB (apt-get install busybox-static)"
 	rung setup-vm >"$E2E_TMP/setup" 2>&1 ||
-		vm_skip_all "no guest kernel or initramfs: $(tail -n 1 "$E2E_TMP/setup")"
+		skip_all "no guest kernel or initramfs: $(tail -n 1 "$E2E_TMP/setup")"
 }
 
 # vm_rootfs DIR APPLET...: a rootfs of busybox alone, with these applets.
