@@ -2,10 +2,10 @@
 # A dockerd of a test's own, for the Docker tests (sourced after lib.sh,
 # whose skip_all ends the test where one is missing): private data root,
 # exec root and socket under $DK, its own supervised containerd, no
-# iptables rules, the containers' cgroups under $E2E_CGROUP (cgroupfs). The test runs in a
-# network namespace of its own (netns_own, before its plan): dockerd, its
-# bridge, the containers' veths and every client live there, never in the
-# host's.
+# iptables rules, the containers' cgroups under $E2E_CGROUP (cgroupfs).
+# The test runs in a network namespace of its own (netns_own, before its
+# plan): dockerd, its bridge, the containers' veths and every client live
+# there, never in the host's.
 #
 #   dockerd_require          skip the test unless dockerd, root and a static
 #                            busybox are here; hold the host-mounts lock
