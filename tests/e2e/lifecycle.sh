@@ -31,12 +31,15 @@ wait_for() {
 	fi
 }
 
-# started PID: wait until the sandbox of sentry PID runs guest code (it has
-# a stub child), at most 5 seconds; prints the stub's pid.
+# started PID: wait until the sandbox of rung PID runs guest code (it has a
+# stub: a child of the sentry, which is PID itself or, under rung do's
+# supervisor, PID's child), at most 5 seconds; prints the stub's pid. By
+# name alone a child called rung could be the supervisor's cleaner before
+# it names itself.
 started() {
 	i=0
 	while [ $i -lt 50 ]; do
-		s=$(pgrep -P "$1" -x 'rung-stub|rung' | head -n 1)
+		s=$(for p in "$1" $(pgrep -P "$1"); do pgrep -P "$p" -x rung-stub; done | head -n 1)
 		if [ -n "$s" ]; then
 			echo "$s"
 			return 0
