@@ -50,7 +50,7 @@ char *cgroup_path(const char *cgroups_path, const char *id, bool systemd)
 	if (cgroups_path)
 		return cgroups_path[0] == '/' ? xstrdup(cgroups_path)
 					      : xasprintf("/%s", cgroups_path);
-	return xasprintf("/rung/%s", id);
+	return xasprintf(CGROUP_DEFAULT_PARENT "/%s", id);
 }
 
 static int write_file(const char *path, const char *value)
@@ -685,4 +685,8 @@ void cgroup_remove(const char *path)
 	 * about two seconds at most. */
 	for (int i = 0; i < 200 && !remove_dirs(path); i++)
 		usleep(10000);
+	/* An rmdir of the parent fails while another sandbox uses it. */
+	if (strncmp(path, CGROUP_DEFAULT_PARENT "/", strlen(CGROUP_DEFAULT_PARENT "/")) == 0 &&
+	    !strchr(path + strlen(CGROUP_DEFAULT_PARENT "/"), '/'))
+		remove_dirs(CGROUP_DEFAULT_PARENT);
 }

@@ -13,6 +13,11 @@
 struct rung_error;
 struct oci_resources;
 
+/* Where rung's own cgroups go when nothing names a place: a container
+ * without cgroupsPath (/rung/ID), rung do's sandboxes (/rung/do-PID).
+ * rung makes it, and removes it when the last cgroup in it goes. */
+#define CGROUP_DEFAULT_PARENT "/rung"
+
 /* The cgroup path for a spec's cgroupsPath ("/docker/<id>", or systemd's
  * "slice:prefix:name" with systemd set), or a default for id (malloc'd). */
 char *cgroup_path(const char *cgroups_path, const char *id, bool systemd);
@@ -46,7 +51,8 @@ int cgroup_pids(const char *path, pid_t **pids, size_t *n);
 /* SIGKILL every process in path (delete --force: what the sandbox left). */
 void cgroup_kill(const char *path);
 /* Remove the cgroup once it is empty (waiting a moment for processes that
- * are on their way out); errors are ignored: the caller is cleaning up. */
+ * are on their way out), and CGROUP_DEFAULT_PARENT with it when path was
+ * in it and it is empty now; errors are ignored: the caller is cleaning up. */
 void cgroup_remove(const char *path);
 /* Remove it now if it is empty (true when it is gone), no waiting. */
 bool cgroup_try_remove(const char *path);

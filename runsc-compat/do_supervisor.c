@@ -26,7 +26,7 @@
 
 /* Where rung do's cgroups live (one per sandbox: do-PID, PID the
  * supervisor's), beside the OCI runtime's default /rung/ID. */
-#define DO_CGROUP_PARENT "/rung"
+#define DO_CGROUP_PARENT CGROUP_DEFAULT_PARENT
 /* The controllers it limits (v1: only their hierarchies get a level). */
 #define DO_CGROUP_CONTROLLERS "memory,pids"
 
@@ -127,9 +127,6 @@ static void cgroup_done(char *path)
 	if (!path)
 		return;
 	cgroup_remove(path);
-	/* The parent too, once nothing else uses it (an rmdir of a busy one
-	 * fails, and cgroup_create makes it again). */
-	cgroup_try_remove(DO_CGROUP_PARENT);
 	free(path);
 }
 
@@ -164,7 +161,6 @@ static pid_t start_cleaner(const char *cg, int *wr)
 		while (read(3, &b, 1) < 0 && errno == EINTR)
 			;
 		cgroup_remove(cg);
-		cgroup_try_remove(DO_CGROUP_PARENT);
 		_exit(0);
 	}
 	close(p[0]);

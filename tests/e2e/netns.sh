@@ -178,14 +178,15 @@ out=$(rung do --netns "/run/netns/$X" --egress allow=10.78.0.1 -- /bin/sh -c \
 check_that "rung do --netns of a bind-mounted namespace: the sandbox has its interface ($out)" \
 	'echo "$out" | grep -q "^vX 10.78.0.2/24 .*vX fd78::2/64" && echo "$out" | grep -q "^reply: ping"'
 check_eq "... and gives its addresses and routes back when it ends" "$X_STATE" "$(netstate "$X" vX)"
-"$RUNG" do --netns "/run/netns/$X" -- /bin/sleep 60 >/dev/null 2>&1 &
+"$RUNG" do --netns "/run/netns/$X" -- /bin/sleep 60 >/dev/null 2>"$T/takeover.err" &
 bg=$!
+# (30 s at most, less if the sandbox ends: a loaded CI machine is slow)
 i=0
-while ip -n "$X" -4 addr show dev vX | grep -q inet && [ $i -lt 100 ]; do
+while ip -n "$X" -4 addr show dev vX | grep -q inet && [ $i -lt 300 ] && kill -0 $bg 2>/dev/null; do
 	sleep 0.1
 	i=$((i + 1))
 done
-check_that "while a sandbox has it, the host kernel's copy of the address is gone" \
+check_that "while a sandbox has it, the host kernel's copy of the address is gone ($(cat "$T/takeover.err"))" \
 	'! ip -n "$X" -4 addr show dev vX | grep -q inet'
 kill -9 $bg
 wait $bg 2>/dev/null
