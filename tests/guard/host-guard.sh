@@ -46,8 +46,10 @@
 #   own ancestors and children are not looked at.
 # A changed netns, mount or cgroup whose name carries the pid of a live
 # process that another run marks (the tests put $$ in the names of what
-# they make) is reported as that run's and not counted: on a machine where
-# several people run the tests at once. Nothing else is told apart.
+# they make), or that no run marks (a rung do run by hand: /rung/do-PID),
+# is reported as not this run's and not counted, and so is a directory
+# added that holds one: on a machine where several people run the tests
+# at once. Nothing else is told apart.
 set -u
 
 usage() {
@@ -295,14 +297,18 @@ classify_procs() {
 # theirs LINE: is LINE (a netns, mount or cgroup) another run's? It is when
 # a name in it carries the pid of a live process that another run marks,
 # as the tests name what they make ($$ in a namespace's, a cgroup's or
-# a scratch directory's name). Prints that run's mark.
+# a scratch directory's name), or that no run marks (a rung do started by
+# hand meanwhile: its /rung/do-PID). Prints whose it is.
 theirs() {
 	for n in $(printf '%s\n' "$1" | grep -oE -- '[-a-z][0-9]{2,}([^0-9]|$)' | tr -dc '0-9\n' | sort -u); do
 		[ -d "/proc/$n" ] || continue
 		# shellcheck disable=SC2046 # words
 		set -- $(owner "$n")
-		[ "$1" = other ] || continue
-		echo "$2 (pid $n)"
+		case $1 in
+		other) echo "another run's, $2 (pid $n)" ;;
+		none) echo "no run's mark: pid $n, $(args "$n" | cut -c1-60)" ;;
+		*) continue ;;
+		esac
 		return 0
 	done
 	return 1
@@ -335,13 +341,29 @@ differ() {
 		printf '%s\n' "$d" | sed 's/^< /gone:  /; s/^> /added: /' >"$now/$f.diff"
 		: >"$now/$f.counted"
 		: >"$now/$f.theirs"
+		: >"$now/$f.theirs-lines"
 		while IFS= read -r l; do
 			if m=$(theirs "$l"); then
-				echo "  $l: another run's, $m" >>"$now/$f.theirs"
+				echo "  $l: $m" >>"$now/$f.theirs"
+				echo "$l" >>"$now/$f.theirs-lines"
 			else
 				echo "  $l" >>"$now/$f.counted"
 			fi
 		done <"$now/$f.diff"
+		# A directory added with another run's in it (/rung holding their
+		# /rung/do-PID) is theirs too: it goes with its last one.
+		if [ -s "$now/$f.counted" ] && [ -s "$now/$f.theirs-lines" ]; then
+			mv "$now/$f.counted" "$now/$f.maybe"
+			while IFS= read -r c; do
+				l=${c#  }
+				if grep -qF -- "$l/" "$now/$f.theirs-lines"; then
+					echo "  $l: it holds one of those" >>"$now/$f.theirs"
+				else
+					echo "$c" >>"$now/$f.counted"
+				fi
+			done <"$now/$f.maybe"
+			touch "$now/$f.counted"
+		fi
 		if [ -s "$now/$f.counted" ]; then
 			bad=1
 			{
