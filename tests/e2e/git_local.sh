@@ -7,10 +7,12 @@
 #   the source's st_dev and st_ino; then a 20-step workflow (init, add,
 #   commit, branch, checkout, merge, rebase, stash, tag, log, diff, gc,
 #   fsck, clone of a local path, status...) prints what it prints natively;
-# - a lower file with two names stays one file across copy-up: one inode,
-#   the link count right after link and unlink, writes through either name;
+# - a lower file with two or three names stays one file across copy-up:
+#   one inode, the link count right after link, rename and unlink, data,
+#   mode and times through any name;
 # - the guest tests fs_hardlink, fs_nofollow and fs_unixbind on a /tmp that
-#   is a bind mount (goferfs), each file-access mode, as natively;
+#   is a bind mount (goferfs), each file-access mode and platform, as
+#   natively;
 # - Python's tempfile (O_CREAT|O_NOFOLLOW) in an OCI container, in a bound
 #   directory, and a Unix socket bound there, which the host cannot reach;
 # - the host is unchanged.
@@ -65,9 +67,12 @@ native mksrc sh -c "$GIT init -q -b main '$S' && cd '$S' && echo one >a && mkdir
 	$GIT commit -qam second"
 check_eq "the source repository is made natively" 0 "$st"
 
-# mk_hl DIR: a file with two names (a, b) and one with one (s).
+# mk_hl DIR: a file with two names (a, b), one with one (s), one with
+# three (p, q, r), one with two (f, g), and a directory sub.
 mk_hl() {
-	mkdir "$1" && echo one >"$1/a" && ln "$1/a" "$1/b" && echo solo >"$1/s"
+	mkdir -p "$1/sub" && echo one >"$1/a" && ln "$1/a" "$1/b" && echo solo >"$1/s" &&
+		echo pp >"$1/p" && ln "$1/p" "$1/q" && ln "$1/p" "$1/r" &&
+		echo ff >"$1/f" && ln "$1/f" "$1/g"
 }
 mk_hl "$T/hl"
 mk_hl "$T/hl-nat"
@@ -142,7 +147,7 @@ check_eq "git clone of a local path in the overlay (hard links, checked by git)"
 
 ns=$ns_wf
 sandboxed wf-rung -- sh "$T/workflow.sh" "$T/box"
-same "a 20-step git workflow prints what it prints natively" wf
+same "a 31-step git workflow prints what it prints natively" wf
 check_that "... with the clones hard-linked" \
 	'[ "$(grep -c "hard-linked" "$T/wf-rung.out")" = 2 ]'
 
@@ -163,28 +168,43 @@ echo three >>c
 echo "a reads: $(tr '\n' ' ' <a)"
 rm a && echo "after rm a: $(n c) link, $([ "$(id c)" = "$a0" ] && echo same) identity"
 ln s s2 && [ "$(id s2)" = "$s0" ] && echo "s s2: $(n s) links"
+p0=$(id p)
+echo "p q r: $(n p) $(n q) $(n r) links"
+mv q sub/x && echo "mv q sub/x: $(n p) $(n sub/x) $(n r) links"
+echo more >>r
+echo "p reads: $(tr '\n' ' ' <p), sub/x: $(tr '\n' ' ' <sub/x)"
+rm p && echo "rm p: $(n sub/x) $(n r) links"
+ln r sub/y && echo "ln r sub/y: $(n r) $(n sub/x) $(n sub/y) links"
+[ "$(id sub/y)" = "$p0" ] && [ "$(id sub/x)" = "$p0" ] && echo "sub/x sub/y: p's identity"
+rm sub/x r && echo "rm sub/x r: $(n sub/y) link"
+chmod 600 f && touch -d @0 f && echo "g: mode $(stat -c %a g), mtime $(stat -c %Y g)"
+ls -a . sub | tr '\n' ' '
 HL
 native hl-native sh "$T/hl.sh" "$T/hl-nat"
 ns=$st
 for m in direct gofer; do
 	sandboxed hl-rung --file-access="$m" -- sh "$T/hl.sh" "$T/hl"
-	same "$m: a lower file's two names stay one file across copy-up" hl
+	same "$m: a lower file's names stay one file across copy-up, rename and unlink" hl
 done
 
 # --- the guest tests on a gofer-backed /tmp -------------------------------------
 mkdir -p "$T/gtmp"
+platforms=$("$RUNG" help platforms | awk '$2 == "usable" { print $1 }')
 for m in direct gofer; do
 	fails=
 	for g in fs_hardlink fs_nofollow fs_unixbind; do
 		env -i PATH=/usr/bin:/bin "$GUEST_BIN/$g-static" >"$T/g.native" 2>&1
 		gn=$?
-		env -i PATH=/usr/bin:/bin timeout -k 5 "$E2E_TIMEOUT" "$RUNG" do --file-access="$m" \
-			-v "$T/gtmp:/tmp" "$GUEST_BIN/$g-static" >"$T/g.rung" 2>&1 </dev/null
-		gr=$?
-		if [ "$gn" != "$gr" ] || ! cmp -s "$T/g.native" "$T/g.rung"; then
-			fails="$fails $g"
-			diff "$T/g.native" "$T/g.rung" | sed "s/^/# $g: /" | head -10
-		fi
+		for p in $platforms; do
+			env -i PATH=/usr/bin:/bin timeout -k 5 "$E2E_TIMEOUT" "$RUNG" do --platform="$p" \
+				--file-access="$m" -v "$T/gtmp:/tmp" "$GUEST_BIN/$g-static" \
+				>"$T/g.rung" 2>&1 </dev/null
+			gr=$?
+			if [ "$gn" != "$gr" ] || ! cmp -s "$T/g.native" "$T/g.rung"; then
+				fails="$fails $g/$p"
+				diff "$T/g.native" "$T/g.rung" | sed "s|^|# $g/$p: |" | head -10
+			fi
+		done
 	done
 	check_eq "$m: fs_hardlink, fs_nofollow, fs_unixbind on a bind-mounted /tmp as natively" \
 		"" "$fails"
