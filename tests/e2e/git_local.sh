@@ -68,11 +68,11 @@ native mksrc sh -c "$GIT init -q -b main '$S' && cd '$S' && echo one >a && mkdir
 check_eq "the source repository is made natively" 0 "$st"
 
 # mk_hl DIR: a file with two names (a, b), one with one (s), one with
-# three (p, q, r), one with two (f, g), and a directory sub.
+# three (p, q, r), two more with two (f, g; u, v), and a directory sub.
 mk_hl() {
 	mkdir -p "$1/sub" && echo one >"$1/a" && ln "$1/a" "$1/b" && echo solo >"$1/s" &&
 		echo pp >"$1/p" && ln "$1/p" "$1/q" && ln "$1/p" "$1/r" &&
-		echo ff >"$1/f" && ln "$1/f" "$1/g"
+		echo ff >"$1/f" && ln "$1/f" "$1/g" && echo uu >"$1/u" && ln "$1/u" "$1/v"
 }
 mk_hl "$T/hl"
 mk_hl "$T/hl-nat"
@@ -178,6 +178,8 @@ ln r sub/y && echo "ln r sub/y: $(n r) $(n sub/x) $(n sub/y) links"
 [ "$(id sub/y)" = "$p0" ] && [ "$(id sub/x)" = "$p0" ] && echo "sub/x sub/y: p's identity"
 rm sub/x r && echo "rm sub/x r: $(n sub/y) link"
 chmod 600 f && touch -d @0 f && echo "g: mode $(stat -c %a g), mtime $(stat -c %Y g)"
+# rename(2) of a name onto another name of the same file does nothing.
+perl -e 'rename("u", "v") or die "rename: $!\n"' && echo "rename u v: $(n u) $(n v) links"
 ls -a . sub | tr '\n' ' '
 HL
 native hl-native sh "$T/hl.sh" "$T/hl-nat"
