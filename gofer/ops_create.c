@@ -126,11 +126,14 @@ int gofer_op_mknod(struct gofer_server *s, struct gofer_chan *ch, struct gofer_w
 	switch (type) {
 	case S_IFREG:
 	case S_IFIFO:
+	/* A socket node is a placeholder: the sentry keeps the guest socket
+	 * bound to it (by its device and number); no host socket listens on
+	 * it, so a host process that connects is refused (ECONNREFUSED). */
+	case S_IFSOCK:
 		break;
 	case S_IFCHR:
 	case S_IFBLK:
-	case S_IFSOCK:
-		return EPERM; /* no device nodes; host sockets are not made this way */
+		return EPERM; /* no device nodes */
 	default:
 		return EINVAL;
 	}

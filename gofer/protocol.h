@@ -46,7 +46,7 @@ enum gofer_op {
 	GOFER_OP_OPEN,	 /* open a node for I/O */
 	GOFER_OP_CREATE, /* create and open a regular file */
 	GOFER_OP_MKDIR,
-	GOFER_OP_MKNOD, /* regular files and fifos (and device nodes if allowed) */
+	GOFER_OP_MKNOD, /* regular files, fifos and socket placeholders */
 	GOFER_OP_SYMLINK,
 	GOFER_OP_LINK,
 	GOFER_OP_UNLINK,
@@ -175,7 +175,7 @@ struct gofer_create_reply {
 /* MKDIR, MKNOD, SYMLINK: the name follows (for SYMLINK: name, then target). */
 struct gofer_mknod_req {
 	uint64_t dir;
-	uint32_t mode; /* MKNOD: S_IFREG or S_IFIFO (S_IFCHR/S_IFBLK refused: EPERM) plus bits */
+	uint32_t mode; /* MKNOD: S_IFREG, S_IFIFO or S_IFSOCK (S_IFCHR/S_IFBLK: EPERM) plus bits */
 	uint32_t uid, gid;
 	uint32_t pad;
 	uint64_t rdev;

@@ -43,7 +43,7 @@ static const struct {
 	{"openat", FROM_PROCFD, "reopen an O_PATH fd for truncate and xattrs, via /proc/self/fd/N"},
 	{"ftruncate", ANY, "SETATTR size"},
 	{"fallocate", ANY, "FALLOCATE"},
-	{"mknodat", ANY, "MKNOD (regular files and fifos)"},
+	{"mknodat", ANY, "MKNOD (regular files, fifos, socket placeholders)"},
 	{"fstatfs", ANY, "STATFS"},
 	{"fgetxattr", ANY, "GETXATTR"},
 	{"fsetxattr", ANY, "SETXATTR"},

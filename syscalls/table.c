@@ -273,7 +273,8 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	PART(socketpair, "AF_UNIX only; other families EAFNOSUPPORT", 4, A_INT, A_HEX, A_INT,
 	     A_PTR),
 	PART(bind,
-	     "AF_UNIX: paths (S_IFSOCK files; EPERM on a gofer filesystem without the overlay), "
+	     "AF_UNIX: paths (S_IFSOCK files; on a gofer filesystem a host node no host process "
+	     "can connect to), "
 	     "abstract names, autobind; AF_INET/AF_INET6: docs/network.md",
 	     3, A_FD, A_SOCKADDR, A_INT),
 	PART(connect,

@@ -280,6 +280,16 @@ static void touch_dir(struct inode *dir)
 	inode_touch(dir, ATTR_MTIME | ATTR_CTIME);
 }
 
+/* The flags of a guest open that the host file is opened with. The rest
+ * is the sentry's: the path walk (O_NOFOLLOW, O_DIRECTORY: the VFS has
+ * resolved the name), where writes go (O_APPEND), the description's own
+ * flags (O_CLOEXEC, O_LARGEFILE, O_ASYNC). */
+static uint32_t host_open_flags(int flags)
+{
+	return (uint32_t)(flags &
+			  (O_ACCMODE | O_NONBLOCK | O_DSYNC | O_SYNC | O_DIRECT | O_NOATIME));
+}
+
 static int goferfs_create(struct inode *dir, const char *name, uint32_t mode, const struct creds *c,
 			  int flags, struct inode **out, struct file **file)
 {
@@ -289,8 +299,9 @@ static int goferfs_create(struct inode *dir, const char *name, uint32_t mode, co
 	int fd = -1, ret;
 	struct file *f;
 
-	GOFER_RETRY(ret, gofer_create(gs->c, GI(dir)->handle, name, (uint32_t)flags, mode & 07777,
-				      c->fsuid, new_gid(dir, c), gs->donate, &node, &fid, &fd));
+	GOFER_RETRY(ret,
+		    gofer_create(gs->c, GI(dir)->handle, name, host_open_flags(flags), mode & 07777,
+				 c->fsuid, new_gid(dir, c), gs->donate, &node, &fid, &fd));
 	if (ret)
 		return ret;
 	*out = node_inode(dir->sb, &node);
@@ -540,10 +551,8 @@ static int goferfs_open(struct inode *i, struct dentry *d, int flags, struct fil
 			return ret;
 		f = file_alloc(&goferfs_dir_ops, flags, NULL);
 	} else {
-		/* No O_APPEND on the host side: the sentry decides where writes go. */
-		uint32_t oflags = (uint32_t)(flags & (O_ACCMODE | O_NONBLOCK | O_DSYNC | O_SYNC |
-						      O_DIRECT | O_NOATIME));
-		GOFER_RETRY(ret, gofer_open(gs->c, GI(i)->handle, oflags, gs->donate, &fid, &fd));
+		GOFER_RETRY(ret, gofer_open(gs->c, GI(i)->handle, host_open_flags(flags),
+					    gs->donate, &fid, &fd));
 		if (ret)
 			return ret;
 		f = file_alloc(fd >= 0 ? &goferfs_donated_ops : &goferfs_file_ops, flags, NULL);

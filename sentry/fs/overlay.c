@@ -15,12 +15,24 @@
  * opaque where it lands on a lower directory's name. O_TMPFILE makes its
  * file in the upper layer.
  *
+ * A copied-up file keeps the lower file's device and inode number (the
+ * upper inode takes them: stat, fstat of an open file and readdir agree,
+ * and a hard link made across the copy-up, as git clone of a local path
+ * makes and checks, names the same file). A lower file with several names
+ * is one link group: the first copy-up of any of its names records the
+ * upper inode in the overlay's index (overlay_index.h, as overlayfs with
+ * index=on), every other name of the group uses that inode from then on,
+ * and gets an upper name that links to it when it is changed itself. The
+ * upper inode's link count stands for the whole group: its upper names
+ * plus the names still only in the lower layer (pending in the index).
+ *
  * Opening a file returns the real (upper or lower) layer's file, so reads,
  * writes and mmap go to the real file with no overlay in between.
  */
 #include "config.h"
 #include "sentry/fs/overlay.h"
 #include "sentry/fs/file.h"
+#include "sentry/fs/overlay_index.h"
 #include "sentry/kernel/creds.h"
 #include "lib/util.h"
 
@@ -40,6 +52,9 @@ struct ovl_inode {
 	struct inode *upper; /* NULL until copied up */
 	struct inode *lower; /* NULL for files made in the overlay */
 	bool opaque;	     /* a directory whose lower part is hidden */
+	/* upper is the inode of the lower file's link group, but this name
+	 * has no upper entry yet (it is still the lower layer's). */
+	bool aliased;
 };
 
 struct ovl_sb {
@@ -47,6 +62,7 @@ struct ovl_sb {
 	/* Copy-up and whiteout changes, one at a time: they touch several
 	 * directories of the upper layer. */
 	pthread_mutex_t copy_lock;
+	struct ovl_index index; /* hard-link groups copied up */
 };
 
 static const struct inode_ops ovl_inode_ops;
@@ -55,8 +71,52 @@ static const struct file_ops ovl_dir_ops;
 #define OI(i)  ((struct ovl_inode *)(i)->priv)
 #define OSB(s) ((struct ovl_sb *)(s)->priv)
 
+/* A lower non-directory with more names than this one? */
+static bool linked_lower(const struct inode *lo)
+{
+	return lo && !S_ISDIR(lo->mode) && lo->nlink > 1;
+}
+
+/* The lower file's identity: the index's key. */
+static void lower_id(struct inode *lo, uint64_t *dev, uint64_t *ino)
+{
+	struct kstat st;
+
+	inode_stat(lo, &st);
+	*dev = st.dev;
+	*ino = st.ino;
+}
+
+/* A name of a hard-linked lower file that is still the lower layer's:
+ * when another name of its group has been copied up meanwhile, this one
+ * uses that upper inode from now on (its writes are the group's). */
+static void join_group(struct inode *i)
+{
+	struct ovl_inode *oi = OI(i);
+	struct ovl_sb *os = OSB(i->sb);
+	struct inode *up;
+	uint64_t dev, ino;
+
+	if (__atomic_load_n(&oi->upper, __ATOMIC_ACQUIRE) || !linked_lower(oi->lower))
+		return;
+	lower_id(oi->lower, &dev, &ino);
+	up = ovl_index_find(&os->index, dev, ino);
+	if (!up)
+		return;
+	pthread_mutex_lock(&os->copy_lock);
+	if (!oi->upper) {
+		oi->aliased = true;
+		__atomic_store_n(&oi->upper, up, __ATOMIC_RELEASE);
+		up = NULL;
+	}
+	pthread_mutex_unlock(&os->copy_lock);
+	if (up)
+		inode_put(up);
+}
+
 static struct inode *real(struct inode *i)
 {
+	join_group(i);
 	return OI(i)->upper ? OI(i)->upper : OI(i)->lower;
 }
 
@@ -80,8 +140,9 @@ static void sync_attrs(struct inode *i)
 	i->atime = st.atime;
 	i->mtime = st.mtime;
 	i->ctime = st.ctime;
-	/* As overlayfs without xino: a non-directory shows its real layer's
-	 * device and number, so stat and fstat of an open file agree. */
+	/* A non-directory shows its real layer's device and number (a copy
+	 * has the lower file's: take_identity), so stat and fstat of an open
+	 * file agree. */
 	if (!S_ISDIR(st.mode)) {
 		i->dev = st.dev;
 		i->ino = st.ino;
@@ -291,16 +352,81 @@ static int copy_node(struct inode *udir, const char *name, struct inode *lo, str
 	return ret;
 }
 
-/* Copy dentry d's inode (and every ancestor) up. 0 when it has an upper copy. */
+/* Add delta to the link count of an upper inode that stands for a link
+ * group (the upper layer, the overlay's own tmpfs, only reports it). */
+static void upper_nlink_add(struct inode *up, int64_t delta)
+{
+	pthread_mutex_lock(&up->lock);
+	up->nlink = (uint64_t)((int64_t)up->nlink + delta);
+	pthread_mutex_unlock(&up->lock);
+}
+
+/* The new upper copy up of lower file lo becomes lo to the guest: its
+ * device and inode number, and the link count of all its names (the
+ * ones left in the lower layer are counted in, see the top). */
+static void take_identity(struct inode *up, struct inode *lo)
+{
+	struct kstat st;
+
+	inode_stat(lo, &st);
+	pthread_mutex_lock(&up->lock);
+	up->dev = st.dev;
+	up->ino = st.ino;
+	if (linked_lower(lo))
+		up->nlink += st.nlink - 1;
+	pthread_mutex_unlock(&up->lock);
+}
+
+/* Give overlay inode i an upper entry name in the upper directory udir:
+ * a link to its group's upper inode, or a copy of the lower file (the
+ * group's from now on when the file has other names). Called with
+ * copy_lock held. */
+static int copy_up_locked(struct ovl_sb *os, struct inode *i, struct inode *udir, const char *name)
+{
+	struct ovl_inode *oi = OI(i);
+	struct inode *lo = oi->lower, *up = NULL;
+	uint64_t dev = 0, ino = 0;
+	int ret;
+
+	if (oi->upper && !oi->aliased)
+		return 0;
+	if (linked_lower(lo))
+		lower_id(lo, &dev, &ino);
+	if (!oi->upper && linked_lower(lo) && (up = ovl_index_find(&os->index, dev, ino))) {
+		oi->aliased = true; /* a name of the group went up since real() looked */
+		__atomic_store_n(&oi->upper, up, __ATOMIC_RELEASE);
+	}
+	if (oi->aliased) {
+		ret = udir->ops->link(udir, name, oi->upper);
+		if (ret)
+			return ret;
+		upper_nlink_add(oi->upper, -1); /* a pending name became an upper one */
+		oi->aliased = false;
+		ovl_index_settle(&os->index, dev, ino);
+		return 0;
+	}
+	ret = copy_node(udir, name, lo, &up);
+	if (ret)
+		return ret;
+	take_identity(up, lo);
+	if (linked_lower(lo))
+		ovl_index_add(&os->index, dev, ino, up, lo->nlink - 1);
+	/* The reference goes to the overlay inode. */
+	__atomic_store_n(&oi->upper, up, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* Copy dentry d's inode (and every ancestor) up. 0 when it has an upper
+ * entry of its own. */
 static int copy_up(struct dentry *d)
 {
 	struct inode *i = d->inode;
 	struct ovl_sb *os = OSB(i->sb);
 	struct dentry *parent;
-	struct inode *up = NULL, *udir;
 	int ret;
 
-	if (OI(i)->upper)
+	join_group(i);
+	if (OI(i)->upper && !OI(i)->aliased)
 		return 0;
 	if (d->parent == d)
 		return -EROFS; /* the root always has an upper directory */
@@ -308,12 +434,7 @@ static int copy_up(struct dentry *d)
 	ret = copy_up(parent);
 	if (ret == 0) {
 		pthread_mutex_lock(&os->copy_lock);
-		if (!OI(i)->upper) {
-			udir = OI(parent->inode)->upper;
-			ret = copy_node(udir, d->name, OI(i)->lower, &up);
-			if (ret == 0)
-				OI(i)->upper = up; /* the reference goes to the overlay inode */
-		}
+		ret = copy_up_locked(os, i, OI(parent->inode)->upper, d->name);
 		pthread_mutex_unlock(&os->copy_lock);
 	}
 	dentry_put(parent);
@@ -548,12 +669,23 @@ static int ovl_link(struct inode *dir, const char *name, struct inode *target)
 
 static int remove_name(struct inode *dir, const char *name, struct inode *victim, bool isdir)
 {
+	struct ovl_sb *os = OSB(dir->sb);
 	struct inode *udir;
 	bool lower = lower_has(dir, name);
 	int ret = dir_upper(dir, &udir);
 
 	if (ret)
 		return ret;
+	if (!isdir && linked_lower(OI(victim)->lower)) {
+		/* The group's other names must see one link fewer: the name
+		 * goes up first (the group's inode with it), then away. */
+		join_group(victim);
+		pthread_mutex_lock(&os->copy_lock);
+		ret = copy_up_locked(os, victim, udir, name);
+		pthread_mutex_unlock(&os->copy_lock);
+		if (ret)
+			return ret;
+	}
 	if (OI(victim)->upper) {
 		ret = isdir ? udir->ops->rmdir(udir, name, OI(victim)->upper)
 			    : udir->ops->unlink(udir, name, OI(victim)->upper);
@@ -996,6 +1128,7 @@ static void ovl_release_sb(struct super_block *sb)
 {
 	struct ovl_sb *os = OSB(sb);
 
+	ovl_index_destroy(&os->index); /* references on upper inodes */
 	sb_put(os->upper_sb);
 	sb_put(os->lower_sb);
 	pthread_mutex_destroy(&os->copy_lock);
@@ -1016,6 +1149,7 @@ struct super_block *overlay_new(struct super_block *upper, struct super_block *l
 	os->upper_sb = sb_get(upper);
 	os->lower_sb = sb_get(lower);
 	pthread_mutex_init(&os->copy_lock, NULL);
+	ovl_index_init(&os->index);
 	sb->priv = os;
 	root = ovl_new(sb, upper->root->inode, lower->root->inode, false);
 	sb->root = dentry_make_root(sb, root);

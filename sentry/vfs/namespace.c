@@ -321,6 +321,22 @@ static void unlock_two(struct dentry *a, struct dentry *b)
 		pthread_mutex_unlock(&b->inode->dir_lock);
 }
 
+/* Are the inodes a and b (b may be NULL) one file? A layered filesystem
+ * may have an inode per name of a hard-linked file (the overlay), all with
+ * the file's device and number; a directory has only one name. */
+static bool same_file(struct inode *a, struct inode *b)
+{
+	struct kstat sa, sb;
+
+	if (a == b)
+		return true;
+	if (!b || a->sb != b->sb || S_ISDIR(a->mode) || S_ISDIR(b->mode))
+		return false;
+	inode_stat(a, &sa);
+	inode_stat(b, &sb);
+	return sa.dev == sb.dev && sa.ino == sb.ino;
+}
+
 /* Linux's vfs_rename checks once both dentries are known. */
 static int rename_checks(struct task *t, struct parent_lookup *op, struct dentry *od,
 			 struct parent_lookup *np, struct dentry *nd, unsigned flags)
@@ -342,7 +358,7 @@ static int rename_checks(struct task *t, struct parent_lookup *op, struct dentry
 		return -EINVAL;
 	if (dst && is_ancestor(nd, op->parent.dentry))
 		return (flags & RENAME_EXCHANGE) ? -EINVAL : -ENOTEMPTY;
-	if (src == dst)
+	if (same_file(src, dst))
 		return 1; /* the same file: nothing to do */
 	ret = may_delete(&t->creds, op->parent.dentry->inode, src, src_dir);
 	if (ret)

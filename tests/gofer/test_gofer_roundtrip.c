@@ -236,6 +236,15 @@ START_TEST(test_create_mkdir_symlink_link_mknod)
 	ck_assert(!host_exists("null"));
 	ck_assert_int_eq(gofer_mknod(g.c, g.root.handle, "blk", S_IFBLK | 0666, 0, 0, 0, &n),
 			 -EPERM);
+	/* A socket node: the placeholder a guest's bind() names. */
+	ck_assert_int_eq(gofer_mknod(g.c, g.root.handle, "sock", S_IFSOCK | 0755, 0, 5, 6, &n), 0);
+	ck_assert(S_ISSOCK(n.stat.mode));
+	hs = host_lstat("sock");
+	ck_assert(S_ISSOCK(hs.st_mode));
+	ck_assert_uint_eq(hs.st_uid, 5);
+	ck_assert_uint_eq(hs.st_ino, n.stat.ino);
+	ck_assert_int_eq(gofer_mknod(g.c, g.root.handle, "sock", S_IFSOCK | 0755, 0, 0, 0, &n),
+			 -EEXIST);
 	gt_stop(&g);
 }
 END_TEST

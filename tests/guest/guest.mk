@@ -88,6 +88,9 @@ GUEST_TESTS = \
 	fs_tmpfile \
 	fs_pending \
 	fs_exec_nest \
+	fs_hardlink \
+	fs_nofollow \
+	fs_unixbind \
 	seccomp_arch \
 	seccomp_basic \
 	seccomp_inherit \

@@ -19,6 +19,7 @@ UNIT_TESTS = \
 	tests/unit/test_error \
 	tests/unit/test_util \
 	tests/unit/test_fds \
+	tests/unit/test_overlay_index \
 	tests/unit/test_creds \
 	tests/unit/test_unix \
 	tests/unit/test_netstack \
@@ -111,6 +112,10 @@ tests_unit_test_util_LDADD = $(UNIT_LDADD)
 tests_unit_test_fds_SOURCES = tests/unit/test_fds.c tests/unit/unit.h
 tests_unit_test_fds_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_fds_LDADD = $(UNIT_LDADD)
+
+tests_unit_test_overlay_index_SOURCES = tests/unit/test_overlay_index.c tests/unit/unit.h
+tests_unit_test_overlay_index_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_overlay_index_LDADD = $(UNIT_LDADD)
 
 tests_unit_test_ktimer_SOURCES = tests/unit/test_ktimer.c tests/unit/unit.h
 tests_unit_test_ktimer_CFLAGS = $(UNIT_CFLAGS)
