@@ -58,7 +58,7 @@ E2E_PROGS = \
 	seccomp_probe \
 	sigall \
 	swapper \
-	sysv_msg \
+	kernel_only \
 	ttyfg
 
 E2E_BINS = $(E2E_PROGS:%=tests/e2e/bin/%)
