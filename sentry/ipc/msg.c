@@ -6,6 +6,7 @@
 #include "sentry/kernel/task.h"
 #include "sentry/mm/memfile.h"
 #include "sentry/mm/mm.h"
+#include "lib/strbuf.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -136,8 +137,7 @@ static int queue_wait(struct task *t, struct msg_queue *q)
 }
 
 /* The queue of id with the rights want, a reference taken; under ns->lock. */
-static long queue_find(struct task *t, struct ipc_ns *ns, int id, int want,
-		       struct msg_queue **out)
+static long queue_find(struct task *t, struct ipc_ns *ns, int id, int want, struct msg_queue **out)
 {
 	struct msg_queue *q = (struct msg_queue *)ipc_find_id(ns, IPC_KIND_MSG, id);
 
@@ -369,26 +369,22 @@ out:
 	return ret;
 }
 
-char *msg_proc_text(struct ipc_ns *ns)
+void msg_proc_show(struct ipc_ns *ns, struct strbuf *o)
 {
-	char *out = xstrdup("       key      msqid perms      cbytes       qnum lspid lrpid   uid   "
-			    "gid  cuid  cgid      stime      rtime      ctime\n");
-
+	strbuf_printf(o, "       key      msqid perms      cbytes       qnum lspid lrpid   uid   "
+			 "gid  cuid  cgid      stime      rtime      ctime\n");
 	pthread_mutex_lock(&ns->lock);
 	for (int i = 0; i <= ipc_max_index(ns, IPC_KIND_MSG); i++) {
 		struct msg_queue *q = (struct msg_queue *)ipc_find_index(ns, IPC_KIND_MSG, i);
-		char *n;
-		if (!q)
-			continue;
-		n = xasprintf("%s%10d %10d  %4o  %10llu %10llu %5d %5d %5u %5u %5u %5u %10lld "
-			      "%10lld %10lld\n",
-			      out, q->o.key, q->o.id, q->o.mode, (unsigned long long)q->cbytes,
-			      (unsigned long long)q->qnum, q->lspid, q->lrpid, q->o.uid, q->o.gid,
-			      q->o.cuid, q->o.cgid, (long long)q->stime, (long long)q->rtime,
-			      (long long)q->ctime);
-		free(out);
-		out = n;
+		if (q)
+			strbuf_printf(
+				o,
+				"%10d %10d  %4o  %10llu %10llu %5d %5d %5u %5u %5u %5u %10lld "
+				"%10lld %10lld\n",
+				q->o.key, q->o.id, q->o.mode, (unsigned long long)q->cbytes,
+				(unsigned long long)q->qnum, q->lspid, q->lrpid, q->o.uid, q->o.gid,
+				q->o.cuid, q->o.cgid, (long long)q->stime, (long long)q->rtime,
+				(long long)q->ctime);
 	}
 	pthread_mutex_unlock(&ns->lock);
-	return out;
 }

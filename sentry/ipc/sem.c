@@ -5,6 +5,7 @@
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/task.h"
 #include "sentry/mm/mm.h"
+#include "lib/strbuf.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -43,7 +44,7 @@ struct sembuf_guest {
 
 struct sem {
 	uint16_t val;
-	int32_t pid;	    /* the last process that changed it */
+	int32_t pid;	     /* the last process that changed it */
 	unsigned ncnt, zcnt; /* tasks waiting for it to grow, to be zero */
 };
 
@@ -160,8 +161,8 @@ static struct sem_undo *undo_of(struct ipc_ns *ns, struct sem_set *s, int tgid, 
  * Linux's perform_atomic_semop: all of ops or none. 0 when done; -EAGAIN
  * when one would wait (*blocker its index), -ERANGE past SEMVMX or SEMAEM.
  */
-static int try_ops(struct sem_set *s, const struct sembuf_guest *ops, size_t n,
-		   struct sem_undo *u, int tgid, size_t *blocker)
+static int try_ops(struct sem_set *s, const struct sembuf_guest *ops, size_t n, struct sem_undo *u,
+		   int tgid, size_t *blocker)
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct sembuf_guest *op = &ops[i];
@@ -377,8 +378,8 @@ static long ctl_set(struct task *t, struct sem_set *s, int semnum, int cmd, uint
 {
 	struct ipc_ns *ns = s->ns;
 	struct semid64_ds_guest ds;
-	bool single = cmd == GETVAL || cmd == GETPID || cmd == GETNCNT || cmd == GETZCNT ||
-		      cmd == SETVAL;
+	bool single =
+		cmd == GETVAL || cmd == GETPID || cmd == GETNCNT || cmd == GETZCNT || cmd == SETVAL;
 	int want = (cmd == SETVAL || cmd == SETALL) ? IPC_W : IPC_R;
 	uint16_t *out;
 	long ret;
@@ -502,23 +503,19 @@ out:
 	return ret;
 }
 
-char *sem_proc_text(struct ipc_ns *ns)
+void sem_proc_show(struct ipc_ns *ns, struct strbuf *o)
 {
-	char *out = xstrdup("       key      semid perms      nsems   uid   gid  cuid  cgid      otime "
-			    "     ctime\n");
-
+	strbuf_printf(o,
+		      "       key      semid perms      nsems   uid   gid  cuid  cgid      otime "
+		      "     ctime\n");
 	pthread_mutex_lock(&ns->lock);
 	for (int i = 0; i <= ipc_max_index(ns, IPC_KIND_SEM); i++) {
 		struct sem_set *s = (struct sem_set *)ipc_find_index(ns, IPC_KIND_SEM, i);
-		char *n;
-		if (!s)
-			continue;
-		n = xasprintf("%s%10d %10d  %4o %10u %5u %5u %5u %5u %10lld %10lld\n", out, s->o.key,
-			      s->o.id, s->o.mode, s->nsems, s->o.uid, s->o.gid, s->o.cuid, s->o.cgid,
-			      (long long)s->otime, (long long)s->ctime);
-		free(out);
-		out = n;
+		if (s)
+			strbuf_printf(o, "%10d %10d  %4o %10u %5u %5u %5u %5u %10lld %10lld\n",
+				      s->o.key, s->o.id, s->o.mode, s->nsems, s->o.uid, s->o.gid,
+				      s->o.cuid, s->o.cgid, (long long)s->otime,
+				      (long long)s->ctime);
 	}
 	pthread_mutex_unlock(&ns->lock);
-	return out;
 }

@@ -7,6 +7,7 @@
 
 struct task;
 struct ipc_ns;
+struct strbuf;
 
 long sem_get(struct task *t, int32_t key, int nsems, int flags);
 /* timeout: a guest struct timespec (relative), or 0 for none. */
@@ -14,6 +15,7 @@ long sem_timedop(struct task *t, int id, uint64_t sops, uint64_t nsops, uint64_t
 long sem_ctl(struct task *t, int id, int semnum, int cmd, uint64_t arg);
 /* The process tgid is gone: its SEM_UNDO adjustments apply. */
 void sem_process_exit(struct ipc_ns *ns, int tgid);
-char *sem_proc_text(struct ipc_ns *ns);
+/* /proc/sysvipc/sem, as Linux writes it. */
+void sem_proc_show(struct ipc_ns *ns, struct strbuf *o);
 
 #endif

@@ -9,6 +9,7 @@
 #include "sentry/kernel/task.h"
 #include "sentry/mm/mm.h"
 #include "sentry/vfs/vfs.h"
+#include "lib/strbuf.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -178,9 +179,10 @@ long shm_get(struct task *t, int32_t key, uint64_t size, int flags)
 	ret = ipc_get_key(ns, IPC_KIND_SHM, key, flags, &o);
 	if (ret == 0 && o)
 		ret = size > ((struct shm_seg *)o)->size ? -EINVAL
-							: ipc_get_found(o, flags, &t->creds);
+							 : ipc_get_found(o, flags, &t->creds);
 	else if (ret == 0)
-		ret = size < 1 || size > ns->lim.shmmax ? -EINVAL : seg_new(t, ns, key, size, flags);
+		ret = size < 1 || size > ns->lim.shmmax ? -EINVAL
+							: seg_new(t, ns, key, size, flags);
 	pthread_mutex_unlock(&ns->lock);
 	return ret;
 }
@@ -412,7 +414,9 @@ long shm_ctl(struct task *t, int id, int cmd, uint64_t buf)
 			break;
 		}
 		seg_stat(s, &ds);
-		ret = mm_copy_out(t->mm, buf, &ds, sizeof(ds)) ? -EFAULT : cmd == IPC_STAT ? 0 : s->o.id;
+		ret = mm_copy_out(t->mm, buf, &ds, sizeof(ds)) ? -EFAULT
+		      : cmd == IPC_STAT			       ? 0
+							       : s->o.id;
 		break;
 	case IPC_SET:
 	case IPC_RMID:
@@ -447,33 +451,28 @@ out:
 	return ret;
 }
 
-char *shm_proc_text(struct ipc_ns *ns)
+void shm_proc_show(struct ipc_ns *ns, struct strbuf *o)
 {
-	char *out = xstrdup("       key      shmid perms                  size  cpid  lpid nattch   uid "
-			    "  gid  cuid  cgid      atime      dtime      ctime                   rss "
-			    "                 swap\n");
-
+	strbuf_printf(o,
+		      "       key      shmid perms                  size  cpid  lpid nattch   uid "
+		      "  gid  cuid  cgid      atime      dtime      ctime                   rss "
+		      "                 swap\n");
 	pthread_mutex_lock(&ns->lock);
 	for (int i = 0; i <= ipc_max_index(ns, IPC_KIND_SHM); i++) {
 		struct shm_seg *s = (struct shm_seg *)ipc_find_index(ns, IPC_KIND_SHM, i);
 		uint64_t rss;
-		char *line, *n;
 		if (!s)
 			continue;
 		pthread_mutex_lock(&s->file->inode->lock);
 		rss = s->file->inode->blocks * 512;
 		pthread_mutex_unlock(&s->file->inode->lock);
-		line = xasprintf("%10d %10d  %4o %21llu %5d %5d  %5llu %5u %5u %5u %5u %10lld %10lld "
-				 "%10lld %21llu %21d\n",
-				 s->o.key, s->o.id, s->o.mode, (unsigned long long)s->size, s->cpid,
-				 s->lpid, (unsigned long long)s->nattch, s->o.uid, s->o.gid,
-				 s->o.cuid, s->o.cgid, (long long)s->atime, (long long)s->dtime,
-				 (long long)s->ctime, (unsigned long long)rss, 0);
-		n = xasprintf("%s%s", out, line);
-		free(out);
-		free(line);
-		out = n;
+		strbuf_printf(o,
+			      "%10d %10d  %4o %21llu %5d %5d  %5llu %5u %5u %5u %5u %10lld %10lld "
+			      "%10lld %21llu %21d\n",
+			      s->o.key, s->o.id, s->o.mode, (unsigned long long)s->size, s->cpid,
+			      s->lpid, (unsigned long long)s->nattch, s->o.uid, s->o.gid, s->o.cuid,
+			      s->o.cgid, (long long)s->atime, (long long)s->dtime,
+			      (long long)s->ctime, (unsigned long long)rss, 0);
 	}
 	pthread_mutex_unlock(&ns->lock);
-	return out;
 }

@@ -11,12 +11,13 @@
 
 struct task;
 struct ipc_ns;
+struct strbuf;
 
 long shm_get(struct task *t, int32_t key, uint64_t size, int flags);
 long shm_attach(struct task *t, int id, uint64_t addr, int flags);
 long shm_detach(struct task *t, uint64_t addr);
 long shm_ctl(struct task *t, int id, int cmd, uint64_t buf);
-/* /proc/sysvipc/shm's text (malloc'd). */
-char *shm_proc_text(struct ipc_ns *ns);
+/* /proc/sysvipc/shm, as Linux writes it. */
+void shm_proc_show(struct ipc_ns *ns, struct strbuf *o);
 
 #endif
