@@ -82,6 +82,19 @@ SYSCALL(close_range);
 SYSCALL(pipe);
 SYSCALL(pipe2);
 SYSCALL(memfd_create);
+/* sys_ipc.c */
+SYSCALL(shmget);
+SYSCALL(shmat);
+SYSCALL(shmdt);
+SYSCALL(shmctl);
+SYSCALL(semget);
+SYSCALL(semop);
+SYSCALL(semtimedop);
+SYSCALL(semctl);
+SYSCALL(msgget);
+SYSCALL(msgsnd);
+SYSCALL(msgrcv);
+SYSCALL(msgctl);
 
 /* sys_dir.c */
 SYSCALL(getdents64);

@@ -5,9 +5,9 @@
 #include "sentry/kernel/task.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/fs/file.h"
+#include "sentry/fs/memfd.h"
 #include "sentry/fs/pipe.h"
 #include "sentry/fs/tty.h"
-#include "sentry/fs/tmpfs.h"
 #include "sentry/vfs/vfs.h"
 #include "lib/util.h"
 
@@ -167,32 +167,11 @@ SYSCALL(pipe2)
 	return do_pipe(t, a->a[0], (int)a->a[1]);
 }
 
-/* The tmpfs every memfd lives on (Linux's shm_mnt), made on first use. */
-static struct mount *memfd_mount(struct kernel *k)
-{
-	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-	static struct mount *mnt;
-	struct mount *m;
-
-	pthread_mutex_lock(&lock);
-	if (!mnt) {
-		struct super_block *sb = tmpfs_new(k->mf, 01777, 0, 0);
-		mnt = mount_internal(sb);
-		sb_put(sb);
-	}
-	m = mount_get(mnt);
-	pthread_mutex_unlock(&lock);
-	return m;
-}
-
-/* memfd_create: a file with no name on the memfd tmpfs; its anonymous
- * dentry "memfd:NAME" is what /proc/self/fd shows. */
+/* memfd_create: a file of its own on the memfd tmpfs (sentry/fs/memfd.c). */
 SYSCALL(memfd_create)
 {
 	char name[256], full[262];
 	unsigned flags = (unsigned)a->a[1];
-	struct inode *root, *inode = NULL;
-	struct path p;
 	struct file *f = NULL;
 	long ret;
 
@@ -204,23 +183,12 @@ SYSCALL(memfd_create)
 	ret = mm_strncpy_in(t->mm, name, a->a[0], sizeof(name) - 6);
 	if (ret < 0)
 		return ret == -ENAMETOOLONG ? -EINVAL : ret;
+	/* Its anonymous dentry "memfd:NAME" is what /proc/self/fd shows. */
 	snprintf(full, sizeof(full), "memfd:%s", name);
-	p.mnt = memfd_mount(t->k);
-	root = p.mnt->root->inode;
-	ret = root->ops->tmpfile(root, S_IFREG | 0777, &t->creds, &inode);
-	if (ret) {
-		mount_put(p.mnt);
-		return ret;
-	}
-	p.dentry = dentry_alloc_anon(p.mnt->root, full, inode);
-	ret = inode->ops->open(inode, p.dentry, O_RDWR, &f);
+	ret = memfd_file_new(t->k, full, 0, &t->creds, &f);
 	if (ret == 0) {
-		file_set_path(f, &p);
-		f->flags = O_RDWR | O_LARGEFILE;
 		ret = fd_install(t->files, f, 0, flags & MFD_CLOEXEC, task_nofile(t));
 		file_put(f);
 	}
-	path_put(&p);
-	inode_put(inode);
 	return ret;
 }

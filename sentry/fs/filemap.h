@@ -15,7 +15,9 @@ long file_mmap_check(struct file *f, int prot, int flags);
 /* The file a VMA maps, or NULL (anonymous memory). */
 static inline struct file *vma_file(const struct vma *v)
 {
-	return v->bops == &file_backing_ops ? (struct file *)v->bobj : NULL;
+	if (v->bops == &file_backing_ops)
+		return (struct file *)v->bobj;
+	return v->bops && v->bops->file ? v->bops->file(v->bobj) : NULL;
 }
 
 #endif

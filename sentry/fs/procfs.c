@@ -9,6 +9,10 @@
  */
 #include "config.h"
 #include "sentry/fs/procfs.h"
+#include "sentry/ipc/ipc.h"
+#include "sentry/ipc/msg.h"
+#include "sentry/ipc/sem.h"
+#include "sentry/ipc/shm.h"
 #include "sentry/fs/anon.h"
 #include "sentry/fs/tty.h"
 #include "sentry/fs/file.h"
@@ -668,6 +672,28 @@ static const struct proc_node proc_net_nodes[] = {
 	{NULL},
 };
 
+static void gen_sysvipc_shm(struct proc_ctx *c, struct strbuf *o)
+{
+	shm_proc_show(ipc_ns_of(c->k), o);
+}
+
+static void gen_sysvipc_sem(struct proc_ctx *c, struct strbuf *o)
+{
+	sem_proc_show(ipc_ns_of(c->k), o);
+}
+
+static void gen_sysvipc_msg(struct proc_ctx *c, struct strbuf *o)
+{
+	msg_proc_show(ipc_ns_of(c->k), o);
+}
+
+static const struct proc_node sysvipc_nodes[] = {
+	{"msg", S_IFREG | 0444, PK_FILE, gen_sysvipc_msg},
+	{"sem", S_IFREG | 0444, PK_FILE, gen_sysvipc_sem},
+	{"shm", S_IFREG | 0444, PK_FILE, gen_sysvipc_shm},
+	{NULL},
+};
+
 static const struct proc_node root_nodes[] = {
 	{"cpuinfo", S_IFREG | 0444, PK_FILE, gen_cpuinfo},
 	{"filesystems", S_IFREG | 0444, PK_FILE, gen_filesystems},
@@ -678,6 +704,7 @@ static const struct proc_node root_nodes[] = {
 	{"self", S_IFLNK | 0777, PK_SELF},
 	{"stat", S_IFREG | 0444, PK_FILE, gen_stat_global},
 	{"sys", S_IFDIR | 0555, PK_DIR, NULL, sys_nodes},
+	{"sysvipc", S_IFDIR | 0555, PK_DIR, NULL, sysvipc_nodes},
 	{"thread-self", S_IFLNK | 0777, PK_THREAD_SELF},
 	{"uptime", S_IFREG | 0444, PK_FILE, gen_uptime},
 	{"version", S_IFREG | 0444, PK_FILE, gen_version},

@@ -1,6 +1,7 @@
 /* The sandbox's kernel object: creation, the init task, and the end. */
 #include "config.h"
 #include "sentry/kernel/kernel.h"
+#include "sentry/ipc/ipc.h"
 #include "sentry/kernel/task.h"
 #include "sentry/kernel/process.h"
 #include "sentry/kernel/ktimer.h"
@@ -97,6 +98,7 @@ void kernel_destroy(struct kernel *k)
 	tg_put(k->init_tg);
 	path_put(&k->root);
 	unix_net_free(k->unix_net);
+	ipc_ns_free(k->ipc);
 	net_teardown(k);
 	if (k->plat)
 		k->plat->ops->destroy(k->plat);

@@ -89,6 +89,8 @@ struct kernel {
 	/* Network sysctls (set before the guest runs; read-only after). */
 	struct net_sysctl net_sysctl;
 
+	/* System V IPC: the one IPC namespace (sentry/ipc/), made on first use. */
+	struct ipc_ns *ipc;
 	/* Unix socket names and state (sentry/net/unix.c), made on first use. */
 	struct unix_net *unix_net;
 	/* The network mode, configuration and egress policy (sentry/net/net.h);

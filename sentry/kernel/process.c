@@ -5,6 +5,7 @@
  */
 #include "config.h"
 #include "sentry/kernel/process.h"
+#include "sentry/ipc/ipc.h"
 #include "sentry/kernel/signal.h"
 #include "sentry/kernel/seccomp.h"
 #include "sentry/kernel/task.h"
@@ -722,6 +723,8 @@ static void tg_exit_locked(struct thread_group *tg)
 	/* A controlling process's terminal (Linux's disassociate_ctty(1)). */
 	if (tg->sid == tg->tgid)
 		tty_session_leader_exit_locked(tg);
+	/* Its semaphore adjustments (SEM_UNDO). */
+	ipc_process_exit(k, tg->tgid);
 	tg->flags |= TG_ZOMBIE;
 	if (!tg->parent && tg->on_exit)
 		tg->on_exit(tg->exit_arg, tg->exit_code);

@@ -71,6 +71,9 @@ struct mm_backing_ops {
 		     pthread_mutex_t **lock);
 	/* Write the shared pages of [off, off+len) back to the file. Optional. */
 	int (*writeback)(void *obj, uint64_t off, uint64_t len);
+	/* The struct file the mapping shows in /proc (maps, map_files), when
+	 * obj is not one itself (a System V segment). Optional. */
+	struct file *(*file)(void *obj);
 };
 
 struct vma {

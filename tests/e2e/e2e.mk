@@ -13,6 +13,7 @@ E2E_TESTS = \
 	tests/e2e/escape.sh \
 	tests/e2e/programs.sh \
 	tests/e2e/git_local.sh \
+	tests/e2e/postgres.sh \
 	tests/e2e/fs_host.sh \
 	tests/e2e/tty.sh \
 	tests/e2e/multiproc.sh \
@@ -59,7 +60,7 @@ E2E_PROGS = \
 	seccomp_probe \
 	sigall \
 	swapper \
-	sysv_msg \
+	kernel_only \
 	ttyfg
 
 E2E_BINS = $(E2E_PROGS:%=tests/e2e/bin/%)

@@ -62,19 +62,19 @@ check_eq "do: one made in root's /etc and given to 1234:5678, mode 4750, is so o
 	"1234:5678 4750" "$(stat -c '%u:%g %a' "$R/etc/d/owned" 2>/dev/null)"
 
 # --- --isolation=auto --------------------------------------------------------------------
-# A System V message queue needs a real kernel: under auto the first run is
-# the sentry's, which records the unsupported calls; the next run of the
-# same workload moves to the microVM level by itself.
-cp "$E2E_BIN/sysv_msg" "$R/bin/sysv_msg"
+# fanotify needs a real kernel: under auto the first run is the sentry's,
+# which records the unsupported calls; the next run of the same workload
+# moves to the microVM level by itself.
+cp "$E2E_BIN/kernel_only" "$R/bin/kernel_only"
 A="--root $T/auto"
-out=$(rung $A --isolation=auto do --rootfs "$R" -- /bin/sysv_msg 2>"$T/auto1.err")
-check_that "auto: the first run is the sentry's, where msgget is unsupported" '[ "$out" = "msg: Function not implemented" ]'
+out=$(rung $A --isolation=auto do --rootfs "$R" -- /bin/kernel_only 2>"$T/auto1.err")
+check_that "auto: the first run is the sentry's, where fanotify_init is unsupported" '[ "$out" = "fanotify: Function not implemented" ]'
 rung $A compat >"$T/compat"
-check_that "rung compat shows the record: msgget made it a microvm workload" 'contains "$T/compat" "microvm .*/bin/sysv_msg: .*msgget"'
+check_that "rung compat shows the record: fanotify_init made it a microvm workload" 'contains "$T/compat" "microvm .*/bin/kernel_only: .*fanotify_init"'
 t0=$(now)
-out=$(rung $A --isolation=auto --debug do --rootfs "$R" -- /bin/sysv_msg 2>"$T/auto2.err")
+out=$(rung $A --isolation=auto --debug do --rootfs "$R" -- /bin/kernel_only 2>"$T/auto2.err")
 diag "rung do under auto, moved to the microVM level: $(since "$t0") s"
-check_that "auto: the next run moves to the microVM level and works" '[ "$out" = "msg ok" ] && contains "$T/auto2.err" "auto chose microvm"'
+check_that "auto: the next run moves to the microVM level and works" '[ "$out" = "fanotify ok" ] && contains "$T/auto2.err" "auto chose microvm"'
 
 # --- the OCI commands --------------------------------------------------------------------
 # bundle DIR ARGS: a bundle on $R whose annotation asks for the microVM

@@ -100,6 +100,9 @@ GUEST_TESTS = \
 	seccomp_strict \
 	seccomp_trap \
 	seccomp_vsyscall \
+	ipc_shm \
+	ipc_sem \
+	ipc_msg \
 	net_tcp \
 	net_udp \
 	net_nonblock \
@@ -123,7 +126,8 @@ GUEST_BINS = $(GUEST_ALL:%=tests/guest/bin/%-static) $(GUEST_ALL:%=tests/guest/b
 GUEST_H_DEPS = $(srcdir)/tests/guest/guest.h $(srcdir)/tests/guest/fsguest.h \
 	$(srcdir)/tests/guest/ttyguest.h \
 	$(srcdir)/tests/guest/seccompguest.h \
-	$(srcdir)/tests/guest/netguest.h
+	$(srcdir)/tests/guest/netguest.h \
+	$(srcdir)/tests/guest/ipcguest.h
 GUEST_CFLAGS = -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter
 
 tests/guest/bin/%-static: $(srcdir)/tests/guest/%.c $(GUEST_H_DEPS)
@@ -146,7 +150,7 @@ tests/guest/bin/pending.list: Makefile
 check_DATA += $(GUEST_BINS) tests/guest/bin/tests.list tests/guest/bin/pending.list
 TESTS += tests/guest/run.sh
 EXTRA_DIST += tests/guest/run.sh tests/guest/guest.h tests/guest/fsguest.h tests/guest/ttyguest.h \
-	tests/guest/seccompguest.h tests/guest/netguest.h \
+	tests/guest/seccompguest.h tests/guest/netguest.h tests/guest/ipcguest.h \
 	$(GUEST_ALL:%=tests/guest/%.c) $(GUEST_STDIN)
 
 # (and the e2e tests' programs: Makefile.am's clean-local runs this one)
