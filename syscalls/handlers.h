@@ -279,5 +279,6 @@ SYSCALL(sched_getaffinity);
 SYSCALL(membarrier);
 SYSCALL(getrusage);
 SYSCALL(times);
+SYSCALL(sysinfo);
 
 #endif

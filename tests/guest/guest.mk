@@ -31,6 +31,8 @@ GUEST_TESTS = \
 	proc_cow \
 	proc_tasks \
 	proc_task_dir \
+	proc_stat_state \
+	sysinfo \
 	process \
 	rw \
 	segv_exec \
