@@ -32,6 +32,8 @@ GUEST_TESTS = \
 	proc_tasks \
 	proc_task_dir \
 	proc_stat_state \
+	proc_cmdline \
+	proc_files \
 	sysinfo \
 	process \
 	rw \
