@@ -24,7 +24,7 @@
 /* One VMA's, or a whole address space's, figures in bytes. */
 struct mem_stats {
 	uint64_t size, rss;
-	uint64_t anon, file, shmem;  /* rss by kind */
+	uint64_t anon, file, shmem; /* rss by kind */
 	uint64_t shared_clean, shared_dirty, private_clean, private_dirty;
 	uint64_t text, data, stack; /* sizes, as statm and status count them */
 	uint64_t locked;

@@ -25,12 +25,15 @@ static const struct {
 	const char *type;
 	unsigned long long ino;
 } ns_inodes[] = {
-	{"cgroup", 4026531835ull}, {"ipc", 4026531839ull},  {"mnt", 4026531841ull},
-	{"net", 4026531840ull},	   {"pid", 4026531836ull},  {"time", 4026531834ull},
+	{"cgroup", 4026531835ull}, {"ipc", 4026531839ull}, {"mnt", 4026531841ull},
+	{"net", 4026531840ull},	   {"pid", 4026531836ull}, {"time", 4026531834ull},
 	{"user", 4026531837ull},   {"uts", 4026531838ull},
 };
 
-#define NS(name, type) {name, S_IFLNK | 0777, PK_NS, NULL, NULL, type}
+#define NS(name, type)                                        \
+	{                                                     \
+		name, S_IFLNK | 0777, PK_NS, NULL, NULL, type \
+	}
 
 const struct proc_node proc_ns_nodes[] = {
 	NS("cgroup", "cgroup"),

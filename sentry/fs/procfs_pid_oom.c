@@ -50,7 +50,8 @@ void proc_gen_oom_score(struct proc_ctx *c, struct strbuf *o)
 	if (badness == INT64_MIN || !pages)
 		strbuf_printf(o, "0\n");
 	else
-		strbuf_printf(o, "%lld\n", (long long)((1000 + badness * 1000 / (int64_t)pages) * 2 / 3));
+		strbuf_printf(o, "%lld\n",
+			      (long long)((1000 + badness * 1000 / (int64_t)pages) * 2 / 3));
 }
 
 /* kstrtoint(s, 0): an optional sign, then decimal, 0x hex or 0 octal, the
