@@ -443,9 +443,9 @@ static const struct proc_node pid_nodes[] = {
 	{"root", S_IFLNK | 0777, PK_ROOTDIR},
 	{"smaps", S_IFREG | 0444, PK_FILE, proc_gen_smaps},
 	{"smaps_rollup", S_IFREG | 0444, PK_FILE, proc_gen_smaps_rollup},
-	{"stat", S_IFREG | 0444, PK_FILE, proc_gen_stat},
+	{"stat", S_IFREG | 0444, PK_FILE, proc_gen_stat, .flags = PN_ZOMBIE},
 	{"statm", S_IFREG | 0444, PK_FILE, proc_gen_statm},
-	{"status", S_IFREG | 0444, PK_FILE, proc_gen_status},
+	{"status", S_IFREG | 0444, PK_FILE, proc_gen_status, .flags = PN_ZOMBIE},
 	{"task", S_IFDIR | 0555, PK_TASK_DIR},
 	{NULL},
 };
@@ -544,6 +544,22 @@ static uint64_t proc_ino(const struct proc_node *n, int pid, int tid, int fd)
 	       (tid ? 0x400000000000ull : 0);
 }
 
+/* The zombie process pid (referenced), or NULL: it has no task left, and
+ * shows in /proc until it is reaped. */
+static struct thread_group *find_zombie(struct kernel *k, int pid)
+{
+	struct thread_group *tg;
+
+	pthread_mutex_lock(&k->lock);
+	tg = kernel_find_tg_locked(k, pid, true);
+	if (tg && (tg->flags & TG_ZOMBIE))
+		tg_get(tg);
+	else
+		tg = NULL;
+	pthread_mutex_unlock(&k->lock);
+	return tg;
+}
+
 /* The task per-pid files describe: the thread, or the process's first live thread. */
 static struct task *find_task(struct kernel *k, int pid, int tid)
 {
@@ -611,8 +627,14 @@ static int proc_lookup(struct inode *dir, const char *name, struct inode **out)
 			struct task *t = kernel_find_process(KERNEL_OF(dir->sb), want);
 			if (!t)
 				t = kernel_find_task(KERNEL_OF(dir->sb), want);
-			if (!t)
-				return -ENOENT;
+			if (!t) {
+				struct thread_group *z = find_zombie(KERNEL_OF(dir->sb), want);
+				if (!z)
+					return -ENOENT;
+				tg_put(z);
+				*out = proc_inode(dir->sb, &pid_node, want, -1);
+				return 0;
+			}
 			*out = t->tgid == want
 				       ? proc_inode(dir->sb, &pid_node, want, -1)
 				       : proc_inode_tid(dir->sb, &pid_node, t->tgid, want, -1);
@@ -859,12 +881,16 @@ static int proc_open(struct inode *inode, struct dentry *dentry, int flags, stru
 		return -EACCES;
 	if (PI(inode)->pid) {
 		c.t = proc_task(inode);
-		if (!c.t)
+		if (!c.t && !PI(inode)->tid)
+			c.zombie = find_zombie(c.k, PI(inode)->pid);
+		if (!c.t && !c.zombie)
 			return -ESRCH;
 	}
 	strbuf_init(&sb);
-	n->gen(&c, &sb);
+	if (!c.zombie || (n->flags & PN_ZOMBIE))
+		n->gen(&c, &sb);
 	task_put(c.t);
+	tg_put(c.zombie);
 	text = xzalloc(sizeof(*text));
 	text->data = strbuf_steal(&sb, &text->len);
 	f = file_alloc(&proc_file_ops, flags, text);

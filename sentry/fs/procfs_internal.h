@@ -13,6 +13,7 @@
 struct kernel;
 struct strbuf;
 struct task;
+struct thread_group;
 
 enum proc_kind {
 	PK_DIR,	 /* a static directory (children) */
@@ -34,9 +35,14 @@ enum proc_kind {
 struct proc_ctx {
 	struct kernel *k;
 	struct task *t; /* the process a per-pid file describes, or NULL */
-	int id;		/* the pid or tid its directory is named by */
-	bool thread;	/* under /proc/<pid>/task/<tid>: the thread, not the process */
+	/* A zombie (t is NULL): its thread group, for the files that show one. */
+	struct thread_group *zombie;
+	int id;	     /* the pid or tid its directory is named by */
+	bool thread; /* under /proc/<pid>/task/<tid>: the thread, not the process */
 };
+
+/* proc_node->flags */
+#define PN_ZOMBIE 0x1u /* gen describes a zombie too (c->zombie); others show it empty */
 
 struct proc_node {
 	const char *name;
@@ -48,6 +54,7 @@ struct proc_node {
 	/* A writable file: one write(2) of len bytes (copied in), applied at
 	 * once. Returns len or -errno. NULL: opening it for writing is EACCES. */
 	long (*write)(struct proc_ctx *c, const char *buf, size_t len);
+	unsigned flags; /* PN_* */
 };
 
 /* /proc/<pid>/stat and status (procfs_pid_stat.c). */

@@ -3,7 +3,9 @@
  * the process's state, ids, CPU times, memory sizes and signal sets.
  *
  * A process directory shows the whole process's CPU times, a thread
- * directory its thread's, as Linux's do_task_stat (whole = true/false).
+ * directory its thread's, as Linux's do_task_stat (whole = true/false). A
+ * zombie (c->zombie, no task left) shows its name, state Z, its ids and the
+ * times its threads spent; no memory, no signal sets.
  */
 #include "config.h"
 #include "sentry/fs/procfs_internal.h"
@@ -56,30 +58,36 @@ struct tree_ids {
 	uint64_t utime, stime, cutime, cstime; /* ns */
 };
 
+static struct thread_group *group_of(struct proc_ctx *c)
+{
+	return c->t ? c->t->tg : c->zombie;
+}
+
 static struct tree_ids tree_ids(struct proc_ctx *c)
 {
-	struct task *t = c->t;
+	struct thread_group *tg = group_of(c);
 	struct tree_ids ids;
 
 	pthread_mutex_lock(&c->k->lock);
-	ids.ppid = t->tg->parent ? t->tg->parent->tgid : 0;
-	ids.pgid = t->tg->pgid;
-	ids.sid = t->tg->sid;
-	ids.nthreads = t->tg->nr_threads;
+	ids.ppid = tg->parent ? tg->parent->tgid : 0;
+	ids.pgid = tg->pgid;
+	ids.sid = tg->sid;
+	/* A zombie's leader is still counted, as Linux's. */
+	ids.nthreads = MAX(tg->nr_threads, 1);
 	ids.tty_nr = 0;
 	ids.tpgid = -1;
-	if (t->tg->tty) {
-		struct tty *tty = t->tg->tty;
+	if (tg->tty) {
+		struct tty *tty = tg->tty;
 		ids.tty_nr = (int)tty_encode_dev(tty->rdev);
 		ids.tpgid = tty->pgrp == TTY_NONE ? 0 : tty->pgrp;
 	}
 	if (c->thread) {
-		rusage_task_times(t, &ids.utime, &ids.stime);
+		rusage_task_times(c->t, &ids.utime, &ids.stime);
 		ids.cutime = ids.cstime = 0;
 	} else {
-		rusage_tg_times_locked(t->tg, &ids.utime, &ids.stime);
-		ids.cutime = t->tg->child_utime_ns;
-		ids.cstime = t->tg->child_stime_ns;
+		rusage_tg_times_locked(tg, &ids.utime, &ids.stime);
+		ids.cutime = tg->child_utime_ns;
+		ids.cstime = tg->child_stime_ns;
 	}
 	pthread_mutex_unlock(&c->k->lock);
 	return ids;
@@ -89,6 +97,8 @@ static uint64_t sig_set(struct task *t, uint64_t handler)
 {
 	uint64_t set = 0;
 
+	if (!t)
+		return 0;
 	for (int i = 0; i < GUEST_NSIG; i++) {
 		uint64_t h = t->sighand ? t->sighand->action[i].handler : 0;
 		if (handler == 2 ? (h > 1) : h == handler)
@@ -105,31 +115,47 @@ static unsigned long long ticks(uint64_t ns)
 void proc_gen_stat(struct proc_ctx *c, struct strbuf *o)
 {
 	struct task *t = c->t;
-	struct mm *mm = t->mm;
-	uint64_t start = (t->start_ns - c->k->boot_ns) / NSEC_PER_TICK;
+	struct mm *mm = t ? t->mm : NULL;
+	uint64_t start = ((t ? t->start_ns : c->zombie->start_ns) - c->k->boot_ns) / NSEC_PER_TICK;
 	struct tree_ids ids = tree_ids(c);
-	uint64_t vsize, rss;
+	uint64_t vsize = 0, rss = 0;
 
-	proc_mem_sizes(t, &vsize, &rss);
+	if (t)
+		proc_mem_sizes(t, &vsize, &rss);
 	strbuf_printf(
 		o,
 		"%d (%s) %c %d %d %d %d %d 4194560 0 0 0 0 %llu %llu %llu %llu 20 0 %d 0 %llu "
 		"%llu %llu 18446744073709551615 0 0 %llu 0 0 0 %llu %llu %llu 0 0 0 17 0 0 0 0 0 0 "
 		"0 0 %llu %llu %llu %llu %llu 0\n",
-		c->id, t->comm, task_state(t), ids.ppid, ids.pgid, ids.sid, ids.tty_nr, ids.tpgid,
-		ticks(ids.utime), ticks(ids.stime), ticks(ids.cutime), ticks(ids.cstime),
-		ids.nthreads, (unsigned long long)start, (unsigned long long)vsize,
-		(unsigned long long)(rss / PAGE_SIZE),
-		(unsigned long long)(mm ? mm->start_stack : 0), (unsigned long long)t->sigmask,
-		(unsigned long long)sig_set(t, 1), (unsigned long long)sig_set(t, 2),
-		(unsigned long long)(mm ? mm->start_brk : 0),
+		c->id, t ? t->comm : c->zombie->comm, t ? task_state(t) : 'Z', ids.ppid, ids.pgid,
+		ids.sid, ids.tty_nr, ids.tpgid, ticks(ids.utime), ticks(ids.stime),
+		ticks(ids.cutime), ticks(ids.cstime), ids.nthreads, (unsigned long long)start,
+		(unsigned long long)vsize, (unsigned long long)(rss / PAGE_SIZE),
+		(unsigned long long)(mm ? mm->start_stack : 0),
+		(unsigned long long)(t ? t->sigmask : 0), (unsigned long long)sig_set(t, 1),
+		(unsigned long long)sig_set(t, 2), (unsigned long long)(mm ? mm->start_brk : 0),
 		(unsigned long long)(mm ? mm->arg_start : 0),
 		(unsigned long long)(mm ? mm->arg_end : 0),
 		(unsigned long long)(mm ? mm->env_start : 0),
 		(unsigned long long)(mm ? mm->env_end : 0));
 }
 
-void proc_gen_status(struct proc_ctx *c, struct strbuf *o)
+/* A zombie's status: what is left of it (Linux shows no memory lines either). */
+static void zombie_status(struct proc_ctx *c, struct strbuf *o)
+{
+	struct thread_group *tg = c->zombie;
+	struct tree_ids ids = tree_ids(c);
+
+	strbuf_printf(o,
+		      "Name:\t%s\nState:\tZ (zombie)\nTgid:\t%d\nNgid:\t0\nPid:\t%d\nPPid:\t%d\n"
+		      "TracerPid:\t0\nUid:\t%u\t%u\t%u\t%u\nNStgid:\t%d\nNSpid:\t%d\n"
+		      "NSpgid:\t%d\nNSsid:\t%d\nThreads:\t%d\n",
+		      tg->comm, tg->tgid, tg->tgid, ids.ppid, tg->uid, tg->uid, tg->suid, tg->uid,
+		      tg->tgid, tg->tgid, ids.pgid, ids.sid, ids.nthreads);
+}
+
+/* A live task's status. */
+static void task_status(struct proc_ctx *c, struct strbuf *o)
 {
 	struct task *t = c->t;
 	struct creds *cr = &t->creds;
@@ -165,4 +191,12 @@ void proc_gen_status(struct proc_ctx *c, struct strbuf *o)
 		      (unsigned long long)cr->cap_bounding, (unsigned long long)cr->cap_ambient,
 		      (int)__atomic_load_n(&t->no_new_privs, __ATOMIC_RELAXED), seccomp_mode(t),
 		      seccomp_filter_count(t), c->k->ncpus - 1);
+}
+
+void proc_gen_status(struct proc_ctx *c, struct strbuf *o)
+{
+	if (c->t)
+		task_status(c, o);
+	else
+		zombie_status(c, o);
 }

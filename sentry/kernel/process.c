@@ -817,6 +817,7 @@ void task_do_exit(struct task *t)
 	if (tg->leader == t) {
 		tg->uid = t->creds.uid;
 		tg->suid = t->creds.suid;
+		memcpy(tg->comm, t->comm, sizeof(tg->comm));
 	}
 	if (!(tg->flags & TG_EXITING) && tg->nr_threads == 0)
 		tg->exit_code = t->exit_code;

@@ -122,9 +122,10 @@ struct thread_group {
 		short adj, adj_min;
 	} oom;
 	uint64_t start_ns;
-	uint32_t uid;  /* the leader's real uid when it died (waitid's si_uid) */
-	uint32_t suid; /* and its saved uid (who may kill(2) the zombie) */
-	bool did_exec; /* a thread execed (setpgid from the parent: EACCES) */
+	uint32_t uid;		  /* the leader's real uid when it died (waitid's si_uid) */
+	uint32_t suid;		  /* and its saved uid (who may kill(2) the zombie) */
+	char comm[TASK_COMM_LEN]; /* and its name (a zombie's in /proc) */
+	bool did_exec;		  /* a thread execed (setpgid from the parent: EACCES) */
 	/* A process spawned from outside (exec) has no parent: this learns its
 	 * wait status when it dies (called under the kernel lock). */
 	void (*on_exit)(void *arg, int status);

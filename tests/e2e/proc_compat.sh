@@ -6,15 +6,15 @@
 # --strace's log of what it creates in $TMPDIR, and a sort told to use a
 # small buffer shows that the count sees them); python3's os.sysconf and
 # procps' free report the sandbox's memory (its --memory-limit), as
-# /proc/meminfo does; ps shows a sleeping (S), a spinning (R) and a
-# stopped (T) process, and CPU time for the spinning one;
+# /proc/meminfo does; ps shows a sleeping (S), a spinning (R), a stopped
+# (T) and a dead, unreaped (Z) process, and CPU time for the spinning one;
 # /proc/sys/kernel/version is uname -v. The guest side is
 # tests/guest/sysinfo.c, proc_stat_state.c and proc_files.c.
 set -u
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/lib.sh"
 T=$E2E_TMP
-plan 11
+plan 12
 
 # sort_files ARGS...: sort ARGS of 100,000 numbers in rung with TMPDIR
 # /tmp/st; $T/sort.out its output, $files the temporary files it made.
@@ -55,6 +55,8 @@ rung do -- sh -c '
 	sh -c "while :; do :; done" & r=$!
 	sleep 60 & t=$!
 	kill -STOP $t
+	# A zombie: the child of a shell that then became a sleep, which never reaps.
+	sh -c "sleep 0.1 & exec sleep 60" & z=$!
 	# Until the loop has had a second of CPU (20 s at most: the host may be busy).
 	for i in $(seq 40); do
 		[ "$(ps -o cputimes= -p $r)" -ge 1 ] && break
@@ -63,11 +65,13 @@ rung do -- sh -c '
 	ps -o pid=,stat=,cputimes= -p $s,$r,$t | while read -r pid stat cpu; do
 		case $pid in $s) echo "sleeping $stat $cpu" ;; $r) echo "spinning $stat $cpu" ;; $t) echo "stopped $stat $cpu" ;; esac
 	done
-	kill -9 $s $r $t' </dev/null >"$T/ps.out" 2>"$T/ps.err"
+	ps -o stat=,comm= --ppid $z | sed "s/^/dead /"
+	kill -9 $s $r $t $z' </dev/null >"$T/ps.out" 2>"$T/ps.err"
 check_that "ps: sleep is S" 'grep -Eq "^sleeping S" "$T/ps.out"'
 check_that "ps: a busy loop is R, with CPU time" \
 	'grep -Eq "^spinning R" "$T/ps.out" && awk '"'"'$1 == "spinning" { exit !($3 >= 1) }'"'"' "$T/ps.out"'
 check_that "ps: a stopped process is T" 'grep -Eq "^stopped T" "$T/ps.out"'
+check_that "ps: a dead, unreaped child is Z" 'grep -Eq "^dead Z +sleep" "$T/ps.out"'
 [ -s "$T/ps.err" ] && sed 's/^/# ps: /' "$T/ps.err" | head -5
 [ -s "$T/ps.out" ] && sed 's/^/# ps: /' "$T/ps.out"
 

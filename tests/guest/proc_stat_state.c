@@ -2,7 +2,8 @@
  * Guest test: /proc/<pid>/stat and status show each process's real state
  * and CPU times. A child blocked in read(2) is S (sleeping), one spinning
  * is R (running), one stopped by SIGSTOP is T (stopped) and back to S after
- * SIGCONT; the caller reading its own is R. utime + stime cover the CPU a
+ * SIGCONT, one dead and not yet reaped is Z (zombie) and gone once reaped;
+ * the caller reading its own is R. utime + stime cover the CPU a
  * process spent (as times(2) counts it), a thread's task/<tid>/stat shows
  * its own, and cutime counts a reaped child's.
  */
@@ -185,6 +186,25 @@ int main(void)
 		CHECK(all >= own + 25, "the process's times include its thread's");
 		CHECK(mine >= 0 && mine <= all - 25, "the main thread's own times leave it out");
 	}
+
+	/* A child that ended and is not reaped yet: a zombie, until waitpid. */
+	child = fork();
+	if (child == 0)
+		_exit(3);
+	CHECK_EQ(await_state(child, 'Z'), 'Z', "an unreaped dead child is Z");
+	status_state(child, s, sizeof(s));
+	CHECK(strcmp(s, "Z (zombie)") == 0, "status says Z (zombie)");
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)child);
+	{
+		char c;
+		int fd = open(path, O_RDONLY);
+		CHECK(fd >= 0 && read(fd, &c, 1) == 0, "a zombie's cmdline is empty");
+		if (fd >= 0)
+			close(fd);
+	}
+	CHECK_EQ(waitpid(child, &status, 0), child, "waitpid reaps it");
+	snprintf(path, sizeof(path), "/proc/%d", (int)child);
+	CHECK_ERRNO(access(path, F_OK), ENOENT, "a reaped child's /proc directory");
 
 	/* A reaped child's times land in cutime + cstime. */
 	child = fork();
