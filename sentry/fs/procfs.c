@@ -583,9 +583,11 @@ static struct inode *proc_inode_tid(struct super_block *sb, const struct proc_no
 	i->ino = proc_ino(n, pid, tid, fd);
 	if (S_ISDIR(n->mode))
 		i->nlink = 2;
+	/* A process that is not dumpable (it changed its ids) has its files
+	 * owned by root, as Linux's task_dump_owner gives them. */
 	if (t) {
-		i->uid = t->creds.euid;
-		i->gid = t->creds.egid;
+		i->uid = t->dumpable ? t->creds.euid : 0;
+		i->gid = t->dumpable ? t->creds.egid : 0;
 		task_put(t);
 	}
 	return i;
@@ -845,6 +847,15 @@ static int proc_getattr(struct inode *inode)
 	return 0;
 }
 
+/* open(O_TRUNC) of a writable file (echo N > oom_score_adj) truncates
+ * nothing, as on Linux; modes and owners do not change (EPERM). */
+static int proc_setattr(struct inode *inode, const struct iattr *attr)
+{
+	if (attr->valid & (ATTR_MODE | ATTR_UID | ATTR_GID))
+		return -EPERM;
+	return 0;
+}
+
 /* --- open files ----------------------------------------------------------------- */
 
 /* What a generator or a write is told about the file's inode (the task is
@@ -1095,6 +1106,7 @@ static const struct inode_ops proc_inode_ops = {
 	.lookup = proc_lookup,
 	.readlink = proc_readlink,
 	.getattr = proc_getattr,
+	.setattr = proc_setattr,
 	.open = proc_open,
 	.evict = proc_evict,
 };

@@ -9,6 +9,7 @@
 
 #include <fcntl.h>
 #include <linux/capability.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 
@@ -103,6 +104,25 @@ static void oom(void)
 	waitpid(p, &st, 0);
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "a fork child inherits it and sets its own");
 	CHECK_EQ(get_long("/proc/self/oom_score_adj"), 300, "the child's writes stay its own");
+	{
+		/* As a shell's "echo 7 > oom_score_adj" does it. */
+		int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CREAT | O_TRUNC, 0666);
+		CHECK(fd >= 0 && write(fd, "7\n", 2) == 2, "open with O_TRUNC, then write");
+		close(fd);
+		CHECK_EQ(get_long("/proc/self/oom_score_adj"), 7, "7 it is");
+	}
+	p = fork();
+	if (p == 0) {
+		struct stat st;
+		int ok = setresuid(1000, 1000, 1000) == 0;
+		/* No longer dumpable: its files are root's, as on Linux. */
+		ok &= stat("/proc/self/oom_score_adj", &st) == 0 && st.st_uid == 0;
+		ok &= open("/proc/self/oom_score_adj", O_WRONLY) < 0 && errno == EACCES;
+		_exit(ok ? 0 : 1);
+	}
+	waitpid(p, &st, 0);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	      "after setuid (not dumpable) the files are root's: EACCES");
 	CHECK_EQ(set_adj("0"), 0, "back to 0");
 	{
 		long s = get_long("/proc/self/oom_score");
