@@ -5,25 +5,26 @@
  * The tree is described by tables of struct proc_node; inodes carry the node
  * and, under a process directory, the pid (and fd) they describe. Nothing is
  * cached (sb->cached is false): processes come and go, so every lookup asks
- * the kernel again. A file's text is generated when it is opened.
+ * the kernel again. A file's text is generated when it is opened; a write
+ * to a writable one (oom_score_adj) goes to its node's write at once.
+ *
+ * This file holds the tree, the inode and file operations and the small
+ * generators; the larger per-process files are generated in procfs_pid_*.c
+ * (stat and status, cmdline and environ, the memory figures, oom, ns).
  */
 #include "config.h"
 #include "sentry/fs/procfs.h"
 #include "sentry/fs/procfs_internal.h"
 #include "sentry/fs/anon.h"
-#include "sentry/fs/tty.h"
 #include "sentry/fs/file.h"
 #include "sentry/fs/filemap.h"
 #include "sentry/fs/hostinfo.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/task.h"
 #include "sentry/kernel/process.h"
-#include "sentry/kernel/seccomp.h"
 #include "sentry/kernel/sysinfo.h"
 #include "sentry/kernel/uts.h"
 #include "sentry/mm/mm.h"
-#include "sentry/mm/mobj.h"
-#include "sentry/mm/memfile.h"
 #include "sentry/net/procnet.h"
 #include "lib/strbuf.h"
 #include "lib/util.h"
