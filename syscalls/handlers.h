@@ -292,5 +292,6 @@ SYSCALL(sched_getaffinity);
 SYSCALL(membarrier);
 SYSCALL(getrusage);
 SYSCALL(times);
+SYSCALL(sysinfo);
 
 #endif

@@ -4,6 +4,7 @@
 #include "sentry/kernel/task.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/process.h"
+#include "sentry/kernel/uts.h"
 #include "sentry/mm/mm.h"
 #include "lib/util.h"
 
@@ -17,12 +18,6 @@
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
-
-/* What uname(2) reports: a fixed, documented identity (docs/syscalls.md). */
-#define UTS_SYSNAME "Linux"
-#define UTS_RELEASE "6.1.0-rung"
-#define UTS_VERSION "#1 SMP PREEMPT_DYNAMIC rung"
-#define UTS_MACHINE "x86_64"
 
 /* Linux's fs.nr_open default: the ceiling for RLIMIT_NOFILE. */
 #define NR_OPEN	       1048576

@@ -381,6 +381,10 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	PART(msgrcv, "no MSG_COPY (ENOSYS, as a kernel without checkpoint/restore)", 5, A_INT,
 	     A_PTR, A_UINT, A_INT, A_HEX),
 	FULL(msgctl, 3, A_INT, A_INT, A_PTR),
+	PART(sysinfo,
+	     "the sandbox's figures, as /proc/meminfo shows them: totalram is its memory limit, "
+	     "freeram what is left of it; no swap; loads are 0 (no load average is kept)",
+	     1, A_PTR),
 	/* deliberately absent */
 	NOSYS(rseq, "ENOSYS until rseq is really implemented (glibc copes)"),
 	NOSYS(clone3, "ENOSYS: glibc falls back to clone"),

@@ -5,7 +5,12 @@
  * The tree is described by tables of struct proc_node; inodes carry the node
  * and, under a process directory, the pid (and fd) they describe. Nothing is
  * cached (sb->cached is false): processes come and go, so every lookup asks
- * the kernel again. A file's text is generated when it is opened.
+ * the kernel again. A file's text is generated when it is opened; a write
+ * to a writable one (oom_score_adj) goes to its node's write at once.
+ *
+ * This file holds the tree, the inode and file operations and the small
+ * generators; the larger per-process files are generated in procfs_pid_*.c
+ * (stat and status, cmdline and environ, the memory figures, oom, ns).
  */
 #include "config.h"
 #include "sentry/fs/procfs.h"
@@ -13,18 +18,17 @@
 #include "sentry/ipc/msg.h"
 #include "sentry/ipc/sem.h"
 #include "sentry/ipc/shm.h"
+#include "sentry/fs/procfs_internal.h"
 #include "sentry/fs/anon.h"
-#include "sentry/fs/tty.h"
 #include "sentry/fs/file.h"
 #include "sentry/fs/filemap.h"
 #include "sentry/fs/hostinfo.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/task.h"
 #include "sentry/kernel/process.h"
-#include "sentry/kernel/seccomp.h"
+#include "sentry/kernel/sysinfo.h"
+#include "sentry/kernel/uts.h"
 #include "sentry/mm/mm.h"
-#include "sentry/mm/mobj.h"
-#include "sentry/mm/memfile.h"
 #include "sentry/net/procnet.h"
 #include "lib/strbuf.h"
 #include "lib/util.h"
@@ -44,37 +48,6 @@
 #include <unistd.h>
 
 #define PROC_SUPER_MAGIC 0x9fa0
-
-enum proc_kind {
-	PK_DIR,	 /* a static directory (children) */
-	PK_FILE, /* generated text */
-	PK_LINK, /* a static symlink (target) */
-	PK_SELF, /* /proc/self -> pid */
-	PK_THREAD_SELF,
-	PK_ROOT,   /* /proc: static children plus one directory per pid */
-	PK_PID,	   /* /proc/<pid> */
-	PK_FD_DIR, /* /proc/<pid>/fd */
-	PK_FD,	   /* /proc/<pid>/fd/<n>: a magic link */
-	PK_EXE,	   /* magic links: exe, cwd, root */
-	PK_CWD,
-	PK_ROOTDIR,
-	PK_TASK_DIR, /* /proc/<pid>/task: one entry per thread */
-};
-
-struct proc_ctx {
-	struct kernel *k;
-	struct task *t; /* the process a per-pid file describes, or NULL */
-	int id;		/* the pid or tid its directory is named by */
-};
-
-struct proc_node {
-	const char *name;
-	uint32_t mode;
-	enum proc_kind kind;
-	void (*gen)(struct proc_ctx *c, struct strbuf *out);
-	const struct proc_node *children;
-	const char *target;
-};
 
 struct proc_inode {
 	const struct proc_node *node;
@@ -97,156 +70,6 @@ static const struct file_ops proc_dir_ops;
 
 /* --- generators ------------------------------------------------------------- */
 
-static char task_state(struct task *t)
-{
-	if (t->exited)
-		return 'Z';
-	if (t->tg->flags & TG_STOPPED)
-		return 'T';
-	return t == current_task() ? 'R' : 'S';
-}
-
-static const char *task_state_name(char s)
-{
-	switch (s) {
-	case 'Z':
-		return "zombie";
-	case 'T':
-		return "stopped";
-	case 'R':
-		return "running";
-	default:
-		return "sleeping";
-	}
-}
-
-/* The fields /proc/pid/stat and status take from the process tree. */
-struct tree_ids {
-	int ppid, pgid, sid, nthreads;
-	int tty_nr, tpgid; /* the controlling terminal's device and foreground group */
-};
-
-static struct tree_ids tree_ids(struct kernel *k, struct task *t)
-{
-	struct tree_ids ids;
-
-	pthread_mutex_lock(&k->lock);
-	ids.ppid = t->tg->parent ? t->tg->parent->tgid : 0;
-	ids.pgid = t->tg->pgid;
-	ids.sid = t->tg->sid;
-	ids.nthreads = t->tg->nr_threads;
-	ids.tty_nr = 0;
-	ids.tpgid = -1;
-	if (t->tg->tty) {
-		struct tty *tty = t->tg->tty;
-		ids.tty_nr = (int)tty_encode_dev(tty->rdev);
-		ids.tpgid = tty->pgrp == TTY_NONE ? 0 : tty->pgrp;
-	}
-	pthread_mutex_unlock(&k->lock);
-	return ids;
-}
-
-static void gen_stat(struct proc_ctx *c, struct strbuf *o)
-{
-	struct task *t = c->t;
-	struct mm *mm = t->mm;
-	uint64_t start = (t->start_ns - c->k->boot_ns) / 10000000ull; /* clock ticks (100 Hz) */
-	struct tree_ids ids = tree_ids(c->k, t);
-
-	strbuf_printf(
-		o,
-		"%d (%s) %c %d %d %d %d %d 4194560 0 0 0 0 0 0 0 0 20 0 %d 0 %llu %llu 0 "
-		"18446744073709551615 0 0 %llu 0 0 0 %llu 0 0 0 0 0 17 0 0 0 0 0 0 0 0 %llu %llu "
-		"%llu %llu %llu 0\n",
-		c->id, t->comm, task_state(t), ids.ppid, ids.pgid, ids.sid, ids.tty_nr, ids.tpgid,
-		ids.nthreads, (unsigned long long)start,
-		(unsigned long long)(mm ? mm->committed : 0),
-		(unsigned long long)(mm ? mm->start_stack : 0), (unsigned long long)t->sigmask,
-		(unsigned long long)(mm ? mm->start_brk : 0),
-		(unsigned long long)(mm ? mm->arg_start : 0),
-		(unsigned long long)(mm ? mm->arg_end : 0),
-		(unsigned long long)(mm ? mm->env_start : 0),
-		(unsigned long long)(mm ? mm->env_end : 0));
-}
-
-static uint64_t sig_set(struct task *t, uint64_t handler)
-{
-	uint64_t set = 0;
-
-	for (int i = 0; i < GUEST_NSIG; i++) {
-		uint64_t h = t->sighand ? t->sighand->action[i].handler : 0;
-		if (handler == 2 ? (h > 1) : h == handler)
-			set |= 1ull << i;
-	}
-	return set;
-}
-
-static void gen_status(struct proc_ctx *c, struct strbuf *o)
-{
-	struct task *t = c->t;
-	struct creds *cr = &t->creds;
-	uint64_t vm = t->mm ? t->mm->committed / 1024 : 0;
-	struct tree_ids ids = tree_ids(c->k, t);
-
-	strbuf_printf(o,
-		      "Name:\t%s\nUmask:\t%04o\nState:\t%c (%s)\nTgid:\t%d\nNgid:\t0\nPid:\t%d\n"
-		      "PPid:\t%d\nTracerPid:\t0\nUid:\t%u\t%u\t%u\t%u\nGid:\t%u\t%u\t%u\t%u\n"
-		      "FDSize:\t64\nGroups:\t",
-		      t->comm, t->fs ? t->fs->umask : 022, task_state(t),
-		      task_state_name(task_state(t)), t->tgid, t->tid, ids.ppid, cr->uid, cr->euid,
-		      cr->suid, cr->fsuid, cr->gid, cr->egid, cr->sgid, cr->fsgid);
-	for (uint32_t i = 0; i < cr->ngroups; i++)
-		strbuf_printf(o, "%u ", cr->groups[i]);
-	strbuf_printf(o,
-		      "\nNStgid:\t%d\nNSpid:\t%d\nNSpgid:\t%d\nNSsid:\t%d\nVmPeak:\t%8llu kB\n"
-		      "VmSize:\t%8llu kB\nVmRSS:\t%8llu kB\nThreads:\t%d\nSigQ:\t0/%llu\n"
-		      "SigPnd:\t0000000000000000\nShdPnd:\t0000000000000000\nSigBlk:\t%016llx\n"
-		      "SigIgn:\t%016llx\nSigCgt:\t%016llx\nCapInh:\t%016llx\nCapPrm:\t%016llx\n"
-		      "CapEff:\t%016llx\nCapBnd:\t%016llx\nCapAmb:\t%016llx\nNoNewPrivs:\t%d\n"
-		      "Seccomp:\t%d\nSeccomp_filters:\t%u\nCpus_allowed_list:\t0-%u\n"
-		      "voluntary_ctxt_switches:\t0\n"
-		      "nonvoluntary_ctxt_switches:\t0\n",
-		      t->tgid, t->tid, ids.pgid, ids.sid, (unsigned long long)vm,
-		      (unsigned long long)vm, (unsigned long long)vm, ids.nthreads,
-		      (unsigned long long)t->tg->rlim[RLIMIT_SIGPENDING].rlim_cur,
-		      (unsigned long long)t->sigmask, (unsigned long long)sig_set(t, 1),
-		      (unsigned long long)sig_set(t, 2), (unsigned long long)cr->cap_inheritable,
-		      (unsigned long long)cr->cap_permitted, (unsigned long long)cr->cap_effective,
-		      (unsigned long long)cr->cap_bounding, (unsigned long long)cr->cap_ambient,
-		      (int)__atomic_load_n(&t->no_new_privs, __ATOMIC_RELAXED), seccomp_mode(t),
-		      seccomp_filter_count(t), c->k->ncpus - 1);
-}
-
-/* The bytes of [from, to) of the process's memory (cmdline, environ). */
-static void gen_guest_range(struct proc_ctx *c, struct strbuf *o, bool env)
-{
-	struct mm *mm = c->t->mm;
-	uint64_t from, to;
-	char *buf;
-	size_t n;
-
-	if (!mm)
-		return;
-	from = env ? mm->env_start : mm->arg_start;
-	to = env ? mm->env_end : mm->arg_end;
-	if (to <= from || to - from > (1u << 20))
-		return;
-	buf = xmalloc(to - from);
-	n = mm_copy_in_partial(mm, buf, from, to - from);
-	strbuf_append(o, buf, n);
-	free(buf);
-}
-
-static void gen_cmdline(struct proc_ctx *c, struct strbuf *o)
-{
-	gen_guest_range(c, o, false);
-}
-
-static void gen_environ(struct proc_ctx *c, struct strbuf *o)
-{
-	gen_guest_range(c, o, true);
-}
-
 static void gen_comm(struct proc_ctx *c, struct strbuf *o)
 {
 	strbuf_printf(o, "%s\n", c->t->comm);
@@ -264,17 +87,11 @@ static void gen_children(struct proc_ctx *c, struct strbuf *o)
 	free(ids);
 }
 
-struct maps_ctx {
-	struct strbuf *o;
-	struct mm *mm;
-};
-
 static long file_link_text(struct task *viewer, struct file *f, char *buf, size_t size);
 
 /* One line of /proc/pid/maps; the name starts at column 74, as Linux pads it. */
-static void one_map(const struct vma *v, void *arg)
+void proc_maps_line(const struct vma *v, struct strbuf *o)
 {
-	struct maps_ctx *m = arg;
 	struct file *f = vma_file(v);
 	char line[96], *name = NULL;
 	uint64_t dev = 0, ino = 0;
@@ -302,19 +119,22 @@ static void one_map(const struct vma *v, void *arg)
 		     (v->prot & PROT_EXEC) ? 'x' : '-', (v->flags & VMA_SHARED) ? 's' : 'p',
 		     (unsigned long long)(f ? v->pgoff : 0), major(dev), minor(dev),
 		     (unsigned long long)ino);
-	strbuf_append(m->o, line, (size_t)n);
+	strbuf_append(o, line, (size_t)n);
 	if (name && *name)
-		strbuf_printf(m->o, "%*s%s", n < 73 ? 73 - n : 1, "", name);
-	strbuf_append(m->o, "\n", 1);
+		strbuf_printf(o, "%*s%s", n < 73 ? 73 - n : 1, "", name);
+	strbuf_append(o, "\n", 1);
 	free(name);
+}
+
+static void one_map(const struct vma *v, void *arg)
+{
+	proc_maps_line(v, arg);
 }
 
 static void gen_maps(struct proc_ctx *c, struct strbuf *o)
 {
-	struct maps_ctx m = {o, c->t->mm};
-
-	if (m.mm)
-		mm_for_each_vma(m.mm, one_map, &m);
+	if (c->t->mm)
+		mm_for_each_vma(c->t->mm, one_map, o);
 }
 
 struct mounts_ctx {
@@ -419,13 +239,9 @@ static void gen_cpuinfo(struct proc_ctx *c, struct strbuf *o)
 
 static void gen_meminfo(struct proc_ctx *c, struct strbuf *o)
 {
-	/* Used: what the memory account counts (pages the guest's memory, tmpfs
-	 * and caches hold, and the kernel's buffers); committed: what is
-	 * handed out of the memory file, touched or not. */
-	uint64_t total = c->k->cfg.memory_limit / 1024,
-		 used = memacct_usage(&c->k->mf->acct) / 1024;
-	uint64_t free_kb = total > used ? total - used : 0;
+	struct sandbox_mem m;
 
+	sandbox_mem(c->k, &m);
 	strbuf_printf(
 		o,
 		"MemTotal:       %8llu kB\nMemFree:        %8llu kB\nMemAvailable:   %8llu kB\n"
@@ -435,28 +251,28 @@ static void gen_meminfo(struct proc_ctx *c, struct strbuf *o)
 		"kB\n"
 		"SwapFree:              0 kB\nShmem:                 0 kB\n"
 		"CommitLimit:    %8llu kB\nCommitted_AS:   %8llu kB\n",
-		(unsigned long long)total, (unsigned long long)free_kb, (unsigned long long)free_kb,
-		(unsigned long long)used, (unsigned long long)total,
-		(unsigned long long)(c->k->mf->allocated / 1024));
+		(unsigned long long)(m.total >> 10), (unsigned long long)(m.free >> 10),
+		(unsigned long long)(m.free >> 10), (unsigned long long)(m.used >> 10),
+		(unsigned long long)(m.total >> 10), (unsigned long long)(m.committed >> 10));
 }
 
 static void gen_uptime(struct proc_ctx *c, struct strbuf *o)
 {
-	uint64_t up = monotonic_ns() - c->k->boot_ns;
+	uint64_t up = sandbox_uptime_ns(c->k);
 
 	strbuf_printf(o, "%llu.%02llu 0.00\n", (unsigned long long)(up / 1000000000ull),
 		      (unsigned long long)(up / 10000000ull % 100));
 }
 
+/* The load is not kept: 0.00, as sysinfo's loads; running/total tasks. */
 static void gen_loadavg(struct proc_ctx *c, struct strbuf *o)
 {
-	strbuf_printf(o, "0.00 0.00 0.00 1/%u %d\n", c->k->live_tasks, c->k->next_tid - 1);
+	strbuf_printf(o, "0.00 0.00 0.00 1/%u %d\n", sandbox_tasks(c->k), c->k->next_tid - 1);
 }
 
 static void gen_version(struct proc_ctx *c, struct strbuf *o)
 {
-	strbuf_printf(o,
-		      "Linux version 6.1.0-rung (rung@rung) (gcc) #1 SMP PREEMPT_DYNAMIC rung\n");
+	strbuf_printf(o, "Linux version " UTS_RELEASE " (rung@rung) (gcc) " UTS_VERSION "\n");
 }
 
 static void gen_filesystems(struct proc_ctx *c, struct strbuf *o)
@@ -513,12 +329,17 @@ static void gen_ping_group_range(struct proc_ctx *c, struct strbuf *o)
 
 static void gen_osrelease(struct proc_ctx *c, struct strbuf *o)
 {
-	strbuf_printf(o, "6.1.0-rung\n");
+	strbuf_printf(o, "%s\n", UTS_RELEASE);
 }
 
 static void gen_ostype(struct proc_ctx *c, struct strbuf *o)
 {
-	strbuf_printf(o, "Linux\n");
+	strbuf_printf(o, "%s\n", UTS_SYSNAME);
+}
+
+static void gen_kernel_version(struct proc_ctx *c, struct strbuf *o)
+{
+	strbuf_printf(o, "%s\n", UTS_VERSION);
 }
 
 static void gen_pid_max(struct proc_ctx *c, struct strbuf *o)
@@ -578,6 +399,7 @@ static const struct proc_node kernel_nodes[] = {
 	{"ostype", S_IFREG | 0444, PK_FILE, gen_ostype},
 	{"pid_max", S_IFREG | 0644, PK_FILE, gen_pid_max},
 	{"random", S_IFDIR | 0555, PK_DIR, NULL, random_nodes},
+	{"version", S_IFREG | 0444, PK_FILE, gen_kernel_version},
 	{NULL},
 };
 
@@ -607,20 +429,28 @@ static const struct proc_node sys_nodes[] = {
 /* /proc/<pid>, /proc/<tid> (which Linux resolves but does not list) and
  * /proc/<pid>/task/<tid>: see pid_node_listed. */
 static const struct proc_node pid_nodes[] = {
+	{"cgroup", S_IFREG | 0444, PK_FILE, proc_gen_cgroup},
 	{"children", S_IFREG | 0444, PK_FILE, gen_children},
-	{"cmdline", S_IFREG | 0444, PK_FILE, gen_cmdline},
+	{"cmdline", S_IFREG | 0444, PK_FILE, proc_gen_cmdline},
 	{"comm", S_IFREG | 0644, PK_FILE, gen_comm},
 	{"cwd", S_IFLNK | 0777, PK_CWD},
-	{"environ", S_IFREG | 0400, PK_FILE, gen_environ},
+	{"environ", S_IFREG | 0400, PK_FILE, proc_gen_environ},
 	{"exe", S_IFLNK | 0777, PK_EXE},
 	{"fd", S_IFDIR | 0500, PK_FD_DIR},
 	{"limits", S_IFREG | 0444, PK_FILE, gen_limits},
 	{"maps", S_IFREG | 0444, PK_FILE, gen_maps},
 	{"mountinfo", S_IFREG | 0444, PK_FILE, gen_mountinfo},
 	{"mounts", S_IFREG | 0444, PK_FILE, gen_mounts},
+	{"ns", S_IFDIR | 0511, PK_DIR, NULL, proc_ns_nodes},
+	{"oom_score", S_IFREG | 0444, PK_FILE, proc_gen_oom_score},
+	{"oom_score_adj", S_IFREG | 0644, PK_FILE, proc_gen_oom_score_adj, NULL, NULL,
+	 proc_write_oom_score_adj},
 	{"root", S_IFLNK | 0777, PK_ROOTDIR},
-	{"stat", S_IFREG | 0444, PK_FILE, gen_stat},
-	{"status", S_IFREG | 0444, PK_FILE, gen_status},
+	{"smaps", S_IFREG | 0444, PK_FILE, proc_gen_smaps},
+	{"smaps_rollup", S_IFREG | 0444, PK_FILE, proc_gen_smaps_rollup},
+	{"stat", S_IFREG | 0444, PK_FILE, proc_gen_stat, .flags = PN_ZOMBIE},
+	{"statm", S_IFREG | 0444, PK_FILE, proc_gen_statm},
+	{"status", S_IFREG | 0444, PK_FILE, proc_gen_status, .flags = PN_ZOMBIE},
 	{"task", S_IFDIR | 0555, PK_TASK_DIR},
 	{NULL},
 };
@@ -742,6 +572,22 @@ static uint64_t proc_ino(const struct proc_node *n, int pid, int tid, int fd)
 	       (tid ? 0x400000000000ull : 0);
 }
 
+/* The zombie process pid (referenced), or NULL: it has no task left, and
+ * shows in /proc until it is reaped. */
+static struct thread_group *find_zombie(struct kernel *k, int pid)
+{
+	struct thread_group *tg;
+
+	pthread_mutex_lock(&k->lock);
+	tg = kernel_find_tg_locked(k, pid, true);
+	if (tg && (tg->flags & TG_ZOMBIE))
+		tg_get(tg);
+	else
+		tg = NULL;
+	pthread_mutex_unlock(&k->lock);
+	return tg;
+}
+
 /* The task per-pid files describe: the thread, or the process's first live thread. */
 static struct task *find_task(struct kernel *k, int pid, int tid)
 {
@@ -765,9 +611,11 @@ static struct inode *proc_inode_tid(struct super_block *sb, const struct proc_no
 	i->ino = proc_ino(n, pid, tid, fd);
 	if (S_ISDIR(n->mode))
 		i->nlink = 2;
+	/* A process that is not dumpable (it changed its ids) has its files
+	 * owned by root, as Linux's task_dump_owner gives them. */
 	if (t) {
-		i->uid = t->creds.euid;
-		i->gid = t->creds.egid;
+		i->uid = t->dumpable ? t->creds.euid : 0;
+		i->gid = t->dumpable ? t->creds.egid : 0;
 		task_put(t);
 	}
 	return i;
@@ -809,8 +657,14 @@ static int proc_lookup(struct inode *dir, const char *name, struct inode **out)
 			struct task *t = kernel_find_process(KERNEL_OF(dir->sb), want);
 			if (!t)
 				t = kernel_find_task(KERNEL_OF(dir->sb), want);
-			if (!t)
-				return -ENOENT;
+			if (!t) {
+				struct thread_group *z = find_zombie(KERNEL_OF(dir->sb), want);
+				if (!z)
+					return -ENOENT;
+				tg_put(z);
+				*out = proc_inode(dir->sb, &pid_node, want, -1);
+				return 0;
+			}
 			*out = t->tgid == want
 				       ? proc_inode(dir->sb, &pid_node, want, -1)
 				       : proc_inode_tid(dir->sb, &pid_node, t->tgid, want, -1);
@@ -930,6 +784,8 @@ static long proc_readlink(struct inode *inode, char *buf, size_t size)
 	switch (n->kind) {
 	case PK_LINK:
 		return copy_link(n->target, buf, size);
+	case PK_NS:
+		return proc_ns_link(n, buf, size);
 	case PK_SELF:
 	case PK_THREAD_SELF:
 		if (!viewer)
@@ -1019,7 +875,25 @@ static int proc_getattr(struct inode *inode)
 	return 0;
 }
 
+/* open(O_TRUNC) of a writable file (echo N > oom_score_adj) truncates
+ * nothing, as on Linux; modes and owners do not change (EPERM). */
+static int proc_setattr(struct inode *inode, const struct iattr *attr)
+{
+	if (attr->valid & (ATTR_MODE | ATTR_UID | ATTR_GID))
+		return -EPERM;
+	return 0;
+}
+
 /* --- open files ----------------------------------------------------------------- */
+
+/* What a generator or a write is told about the file's inode (the task is
+ * the caller's to find). */
+static struct proc_ctx proc_ctx_of(struct inode *inode)
+{
+	return (struct proc_ctx){.k = KERNEL_OF(inode->sb),
+				 .id = PI(inode)->tid ? PI(inode)->tid : PI(inode)->pid,
+				 .thread = PI(inode)->tid != 0};
+}
 
 struct proc_text {
 	char *data;
@@ -1029,8 +903,7 @@ struct proc_text {
 static int proc_open(struct inode *inode, struct dentry *dentry, int flags, struct file **out)
 {
 	const struct proc_node *n = PI(inode)->node;
-	struct proc_ctx c = {.k = KERNEL_OF(inode->sb),
-			     .id = PI(inode)->tid ? PI(inode)->tid : PI(inode)->pid};
+	struct proc_ctx c = proc_ctx_of(inode);
 	struct proc_text *text;
 	struct strbuf sb;
 	struct file *f;
@@ -1043,22 +916,48 @@ static int proc_open(struct inode *inode, struct dentry *dentry, int flags, stru
 	}
 	if (n->kind != PK_FILE)
 		return -ENXIO;
-	if (flags_writable(flags))
+	if (flags_writable(flags) && !n->write)
 		return -EACCES;
 	if (PI(inode)->pid) {
 		c.t = proc_task(inode);
-		if (!c.t)
+		if (!c.t && !PI(inode)->tid)
+			c.zombie = find_zombie(c.k, PI(inode)->pid);
+		if (!c.t && !c.zombie)
 			return -ESRCH;
 	}
 	strbuf_init(&sb);
-	n->gen(&c, &sb);
+	if (!c.zombie || (n->flags & PN_ZOMBIE))
+		n->gen(&c, &sb);
 	task_put(c.t);
+	tg_put(c.zombie);
 	text = xzalloc(sizeof(*text));
 	text->data = strbuf_steal(&sb, &text->len);
 	f = file_alloc(&proc_file_ops, flags, text);
 	f->fmode = FMODE_PREAD | FMODE_ATPOS;
 	*out = f;
 	return 0;
+}
+
+/* A write to a writable file goes to its node at once (each write(2) is
+ * one setting, as Linux's proc files take them). */
+static long proc_write(struct file *f, const void *buf, size_t len, int64_t *pos)
+{
+	const struct proc_node *n = PI(f->inode)->node;
+	struct proc_ctx c = proc_ctx_of(f->inode);
+	long ret;
+
+	if (!n->write)
+		return -EINVAL;
+	if (!len)
+		return 0; /* as Linux: an empty write sets nothing */
+	if (PI(f->inode)->pid) {
+		c.t = proc_task(f->inode);
+		if (!c.t)
+			return -ESRCH;
+	}
+	ret = n->write(&c, buf, len);
+	task_put(c.t);
+	return ret;
 }
 
 static long proc_read(struct file *f, void *buf, size_t len, int64_t *pos)
@@ -1098,6 +997,7 @@ static int proc_fstat(struct file *f, struct kstat *st)
 
 static const struct file_ops proc_file_ops = {
 	.read = proc_read,
+	.write = proc_write,
 	.llseek = proc_llseek,
 	.fstat = proc_fstat,
 	.release = proc_release,
@@ -1234,6 +1134,7 @@ static const struct inode_ops proc_inode_ops = {
 	.lookup = proc_lookup,
 	.readlink = proc_readlink,
 	.getattr = proc_getattr,
+	.setattr = proc_setattr,
 	.open = proc_open,
 	.evict = proc_evict,
 };

@@ -227,7 +227,7 @@ void kernel_process_ids(struct kernel *k, int **ids, size_t *n)
 	*n = 0;
 	pthread_mutex_lock(&k->lock);
 	list_for_each_entry(tg, &k->groups, knode)
-		if (tg->nr_threads > 0)
+		if (tg->nr_threads > 0 || (tg->flags & (TG_ZOMBIE | TG_REAPED)) == TG_ZOMBIE)
 			push_id(ids, n, &cap, tg->tgid);
 	pthread_mutex_unlock(&k->lock);
 	qsort(*ids, *n, sizeof(int), cmp_int);

@@ -177,8 +177,8 @@ int kernel_alloc_id_locked(struct kernel *k);
 /* A live thread of process tgid (its first thread while it lives), with a
  * reference, or NULL. */
 struct task *kernel_find_process(struct kernel *k, int tgid);
-/* Sorted ids (malloc'd into *ids, *n of them): processes with live threads,
- * the threads of tgid, the children of tgid. */
+/* Sorted ids (malloc'd into *ids, *n of them): processes with live threads
+ * and zombies, the threads of tgid, the children of tgid. */
 void kernel_process_ids(struct kernel *k, int **ids, size_t *n);
 void kernel_thread_ids(struct kernel *k, int tgid, int **ids, size_t *n);
 void kernel_child_ids(struct kernel *k, int tgid, int **ids, size_t *n);

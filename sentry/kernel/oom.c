@@ -40,6 +40,7 @@ struct oom_monitor {
 /* A process that could be ended, with a reference on its memory. */
 struct candidate {
 	int tgid;
+	int adj; /* its oom_score_adj */
 	char comm[TASK_COMM_LEN];
 	struct mm *mm;
 };
@@ -63,6 +64,7 @@ static size_t candidates(struct kernel *k, struct candidate **out)
 		if (n == cap)
 			c = xrealloc(c, (cap = cap ? cap * 2 : 16) * sizeof(*c));
 		c[n].tgid = tg->tgid;
+		c[n].adj = tg->oom.adj;
 		memcpy(c[n].comm, t->comm, sizeof(c[n].comm));
 		c[n].mm = mm_get(t->mm);
 		n++;
@@ -90,17 +92,28 @@ static bool victim_pending(struct kernel *k, struct oom_monitor *m, uint64_t now
 	return false;
 }
 
-/* End the process with the largest resident set, as Linux's OOM killer
- * chooses (a sandbox's init too: a container's init is no exception). */
+int64_t oom_badness(uint64_t rss, int adj, uint64_t total)
+{
+	if (adj <= OOM_SCORE_ADJ_MIN)
+		return INT64_MIN;
+	return (int64_t)(rss / PAGE_SIZE) + (int64_t)adj * (int64_t)(total / PAGE_SIZE / 1000);
+}
+
+/* End the process with the largest resident set, weighed by its
+ * oom_score_adj, as Linux's OOM killer chooses (a sandbox's init too: a
+ * container's init is no exception). */
 static void kill_largest(struct kernel *k, struct oom_monitor *m, uint64_t used)
 {
 	struct candidate *c;
 	size_t n = candidates(k, &c), best = n;
 	uint64_t best_rss = 0;
+	int64_t best_points = INT64_MIN;
 
 	for (size_t i = 0; i < n; i++) {
 		uint64_t rss = mm_resident(c[i].mm);
-		if (rss > best_rss) {
+		int64_t points = oom_badness(rss, c[i].adj, k->mf->acct.limit);
+		if (points != INT64_MIN && (best == n || points > best_points)) {
+			best_points = points;
 			best_rss = rss;
 			best = i;
 		}

@@ -11,7 +11,18 @@
 #ifndef RUNG_OOM_H
 #define RUNG_OOM_H
 
+#include <stdint.h>
+
 struct kernel;
+
+/* oom_score_adj's range; OOM_SCORE_ADJ_MIN exempts a process. */
+#define OOM_SCORE_ADJ_MIN (-1000)
+#define OOM_SCORE_ADJ_MAX 1000
+
+/* Linux's oom_badness: the resident pages, plus adj thousandths of all
+ * (total bytes); INT64_MIN for a process that is never chosen. The
+ * monitor ends the process with the most; /proc/<pid>/oom_score shows it. */
+int64_t oom_badness(uint64_t rss, int adj, uint64_t total);
 
 /* Start the monitor (once; nothing without a memory limit). After the
  * sandbox confined itself: it is a thread. Takes k->lock. */

@@ -185,8 +185,10 @@ bool task_interrupted(struct task *t)
 
 void task_wait_wake(struct task *t, uint32_t seq)
 {
+	task_sleep_enter(t);
 	while (__atomic_load_n(&t->wake_seq, __ATOMIC_SEQ_CST) == seq)
 		syscall(SYS_futex, &t->wake_seq, FUTEX_WAIT_PRIVATE, seq, NULL, NULL, 0);
+	task_sleep_leave(t);
 }
 
 int task_sleep_until(struct task *t, int clock, uint64_t deadline_ns)
@@ -202,7 +204,9 @@ int task_sleep_until(struct task *t, int clock, uint64_t deadline_ns)
 		long r;
 		if (task_interrupted(t))
 			return -EINTR;
+		task_sleep_enter(t);
 		r = syscall(SYS_futex, &t->wake_seq, op, seq, &ts, NULL, FUTEX_BITSET_MATCH_ANY);
+		task_sleep_leave(t);
 		if (r < 0 && errno == ETIMEDOUT)
 			return 0;
 	}

@@ -116,10 +116,16 @@ struct thread_group {
 	struct waitq child_wait;
 
 	struct rlimit rlim[RLIM_NLIMITS];
+	/* /proc/<pid>/oom_score_adj, and the least an unprivileged writer may
+	 * set (under k->lock; copied by fork, kept by exec). */
+	struct {
+		short adj, adj_min;
+	} oom;
 	uint64_t start_ns;
-	uint32_t uid;  /* the leader's real uid when it died (waitid's si_uid) */
-	uint32_t suid; /* and its saved uid (who may kill(2) the zombie) */
-	bool did_exec; /* a thread execed (setpgid from the parent: EACCES) */
+	uint32_t uid;		  /* the leader's real uid when it died (waitid's si_uid) */
+	uint32_t suid;		  /* and its saved uid (who may kill(2) the zombie) */
+	char comm[TASK_COMM_LEN]; /* and its name (a zombie's in /proc) */
+	bool did_exec;		  /* a thread execed (setpgid from the parent: EACCES) */
 	/* A process spawned from outside (exec) has no parent: this learns its
 	 * wait status when it dies (called under the kernel lock). */
 	void (*on_exit)(void *arg, int status);
@@ -198,6 +204,9 @@ struct task {
 
 	/* Blocking: a futex word bumped by every wake-up (sentry/kernel/wait.h). */
 	uint32_t wake_seq;
+	/* Non-zero while the task sleeps in a wait (atomic): /proc's state S
+	 * rather than R. */
+	uint32_t sleeping;
 	bool exited;	  /* the run loop is over */
 	bool needs_as;	  /* a fork child: make the address space on its own thread */
 	bool cpuid_fault; /* the guest asked for ARCH_SET_CPUID 0: CPUID gives it SIGSEGV */
@@ -247,6 +256,15 @@ void task_vfork_release(struct task *t);
 
 /* Sleep until t's wake word moves past seq (nothing else wakes it). */
 void task_wait_wake(struct task *t, uint32_t seq);
+/* Around every sleep of t: what /proc/<pid>/stat shows as its state. */
+static inline void task_sleep_enter(struct task *t)
+{
+	__atomic_add_fetch(&t->sleeping, 1, __ATOMIC_RELAXED);
+}
+static inline void task_sleep_leave(struct task *t)
+{
+	__atomic_sub_fetch(&t->sleeping, 1, __ATOMIC_RELAXED);
+}
 
 /* The task the calling sentry thread runs (NULL on other threads). */
 struct task *current_task(void);

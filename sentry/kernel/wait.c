@@ -115,8 +115,10 @@ int task_block(struct task *t, uint32_t snapshot, uint64_t deadline_ns)
 			return -EINTR;
 		if (__atomic_load_n(&t->wake_seq, __ATOMIC_SEQ_CST) != snapshot)
 			return 0;
+		task_sleep_enter(t);
 		r = syscall(SYS_futex, &t->wake_seq, FUTEX_WAIT_BITSET_PRIVATE, snapshot,
 			    deadline_ns ? &ts : NULL, NULL, FUTEX_BITSET_MATCH_ANY);
+		task_sleep_leave(t);
 		if (r < 0 && errno == ETIMEDOUT)
 			return -ETIMEDOUT;
 	}

@@ -147,6 +147,9 @@ void mm_put(struct mm *mm);
 /* The bytes of mm's memory the host holds pages for (its resident set:
  * sentry/mm/rss.c; it walks every page, not for hot paths). */
 uint64_t mm_resident(struct mm *mm);
+/* The same for one VMA of mm (the caller holds mm->lock, as mm_for_each_vma
+ * does). */
+uint64_t vma_resident(struct mm *mm, const struct vma *v);
 
 /* Give mm a platform address space and map every existing VMA into it. */
 int mm_attach(struct mm *mm, struct address_space *as);

@@ -21,6 +21,7 @@ E2E_TESTS = \
 	tests/e2e/limits.sh \
 	tests/e2e/sigall.sh \
 	tests/e2e/proc_walk.sh \
+	tests/e2e/proc_compat.sh \
 	tests/e2e/inherited_fds.sh \
 	tests/e2e/mounts.sh \
 	tests/e2e/bundle_mounts.sh \

@@ -31,6 +31,10 @@ GUEST_TESTS = \
 	proc_cow \
 	proc_tasks \
 	proc_task_dir \
+	proc_stat_state \
+	proc_cmdline \
+	proc_files \
+	sysinfo \
 	process \
 	rw \
 	segv_exec \

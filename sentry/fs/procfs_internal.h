@@ -1,0 +1,90 @@
+/*
+ * What the files of procfs share (sentry/fs/procfs.c holds the tree and the
+ * inode and file operations; each procfs_*.c generates one kind of file).
+ * Only procfs's own files include this.
+ */
+#ifndef RUNG_PROCFS_INTERNAL_H
+#define RUNG_PROCFS_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct kernel;
+struct strbuf;
+struct task;
+struct thread_group;
+
+enum proc_kind {
+	PK_DIR,	 /* a static directory (children) */
+	PK_FILE, /* generated text */
+	PK_LINK, /* a static symlink (target) */
+	PK_SELF, /* /proc/self -> pid */
+	PK_THREAD_SELF,
+	PK_ROOT,   /* /proc: static children plus one directory per pid */
+	PK_PID,	   /* /proc/<pid> */
+	PK_FD_DIR, /* /proc/<pid>/fd */
+	PK_FD,	   /* /proc/<pid>/fd/<n>: a magic link */
+	PK_EXE,	   /* magic links: exe, cwd, root */
+	PK_CWD,
+	PK_ROOTDIR,
+	PK_TASK_DIR, /* /proc/<pid>/task: one entry per thread */
+	PK_NS,	     /* /proc/<pid>/ns/<name>: "name:[inode]" (target: the name) */
+};
+
+struct proc_ctx {
+	struct kernel *k;
+	struct task *t; /* the process a per-pid file describes, or NULL */
+	/* A zombie (t is NULL): its thread group, for the files that show one. */
+	struct thread_group *zombie;
+	int id;	     /* the pid or tid its directory is named by */
+	bool thread; /* under /proc/<pid>/task/<tid>: the thread, not the process */
+};
+
+/* proc_node->flags */
+#define PN_ZOMBIE 0x1u /* gen describes a zombie too (c->zombie); others show it empty */
+
+struct proc_node {
+	const char *name;
+	uint32_t mode;
+	enum proc_kind kind;
+	void (*gen)(struct proc_ctx *c, struct strbuf *out);
+	const struct proc_node *children;
+	const char *target;
+	/* A writable file: one write(2) of len bytes (copied in), applied at
+	 * once. Returns len or -errno. NULL: opening it for writing is EACCES. */
+	long (*write)(struct proc_ctx *c, const char *buf, size_t len);
+	unsigned flags; /* PN_* */
+};
+
+/* /proc/<pid>/stat and status (procfs_pid_stat.c). */
+void proc_gen_stat(struct proc_ctx *c, struct strbuf *o);
+void proc_gen_status(struct proc_ctx *c, struct strbuf *o);
+
+/* /proc/<pid>/cmdline and environ (procfs_pid_args.c). */
+void proc_gen_cmdline(struct proc_ctx *c, struct strbuf *o);
+void proc_gen_environ(struct proc_ctx *c, struct strbuf *o);
+
+/* /proc/<pid>/statm, smaps, smaps_rollup (procfs_pid_mem.c). */
+void proc_gen_statm(struct proc_ctx *c, struct strbuf *o);
+void proc_gen_smaps(struct proc_ctx *c, struct strbuf *o);
+void proc_gen_smaps_rollup(struct proc_ctx *c, struct strbuf *o);
+/* The resident and virtual sizes status and stat report, in bytes. */
+void proc_mem_sizes(struct task *t, uint64_t *vsize, uint64_t *rss);
+
+/* /proc/<pid>/oom_score, oom_score_adj (procfs_pid_oom.c). */
+void proc_gen_oom_score(struct proc_ctx *c, struct strbuf *o);
+void proc_gen_oom_score_adj(struct proc_ctx *c, struct strbuf *o);
+long proc_write_oom_score_adj(struct proc_ctx *c, const char *buf, size_t len);
+
+/* /proc/<pid>/ns/ and cgroup (procfs_pid_ns.c). */
+extern const struct proc_node proc_ns_nodes[];
+void proc_gen_cgroup(struct proc_ctx *c, struct strbuf *o);
+/* readlink of an ns/ entry: "ipc:[4026531839]". */
+long proc_ns_link(const struct proc_node *n, char *buf, size_t size);
+
+/* One line of /proc/<pid>/maps for the VMA v, smaps' header too (procfs.c). */
+struct vma;
+void proc_maps_line(const struct vma *v, struct strbuf *o);
+
+#endif

@@ -1,0 +1,202 @@
+/*
+ * /proc/<pid>/stat and /proc/<pid>/status (and the same under task/<tid>):
+ * the process's state, ids, CPU times, memory sizes and signal sets.
+ *
+ * A process directory shows the whole process's CPU times, a thread
+ * directory its thread's, as Linux's do_task_stat (whole = true/false). A
+ * zombie (c->zombie, no task left) shows its name, state Z, its ids and the
+ * times its threads spent; no memory, no signal sets.
+ */
+#include "config.h"
+#include "sentry/fs/procfs_internal.h"
+#include "sentry/fs/tty.h"
+#include "sentry/kernel/kernel.h"
+#include "sentry/kernel/rusage.h"
+#include "sentry/kernel/seccomp.h"
+#include "sentry/kernel/task.h"
+#include "sentry/mm/mm.h"
+#include "lib/strbuf.h"
+#include "lib/util.h"
+
+#define NSEC_PER_TICK 10000000ull /* USER_HZ = 100 */
+
+/*
+ * Linux's task state letter: R running (guest code, or kernel work in the
+ * sentry), S sleeping in a wait, T stopped by job control, Z a thread whose
+ * run loop is over. There is no tracing stop (t): guests cannot ptrace
+ * each other.
+ */
+static char task_state(struct task *t)
+{
+	if (__atomic_load_n(&t->exited, __ATOMIC_RELAXED))
+		return 'Z';
+	if (__atomic_load_n(&t->tg->flags, __ATOMIC_RELAXED) & TG_STOPPED)
+		return 'T';
+	if (t != current_task() && __atomic_load_n(&t->sleeping, __ATOMIC_RELAXED))
+		return 'S';
+	return 'R';
+}
+
+static const char *task_state_name(char s)
+{
+	switch (s) {
+	case 'Z':
+		return "zombie";
+	case 'T':
+		return "stopped";
+	case 'R':
+		return "running";
+	default:
+		return "sleeping";
+	}
+}
+
+/* The fields stat and status take from the process tree, and the times. */
+struct tree_ids {
+	int ppid, pgid, sid, nthreads;
+	int tty_nr, tpgid; /* the controlling terminal's device and foreground group */
+	uint64_t utime, stime, cutime, cstime; /* ns */
+};
+
+static struct thread_group *group_of(struct proc_ctx *c)
+{
+	return c->t ? c->t->tg : c->zombie;
+}
+
+static struct tree_ids tree_ids(struct proc_ctx *c)
+{
+	struct thread_group *tg = group_of(c);
+	struct tree_ids ids;
+
+	pthread_mutex_lock(&c->k->lock);
+	ids.ppid = tg->parent ? tg->parent->tgid : 0;
+	ids.pgid = tg->pgid;
+	ids.sid = tg->sid;
+	/* A zombie's leader is still counted, as Linux's. */
+	ids.nthreads = MAX(tg->nr_threads, 1);
+	ids.tty_nr = 0;
+	ids.tpgid = -1;
+	if (tg->tty) {
+		struct tty *tty = tg->tty;
+		ids.tty_nr = (int)tty_encode_dev(tty->rdev);
+		ids.tpgid = tty->pgrp == TTY_NONE ? 0 : tty->pgrp;
+	}
+	if (c->thread) {
+		rusage_task_times(c->t, &ids.utime, &ids.stime);
+		ids.cutime = ids.cstime = 0;
+	} else {
+		rusage_tg_times_locked(tg, &ids.utime, &ids.stime);
+		ids.cutime = tg->child_utime_ns;
+		ids.cstime = tg->child_stime_ns;
+	}
+	pthread_mutex_unlock(&c->k->lock);
+	return ids;
+}
+
+static uint64_t sig_set(struct task *t, uint64_t handler)
+{
+	uint64_t set = 0;
+
+	if (!t)
+		return 0;
+	for (int i = 0; i < GUEST_NSIG; i++) {
+		uint64_t h = t->sighand ? t->sighand->action[i].handler : 0;
+		if (handler == 2 ? (h > 1) : h == handler)
+			set |= 1ull << i;
+	}
+	return set;
+}
+
+static unsigned long long ticks(uint64_t ns)
+{
+	return (unsigned long long)(ns / NSEC_PER_TICK);
+}
+
+void proc_gen_stat(struct proc_ctx *c, struct strbuf *o)
+{
+	struct task *t = c->t;
+	struct mm *mm = t ? t->mm : NULL;
+	uint64_t start = ((t ? t->start_ns : c->zombie->start_ns) - c->k->boot_ns) / NSEC_PER_TICK;
+	struct tree_ids ids = tree_ids(c);
+	uint64_t vsize = 0, rss = 0;
+
+	if (t)
+		proc_mem_sizes(t, &vsize, &rss);
+	strbuf_printf(
+		o,
+		"%d (%s) %c %d %d %d %d %d 4194560 0 0 0 0 %llu %llu %llu %llu 20 0 %d 0 %llu "
+		"%llu %llu 18446744073709551615 0 0 %llu 0 0 0 %llu %llu %llu 0 0 0 17 0 0 0 0 0 0 "
+		"0 0 %llu %llu %llu %llu %llu 0\n",
+		c->id, t ? t->comm : c->zombie->comm, t ? task_state(t) : 'Z', ids.ppid, ids.pgid,
+		ids.sid, ids.tty_nr, ids.tpgid, ticks(ids.utime), ticks(ids.stime),
+		ticks(ids.cutime), ticks(ids.cstime), ids.nthreads, (unsigned long long)start,
+		(unsigned long long)vsize, (unsigned long long)(rss / PAGE_SIZE),
+		(unsigned long long)(mm ? mm->start_stack : 0),
+		(unsigned long long)(t ? t->sigmask : 0), (unsigned long long)sig_set(t, 1),
+		(unsigned long long)sig_set(t, 2), (unsigned long long)(mm ? mm->start_brk : 0),
+		(unsigned long long)(mm ? mm->arg_start : 0),
+		(unsigned long long)(mm ? mm->arg_end : 0),
+		(unsigned long long)(mm ? mm->env_start : 0),
+		(unsigned long long)(mm ? mm->env_end : 0));
+}
+
+/* A zombie's status: what is left of it (Linux shows no memory lines either). */
+static void zombie_status(struct proc_ctx *c, struct strbuf *o)
+{
+	struct thread_group *tg = c->zombie;
+	struct tree_ids ids = tree_ids(c);
+
+	strbuf_printf(o,
+		      "Name:\t%s\nState:\tZ (zombie)\nTgid:\t%d\nNgid:\t0\nPid:\t%d\nPPid:\t%d\n"
+		      "TracerPid:\t0\nUid:\t%u\t%u\t%u\t%u\nNStgid:\t%d\nNSpid:\t%d\n"
+		      "NSpgid:\t%d\nNSsid:\t%d\nThreads:\t%d\n",
+		      tg->comm, tg->tgid, tg->tgid, ids.ppid, tg->uid, tg->uid, tg->suid, tg->uid,
+		      tg->tgid, tg->tgid, ids.pgid, ids.sid, ids.nthreads);
+}
+
+/* A live task's status. */
+static void task_status(struct proc_ctx *c, struct strbuf *o)
+{
+	struct task *t = c->t;
+	struct creds *cr = &t->creds;
+	struct tree_ids ids = tree_ids(c);
+	uint64_t vsize, rss, peak;
+
+	proc_mem_sizes(t, &vsize, &rss);
+	peak = MAX(vsize, t->mm ? mm_committed_peak(t->mm) : 0);
+	strbuf_printf(o,
+		      "Name:\t%s\nUmask:\t%04o\nState:\t%c (%s)\nTgid:\t%d\nNgid:\t0\nPid:\t%d\n"
+		      "PPid:\t%d\nTracerPid:\t0\nUid:\t%u\t%u\t%u\t%u\nGid:\t%u\t%u\t%u\t%u\n"
+		      "FDSize:\t64\nGroups:\t",
+		      t->comm, t->fs ? t->fs->umask : 022, task_state(t),
+		      task_state_name(task_state(t)), t->tgid, t->tid, ids.ppid, cr->uid, cr->euid,
+		      cr->suid, cr->fsuid, cr->gid, cr->egid, cr->sgid, cr->fsgid);
+	for (uint32_t i = 0; i < cr->ngroups; i++)
+		strbuf_printf(o, "%u ", cr->groups[i]);
+	strbuf_printf(o,
+		      "\nNStgid:\t%d\nNSpid:\t%d\nNSpgid:\t%d\nNSsid:\t%d\nVmPeak:\t%8llu kB\n"
+		      "VmSize:\t%8llu kB\nVmRSS:\t%8llu kB\nThreads:\t%d\nSigQ:\t0/%llu\n"
+		      "SigPnd:\t0000000000000000\nShdPnd:\t0000000000000000\nSigBlk:\t%016llx\n"
+		      "SigIgn:\t%016llx\nSigCgt:\t%016llx\nCapInh:\t%016llx\nCapPrm:\t%016llx\n"
+		      "CapEff:\t%016llx\nCapBnd:\t%016llx\nCapAmb:\t%016llx\nNoNewPrivs:\t%d\n"
+		      "Seccomp:\t%d\nSeccomp_filters:\t%u\nCpus_allowed_list:\t0-%u\n"
+		      "voluntary_ctxt_switches:\t0\n"
+		      "nonvoluntary_ctxt_switches:\t0\n",
+		      t->tgid, t->tid, ids.pgid, ids.sid, (unsigned long long)(peak >> 10),
+		      (unsigned long long)(vsize >> 10), (unsigned long long)(rss >> 10),
+		      ids.nthreads, (unsigned long long)t->tg->rlim[RLIMIT_SIGPENDING].rlim_cur,
+		      (unsigned long long)t->sigmask, (unsigned long long)sig_set(t, 1),
+		      (unsigned long long)sig_set(t, 2), (unsigned long long)cr->cap_inheritable,
+		      (unsigned long long)cr->cap_permitted, (unsigned long long)cr->cap_effective,
+		      (unsigned long long)cr->cap_bounding, (unsigned long long)cr->cap_ambient,
+		      (int)__atomic_load_n(&t->no_new_privs, __ATOMIC_RELAXED), seccomp_mode(t),
+		      seccomp_filter_count(t), c->k->ncpus - 1);
+}
+
+void proc_gen_status(struct proc_ctx *c, struct strbuf *o)
+{
+	if (c->t)
+		task_status(c, o);
+	else
+		zombie_status(c, o);
+}
