@@ -13,12 +13,12 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
-static void fm_get(void *obj)
+static void fm_get(void *obj, uint64_t pgoff)
 {
 	file_get(obj);
 }
 
-static void fm_put(void *obj)
+static void fm_put(void *obj, uint64_t pgoff)
 {
 	file_put(obj);
 }

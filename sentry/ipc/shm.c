@@ -8,6 +8,7 @@
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/task.h"
 #include "sentry/mm/mm.h"
+#include "sentry/mm/pagestore.h"
 #include "sentry/vfs/vfs.h"
 #include "lib/strbuf.h"
 #include "lib/util.h"
@@ -77,23 +78,35 @@ static void seg_free(struct ipc_obj *o)
 
 /* --- the segment as a mapping's backing: counts its attaches ---------------------------- */
 
-static void seg_vma_get(void *obj)
+/*
+ * Does a VMA at pgoff count as an attach? Linux counts every VMA (a split
+ * by mprotect counts again); a shared mapping here is also cut into one
+ * VMA per page store chunk, and those pieces do not count. (A split that
+ * falls exactly on a chunk boundary is then not counted either.)
+ */
+static bool counts_as_attach(uint64_t pgoff)
+{
+	return pgoff == 0 || pgoff % PS_CHUNK_SIZE != 0;
+}
+
+static void seg_vma_get(void *obj, uint64_t pgoff)
 {
 	struct shm_seg *s = obj;
 
 	pthread_mutex_lock(&s->ns->lock);
-	s->nattch++;
+	if (counts_as_attach(pgoff))
+		s->nattch++;
 	ipc_get(&s->o);
 	pthread_mutex_unlock(&s->ns->lock);
 }
 
-static void seg_vma_put(void *obj)
+static void seg_vma_put(void *obj, uint64_t pgoff)
 {
 	struct shm_seg *s = obj;
 	struct ipc_ns *ns = s->ns;
 
 	pthread_mutex_lock(&ns->lock);
-	if (--s->nattch == 0) {
+	if (counts_as_attach(pgoff) && --s->nattch == 0) {
 		s->dtime = now_s();
 		/* Removed while attached: it goes with the last detach. */
 		if (s->o.mode & SHM_DEST)

@@ -281,14 +281,16 @@ uint64_t vclock_now(clockid_t clk)
 
 /* --- the image and the data page in the memory file ------------------------------ */
 
-static void vb_get(void *obj)
+static void vb_get(void *obj, uint64_t pgoff)
 {
 	(void)obj;
+	(void)pgoff;
 }
 
-static void vb_put(void *obj)
+static void vb_put(void *obj, uint64_t pgoff)
 {
 	(void)obj;
+	(void)pgoff;
 }
 
 static long vb_read(void *obj, void *dst, size_t len, uint64_t off)

@@ -60,8 +60,9 @@ struct pagestore;
  * know files). Each VMA of the mapping holds a reference on obj.
  */
 struct mm_backing_ops {
-	void (*get)(void *obj);
-	void (*put)(void *obj);
+	/* A VMA at offset pgoff of obj starts or stops using it. */
+	void (*get)(void *obj, uint64_t pgoff);
+	void (*put)(void *obj, uint64_t pgoff);
 	/* Private mappings: read len bytes at off into dst (short at end of file). */
 	long (*read)(void *obj, void *dst, size_t len, uint64_t off);
 	/* Shared mappings: the page store that holds the file's bytes

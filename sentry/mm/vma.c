@@ -120,16 +120,16 @@ void vma_destroy(struct vma *v, bool release_pages)
 		mobj_put(v->mobj);
 	}
 	if (v->bops)
-		v->bops->put(v->bobj);
+		v->bops->put(v->bobj, v->pgoff);
 	free(v);
 }
 
 void vma_set_backing(struct vma *v, const struct mm_backing_ops *bops, void *bobj, uint64_t pgoff)
 {
 	if (bops)
-		bops->get(bobj);
+		bops->get(bobj, pgoff);
 	if (v->bops)
-		v->bops->put(v->bobj);
+		v->bops->put(v->bobj, v->pgoff);
 	v->bops = bops;
 	v->bobj = bobj;
 	v->pgoff = pgoff;

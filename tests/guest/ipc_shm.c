@@ -153,6 +153,19 @@ int main(void)
 	CHECK(q != (void *)-1 && strcmp(q, "parent") == 0, "and it can still be attached by id");
 	CHECK(shmdt(q) == 0 && shmdt(p) == 0, "detach both");
 	CHECK_ERRNO(shmctl(id, IPC_STAT, &ds), EINVAL, "the last detach destroys it");
-	CHECK_EQ(shmget(IPC_PRIVATE, 4096, 0600), 2, "ids go round: the next index, not the first free");
+	id = shmget(IPC_PRIVATE, 4096, 0600);
+	CHECK_EQ(id, 2, "ids go round: the next index, not the first free");
+	CHECK(shmctl(id, IPC_RMID, NULL) == 0, "remove it");
+
+	/* A big segment is one attach, a split of it by mprotect two. */
+	id = shmget(IPC_PRIVATE, 5 << 20, 0600);
+	p = shmat(id, NULL, 0);
+	CHECK(p != (void *)-1, "attach a 5 MiB segment");
+	p[(5 << 20) - 1] = 1;
+	CHECK_EQ(nattch(id), 1, "a 5 MiB segment attached once is one attach");
+	CHECK(mprotect(p + 3 * PAGE, PAGE, PROT_READ) == 0, "mprotect one page in it");
+	CHECK_EQ(nattch(id), 3, "split in three, it counts three");
+	CHECK(shmdt(p) == 0 && nattch(id) == 0, "shmdt takes every piece");
+	CHECK(shmctl(id, IPC_RMID, NULL) == 0, "remove the big segment");
 	return GUEST_DONE();
 }
