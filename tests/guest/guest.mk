@@ -41,6 +41,7 @@ GUEST_TESTS = \
 	sig_signalfd \
 	sig_spin \
 	thr_basic \
+	futex_wake \
 	timerfd \
 	tls \
 	timer_alarm \
