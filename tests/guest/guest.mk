@@ -16,6 +16,7 @@ GUEST_TESTS = \
 	epoll_basic \
 	epoll_edge \
 	epoll_nested \
+	epoll_exclusive \
 	eventfd \
 	exitcode \
 	fds \
