@@ -41,6 +41,7 @@ GUEST_TESTS = \
 	sig_deliver \
 	sig_signalfd \
 	sig_spin \
+	sig_altstack \
 	thr_basic \
 	futex_wake \
 	timerfd \
