@@ -20,6 +20,7 @@ GUEST_TESTS = \
 	eventfd \
 	exitcode \
 	fds \
+	fd_close_range \
 	filemap \
 	memfd_attr \
 	mmap \
