@@ -25,6 +25,7 @@ GUEST_TESTS = \
 	memfd_attr \
 	mmap \
 	mremap \
+	mm_shared_access \
 	poll_pipe \
 	poll_select \
 	poll_signal \
