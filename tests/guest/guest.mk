@@ -89,6 +89,7 @@ GUEST_TESTS = \
 	fs_opath \
 	fs_dead \
 	fs_io \
+	fs_fsize \
 	fs_reopen \
 	fs_tmpfile \
 	fs_pending \
