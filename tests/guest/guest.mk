@@ -44,6 +44,7 @@ GUEST_TESTS = \
 	sig_signalfd \
 	sig_spin \
 	sig_altstack \
+	sig_core \
 	thr_basic \
 	futex_wake \
 	timerfd \
