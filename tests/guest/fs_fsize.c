@@ -3,13 +3,14 @@
  * it; one that starts at or past it fails with EFBIG and sends the writer
  * SIGXFSZ (SI_USER, from itself), whose default action kills the process;
  * a write of nothing is not refused. write, pwrite, writev, O_APPEND,
- * truncate, ftruncate and fallocate that would grow a file past the limit
- * (shrinking is fine). Pipes have no such limit.
+ * sendfile, copy_file_range; truncate, ftruncate and fallocate that would
+ * grow a file past the limit (shrinking is fine). Pipes have no limit.
  */
 #include "fsguest.h"
 
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/sendfile.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 
@@ -102,6 +103,23 @@ int main(void)
 	CHECK_ERRNO(write(fd, buf, 1), EFBIG, "an O_APPEND write at the limit");
 	CHECK_EQ(ftruncate(fd, LIMIT - 5), 0, "ftruncate shorter");
 	CHECK_EQ(write(fd, buf, 100), 5, "an O_APPEND write straddling the limit");
+	close(fd);
+
+	/* sendfile and copy_file_range into a file: the same limit. */
+	fd = open("f", O_RDONLY);
+	p[1] = open("h", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	CHECK_EQ(lseek(p[1], LIMIT - 100, SEEK_SET), LIMIT - 100, "lseek near the limit");
+	CHECK_EQ(sendfile(p[1], fd, NULL, 1000), 100, "sendfile straddling the limit");
+	CHECK_EQ(caught, 7, "SIGXFSZ for the rest (Linux's splice loop tries it)");
+	CHECK_ERRNO(sendfile(p[1], fd, NULL, 1000), EFBIG, "sendfile at the limit");
+	CHECK_EQ(caught, 8, "SIGXFSZ for sendfile");
+	off_t in = 0, out = LIMIT - 10;
+	CHECK_EQ(copy_file_range(fd, &in, p[1], &out, 1000, 0), 10,
+		 "copy_file_range straddling the limit");
+	CHECK_ERRNO(copy_file_range(fd, &in, p[1], &out, 1000, 0), EFBIG,
+		    "copy_file_range at the limit");
+	CHECK_EQ(caught, 9, "SIGXFSZ for copy_file_range");
+	close(p[1]);
 	close(fd);
 
 	CHECK_EQ(pipe(p), 0, "pipe");
