@@ -73,6 +73,9 @@ void container_process(const struct oci_process *op, struct kernel_process *kp)
 	kp->has_umask = op->umask >= 0;
 	kp->umask = op->umask;
 	kp->stdio[0] = kp->stdio[1] = kp->stdio[2] = -1;
+	/* runc makes every process of a container, the init and each exec'd
+	 * one, lead a session of its own (nsexec's setsid). */
+	kp->new_session = true;
 }
 
 _Static_assert(sizeof(struct kernel_rlimit) == sizeof(struct oci_rlimit) &&
@@ -152,7 +155,7 @@ static void winch_guest(struct kernel *k, int pid)
 	pthread_mutex_lock(&k->lock);
 	tg = kernel_find_tg_locked(k, pid, false);
 	if (tg)
-		pgid = tg->pgid; /* (0 for the init: the group it has from outside) */
+		pgid = tg->pgid;
 	pthread_mutex_unlock(&k->lock);
 	if (pgid >= 0)
 		signal_send_pgrp(k, pgid, &info);
@@ -187,6 +190,7 @@ static void serve_exec(struct container *c, int conn, struct ctl_msg *m)
 	struct kernel_process kp;
 	struct exec_wait w;
 	int pid, status;
+	bool tty = m->h.a != 0;
 
 	if (m->nfds != 3 || !m->data) {
 		ctl_send(conn, CTL_ERROR, EINVAL, 0, "exec: stdio missing", 19, NULL, 0);
@@ -206,7 +210,6 @@ static void serve_exec(struct container *c, int conn, struct ctl_msg *m)
 	kp.seccomp = c->seccomp;
 	for (int i = 0; i < 3; i++)
 		kp.stdio[i] = m->fds[i];
-	kp.new_session = m->h.a != 0;
 	kp.on_exit = exec_exited;
 	kp.exit_arg = &w;
 	if (kernel_spawn(c->sb->k, &kp, &pid, &err) < 0) {
@@ -228,7 +231,7 @@ static void serve_exec(struct container *c, int conn, struct ctl_msg *m)
 		if (p[1].revents & (POLLIN | POLLHUP)) {
 			if (ctl_recv(conn, &s) < 0)
 				p[1].fd = -1; /* the client went away: wait for the exit only */
-			else if (s.h.type == CTL_SIGNAL && s.h.a == SIGWINCH && kp.new_session)
+			else if (s.h.type == CTL_SIGNAL && s.h.a == SIGWINCH && tty)
 				winch_guest(c->sb->k, pid);
 			else if (s.h.type == CTL_SIGNAL)
 				signal_guest(c->sb->k, pid, s.h.a, false);

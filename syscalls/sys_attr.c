@@ -4,6 +4,7 @@
 #include "syscalls/util.h"
 #include "sentry/kernel/task.h"
 #include "sentry/fs/file.h"
+#include "sentry/fs/fsize.h"
 #include "sentry/vfs/vfs.h"
 #include "lib/util.h"
 
@@ -241,6 +242,8 @@ SYSCALL(truncate)
 		ret = inode_permission(&t->creds, p.dentry->inode, MAY_WRITE);
 	if (ret == 0 && !(p.mnt->flags & MNT_RDONLY))
 		ret = vfs_prepare_change(p.dentry);
+	if (ret == 0 && !(p.mnt->flags & MNT_RDONLY))
+		ret = (int)fsize_grow_check(t, p.dentry->inode, attr.size);
 	if (ret == 0) {
 		/* Truncating needs write access, not ownership. */
 		ret = (p.mnt->flags & MNT_RDONLY) ? -EROFS
@@ -268,6 +271,8 @@ SYSCALL(ftruncate)
 		ret = -EINVAL;
 	else if (!f->inode->ops->setattr)
 		ret = -EINVAL;
+	else if (fsize_grow_check(t, f->inode, attr.size))
+		ret = -EFBIG; /* (and SIGXFSZ) */
 	else
 		ret = f->inode->ops->setattr(f->inode, &attr);
 	file_put(f);
@@ -296,6 +301,10 @@ SYSCALL(fallocate)
 		ret = -ENODEV;
 	else if (!f->ops->fallocate)
 		ret = -EOPNOTSUPP;
+	else if (len > INT64_MAX - off)
+		ret = -EFBIG;
+	else if (!(mode & FALLOC_FL_KEEP_SIZE) && fsize_grow_check(t, f->inode, off + len))
+		ret = -EFBIG; /* (and SIGXFSZ) */
 	else
 		ret = f->ops->fallocate(f, mode, off, len);
 	file_put(f);

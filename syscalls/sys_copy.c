@@ -4,6 +4,7 @@
 #include "syscalls/util.h"
 #include "sentry/kernel/task.h"
 #include "sentry/fs/file.h"
+#include "sentry/fs/fsize.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -65,6 +66,7 @@ static long copy_between(struct file *in, int64_t *in_off, struct file *out, int
 SYSCALL(sendfile)
 {
 	struct file *out = fd_get(t->files, (int)a->a[0]), *in = fd_get(t->files, (int)a->a[1]);
+	size_t want = MIN(a->a[3], (uint64_t)0x7ffff000), count = want;
 	int64_t off = 0;
 	long ret;
 
@@ -91,8 +93,15 @@ SYSCALL(sendfile)
 			goto done;
 		}
 	}
-	ret = copy_between(in, a->a[2] ? &off : NULL, out, NULL,
-			   MIN(a->a[3], (uint64_t)0x7ffff000));
+	ret = fsize_write_check(t, out, -1, &count);
+	if (ret == 0)
+		ret = copy_between(in, a->a[2] ? &off : NULL, out, NULL, count);
+	/* Cut at RLIMIT_FSIZE: Linux's splice loop tries the rest too, which
+	 * earns SIGXFSZ (the bytes written are still the result). */
+	if (ret > 0 && (size_t)ret == count && count < want) {
+		size_t rest = want - count;
+		fsize_write_check(t, out, -1, &rest);
+	}
 	if (ret >= 0 && a->a[2] && mm_copy_out(t->mm, a->a[2], &off, sizeof(off)) < 0)
 		ret = -EFAULT;
 done:
@@ -174,6 +183,8 @@ SYSCALL(copy_file_range)
 		goto done;
 	}
 	ret = a->a[5] ? -EINVAL : copy_checks(in, ioff, out, ooff, &count);
+	if (ret == 0)
+		ret = fsize_write_check(t, out, ooff, &count);
 	if (ret || count == 0)
 		goto done;
 	ret = copy_between(in, &ioff, out, &ooff, count);

@@ -88,19 +88,19 @@ SYSCALL(mmap)
 	f = fd_get(t->files, (int)a->a[4]);
 	if (!f)
 		return -EBADF;
-	if (file_is_dev_zero(f)) {
-		/* /dev/zero: anonymous memory (shared when asked). */
-		req.off = 0;
-		ret = mm_mmap(t->mm, &req);
-		file_put(f);
-		return ret;
-	}
-	ret = file_mmap_check(f, req.prot, req.flags);
+	/* /dev/zero: anonymous memory (shared when asked), mapped by the
+	 * descriptor's access rules as a file is. */
+	ret = file_is_dev_zero(f) ? file_mmap_access(f, req.prot, req.flags)
+				  : file_mmap_check(f, req.prot, req.flags);
 	if (ret == 0 && req.len && req.off + ALIGN_UP(req.len, PAGE_SIZE) < req.off)
 		ret = -EOVERFLOW;
 	if (ret == 0) {
-		req.bops = &file_backing_ops;
-		req.bobj = f;
+		if (file_is_dev_zero(f)) {
+			req.off = 0;
+		} else {
+			req.bops = &file_backing_ops;
+			req.bobj = f;
+		}
 		if ((req.flags & MAP_TYPE) != MAP_PRIVATE && !flags_writable(file_getfl(f)))
 			req.vma_flags |= VMA_NOWRITE;
 		ret = mm_mmap(t->mm, &req);

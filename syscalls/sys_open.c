@@ -4,6 +4,7 @@
 #include "syscalls/util.h"
 #include "sentry/kernel/task.h"
 #include "sentry/kernel/kernel.h"
+#include "sentry/kernel/process.h"
 #include "sentry/fs/file.h"
 #include "sentry/fs/memfd.h"
 #include "sentry/fs/pipe.h"
@@ -123,7 +124,8 @@ SYSCALL(close_range)
 		return -EINVAL;
 	if (lo > hi)
 		return -EINVAL;
-	/* UNSHARE: this task's table is its own (threads come with processes). */
+	if (flags & CLOSE_RANGE_UNSHARE)
+		task_unshare_files(t);
 	fd_close_range(t->files, lo, hi, flags & CLOSE_RANGE_CLOEXEC);
 	return 0;
 }

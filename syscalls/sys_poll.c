@@ -191,13 +191,14 @@ struct poll_wqueues {
 };
 
 /* A wake-up of a polled file: wake the task if it is one it waits for. */
-static void pollwake(struct waiter *w, unsigned events)
+static bool pollwake(struct waiter *w, unsigned events)
 {
 	struct poll_entry *e = container_of(w, struct poll_entry, w);
 
 	if (events && !(events & e->key))
-		return;
+		return false;
 	task_wake(w->t);
+	return true;
 }
 
 static void poll_queue(struct poll_table *pt, struct waitq *wq)

@@ -10,6 +10,7 @@
 #include "sentry/kernel/signal.h"
 #include "sentry/mm/mm.h"
 #include "sentry/fs/file.h"
+#include "sentry/fs/fsize.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -139,6 +140,7 @@ static long do_write(struct task *t, struct file *f, uint64_t buf, size_t count,
 {
 	int flags = file_getfl(f);
 	size_t total = 0;
+	long ret;
 
 	if (flags < 0)
 		return flags;
@@ -149,6 +151,9 @@ static long do_write(struct task *t, struct file *f, uint64_t buf, size_t count,
 	if (!mm_range_ok(buf, count))
 		return -EFAULT;
 	count = MIN(count, (size_t)MAX_RW_COUNT);
+	ret = fsize_write_check(t, f, off, &count);
+	if (ret)
+		return ret;
 	if (f->ops->write_guest && off < 0) {
 		struct iovec v = {(void *)(uintptr_t)buf, count};
 		return f->ops->write_guest(f, t, &v, 1);
@@ -454,6 +459,8 @@ static long do_writev(struct task *t, int fd, uint64_t uiov, uint64_t cnt, int64
 		n = -ESPIPE;
 	else
 		n = rwf_prepare(f, rwf, &off);
+	if (n == 0)
+		n = fsize_writev_check(t, f, off, iov, &cnt);
 	if (n == 0 && f->ops->write_guest) {
 		/* sockets: SIGPIPE and blocking are the file's business */
 		n = f->ops->write_guest(f, t, iov, (int)cnt);

@@ -143,10 +143,8 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	FULL(pselect6, 6, A_INT, A_PTR, A_PTR, A_PTR, A_TIMESPEC, A_PTR),
 	FULL(epoll_create, 1, A_INT),
 	FULL(epoll_create1, 1, A_OPEN_FLAGS),
-	PART(epoll_ctl,
-	     "EPOLLEXCLUSIVE entries are all woken (one or more, as documented); EPOLLWAKEUP "
-	     "is accepted and means nothing",
-	     4, A_FD, A_EPOLL_OP, A_FD, A_EPOLL_EVENT),
+	PART(epoll_ctl, "EPOLLWAKEUP is accepted and means nothing", 4, A_FD, A_EPOLL_OP, A_FD,
+	     A_EPOLL_EVENT),
 	FULL(epoll_wait, 4, A_FD, A_PTR, A_INT, A_INT),
 	FULL(epoll_pwait, 6, A_FD, A_PTR, A_INT, A_INT, A_PTR, A_UINT),
 	FULL(epoll_pwait2, 6, A_FD, A_PTR, A_INT, A_TIMESPEC, A_PTR, A_UINT),
@@ -194,8 +192,9 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	PART(arch_prctl, "SET/GET_FS, SET/GET_GS, GET_CPUID; SET_CPUID is ENODEV", 2, A_ARCH_PRCTL,
 	     A_HEX),
 	PART(prlimit64,
-	     "any process (Linux's permission rules); NOFILE, NPROC, STACK, AS, SIGPENDING "
-	     "(queued signals per user, EAGAIN for sigqueue past it) enforced",
+	     "any process (Linux's permission rules); NOFILE, NPROC, STACK, AS, FSIZE, "
+	     "SIGPENDING (queued signals per user, EAGAIN for sigqueue past it) enforced; no "
+	     "core file is ever written, whatever CORE is",
 	     4, A_INT, A_RLIMIT_RES, A_PTR, A_PTR),
 	FULL(getrlimit, 2, A_RLIMIT_RES, A_PTR),
 	FULL(setrlimit, 2, A_RLIMIT_RES, A_PTR),

@@ -187,20 +187,26 @@ static bool ep_link_locked(struct eventpoll *ep, struct epitem *epi)
 	return true;
 }
 
-/* A wake-up of a watched file (under the file's wait queue lock). */
-static void ep_poll_callback(struct waiter *w, unsigned events)
+/*
+ * A wake-up of a watched file (under the file's wait queue lock). Whether it
+ * took the wake-up matters to an EPOLLEXCLUSIVE entry only: as Linux's, it
+ * takes it when an epoll_wait caller wakes for it, so that the file's next
+ * exclusive entry gets it when this epoll has none.
+ */
+static bool ep_poll_callback(struct waiter *w, unsigned events)
 {
 	struct ep_pwq *pwq = container_of(w, struct ep_pwq, w);
 	struct epitem *epi = pwq->epi;
 	struct eventpoll *ep = epi->ep;
 	uint32_t interest = __atomic_load_n(&epi->events, __ATOMIC_ACQUIRE);
+	bool took;
 
 	/* A one-shot entry that fired is disarmed until EPOLL_CTL_MOD. */
 	if (!(interest & ~EP_PRIVATE_BITS))
-		return;
+		return false;
 	/* Wakers that say what happened let us skip what nobody asked for. */
 	if (events && !(events & interest))
-		return;
+		return false;
 	pthread_mutex_lock(&ep->lock);
 	if (ep->scanning) {
 		if (!epi->on_ovf) {
@@ -210,10 +216,12 @@ static void ep_poll_callback(struct waiter *w, unsigned events)
 	} else {
 		ep_link_locked(ep, epi);
 	}
+	took = !(interest & EPOLLEXCLUSIVE) || waitq_active(&ep->wq);
 	waitq_wake_all(&ep->wq);
 	pthread_mutex_unlock(&ep->lock);
 	/* Those watching this epoll file, outside the lock (nested epolls). */
 	waitq_wake_events(&ep->poll_wait, EPOLLIN);
+	return took;
 }
 
 /* Take the ready list for a scan; wake-ups meanwhile go to ovflist. */
@@ -308,8 +316,7 @@ static void ep_ptable_queue_proc(struct poll_table *pt, struct waitq *wq)
 	pwq->w.func = ep_poll_callback;
 	pwq->wq = wq;
 	pwq->epi = epi;
-	/* EPOLLEXCLUSIVE waiters are woken like the others: "one or more"
-	 * epoll files get the event, which the man page allows. */
+	pwq->w.exclusive = epi->events & EPOLLEXCLUSIVE;
 	waitq_add(wq, &pwq->w);
 	pwq->next = epi->pwqlist;
 	epi->pwqlist = pwq;
@@ -762,7 +769,8 @@ long epoll_wait_file(struct task *t, struct file *f, uint64_t uevents, int maxev
 	ep = f->priv;
 	eavail = ep_events_available(ep);
 	for (;;) {
-		struct waiter w = {0};
+		/* Exclusive, as Linux's: one event wakes one epoll_wait caller. */
+		struct waiter w = {.exclusive = true};
 		uint32_t snap;
 		long res;
 

@@ -66,20 +66,30 @@ const struct mm_backing_ops file_backing_ops = {
 	.writeback = fm_writeback,
 };
 
-long file_mmap_check(struct file *f, int prot, int flags)
+long file_mmap_access(struct file *f, int prot, int flags)
 {
 	int fl = file_getfl(f);
+
+	if (!flags_readable(fl))
+		return -EACCES;
+	/* (O_APPEND does not matter: only an append-only inode would.) */
+	if ((flags & MAP_TYPE) != MAP_PRIVATE && (prot & PROT_WRITE) && !flags_writable(fl))
+		return -EACCES;
+	return 0;
+}
+
+long file_mmap_check(struct file *f, int prot, int flags)
+{
 	bool shared = (flags & MAP_TYPE) != MAP_PRIVATE;
+	long ret;
 
 	if (f->fmode & FMODE_PATH)
 		return -EBADF; /* (fd_get does not hand these out; never call their ops) */
 	if (!f->inode || !S_ISREG(f->inode->mode) || !f->ops->read)
 		return -ENODEV;
-	if (!flags_readable(fl))
-		return -EACCES;
-	/* (O_APPEND does not matter: only an append-only inode would.) */
-	if (shared && (prot & PROT_WRITE) && !flags_writable(fl))
-		return -EACCES;
+	ret = file_mmap_access(f, prot, flags);
+	if (ret)
+		return ret;
 	if ((prot & PROT_EXEC) && f->path.mnt && (f->path.mnt->flags & MNT_NOEXEC))
 		return -EPERM;
 	if (shared && !f->ops->pages)

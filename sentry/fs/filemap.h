@@ -11,6 +11,9 @@ extern const struct mm_backing_ops file_backing_ops;
 
 /* Linux's checks for mapping f with prot and flags (MAP_*): 0 or -errno. */
 long file_mmap_check(struct file *f, int prot, int flags);
+/* The part of them that is about f's access mode, which /dev/zero's
+ * anonymous mappings obey too. */
+long file_mmap_access(struct file *f, int prot, int flags);
 
 /* The file a VMA maps, or NULL (anonymous memory). */
 static inline struct file *vma_file(const struct vma *v)

@@ -367,11 +367,7 @@ static int exec_elf(struct exec_ctx *x, struct file *f)
 	strncpy(t->comm, base, sizeof(t->comm) - 1);
 	/* Descriptor tables and dispositions shared with other processes are
 	 * unshared first (CLONE_FILES, CLONE_SIGHAND without CLONE_THREAD). */
-	if (__atomic_load_n(&t->files->refs, __ATOMIC_SEQ_CST) > 1) {
-		struct fdtable *own = fdtable_dup(t->files);
-		fdtable_put(t->files);
-		t->files = own;
-	}
+	task_unshare_files(t);
 	fd_close_on_exec(t->files);
 	reset_sighand(t);
 	t->altstack.ss_sp = NULL;

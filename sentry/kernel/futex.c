@@ -68,7 +68,8 @@ static bool key_eq(const struct futex_key *a, const struct futex_key *b)
 	return a->obj == b->obj && a->off == b->off;
 }
 
-/* get_key: the sentry is to write a word whose page a fork shares. */
+/* get_key, and get_key only (never a count of woken waiters): the sentry is
+ * to write a word whose page a fork shares. */
 #define KEY_COW 1
 
 /*
@@ -174,21 +175,21 @@ static long futex_wait(struct task *t, uint64_t addr, bool private, uint32_t val
 	}
 }
 
-/* Wake up to n waiters on key with a matching bitset (bucket locked). */
+/* Wake up to n waiters on key with a matching bitset (bucket locked). As
+ * Linux counts after waking, an n of 0 or less wakes one. */
 static int wake_locked(struct bucket *b, const struct futex_key *key, int n, uint32_t bitset)
 {
 	struct futex_waiter *w, *nw;
 	int woken = 0;
 
 	list_for_each_entry_safe(w, nw, &b->waiters, link) {
-		if (woken >= n)
-			break;
 		if (!key_eq(&w->key, key) || !(w->bitset & bitset))
 			continue;
 		list_del(&w->link);
 		w->woken = true;
 		task_wake(w->t);
-		woken++;
+		if (++woken >= n)
+			break;
 	}
 	return woken;
 }
@@ -239,6 +240,7 @@ static long futex_requeue(struct task *t, uint64_t addr, uint64_t addr2, bool pr
 {
 	struct futex_key k1, k2;
 	struct futex_waiter *w, *nw;
+	struct list_head moving = LIST_HEAD_INIT(moving);
 	struct bucket *b1, *b2;
 	uint32_t *word, *word2;
 	int ret, woken, moved = 0;
@@ -257,16 +259,21 @@ static long futex_requeue(struct task *t, uint64_t addr, uint64_t addr2, bool pr
 		unlock2(b1, b2);
 		return -EAGAIN;
 	}
-	woken = wake_locked(b1, &k1, n, FUTEX_BITSET_MATCH_ANY);
+	woken = n ? wake_locked(b1, &k1, n, FUTEX_BITSET_MATCH_ANY) : 0;
+	/* Off b1 first, then onto b2: b2 may be b1 (and k2 k1). */
 	list_for_each_entry_safe(w, nw, &b1->waiters, link) {
 		if (moved >= n2)
 			break;
 		if (!key_eq(&w->key, &k1))
 			continue;
 		list_del(&w->link);
+		list_add_tail(&w->link, &moving);
+		moved++;
+	}
+	list_for_each_entry_safe(w, nw, &moving, link) {
+		list_del(&w->link);
 		w->key = k2;
 		list_add_tail(&w->link, &b2->waiters);
-		moved++;
 	}
 	unlock2(b1, b2);
 	return woken + moved;
@@ -274,8 +281,10 @@ static long futex_requeue(struct task *t, uint64_t addr, uint64_t addr2, bool pr
 
 /* FUTEX_WAKE_OP: *addr2 = *addr2 OP arg (atomically); wake n at addr, and
  * n2 at addr2 if the old value compares as asked. */
+/* *cow: the word at addr2 is in a page a fork shares; nothing was done
+ * (mm_prepare_write, then call again). */
 static long futex_wake_op(struct task *t, uint64_t addr, uint64_t addr2, bool private, int n,
-			  int n2, uint32_t encoded)
+			  int n2, uint32_t encoded, bool *cow)
 {
 	unsigned op = (encoded >> 28) & 7, cmp = (encoded >> 24) & 15;
 	int32_t oparg = (int32_t)((encoded >> 12) & 0xfff), cmparg = (int32_t)(encoded & 0xfff);
@@ -293,8 +302,9 @@ static long futex_wake_op(struct task *t, uint64_t addr, uint64_t addr2, bool pr
 	ret = get_key(t, addr, private, false, &k1, &word);
 	if (ret == 0)
 		ret = get_key(t, addr2, private, true, &k2, &word2);
+	*cow = ret == KEY_COW;
 	if (ret)
-		return ret;
+		return *cow ? 0 : ret;
 	b1 = bucket_of(&k1);
 	b2 = bucket_of(&k2);
 	lock2(b1, b2);
@@ -426,6 +436,8 @@ long do_futex(struct task *t, uint64_t addr, int op, uint32_t val, uint64_t utim
 	}
 	/* These do not block: under the mm's read lock (see get_key). */
 	for (;;) {
+		bool cow = false;
+
 		if (cmd == FUTEX_WAKE_OP)
 			mm_prepare_write(t->mm, addr2,
 					 sizeof(uint32_t)); /* get_key reports errors */
@@ -442,9 +454,9 @@ long do_futex(struct task *t, uint64_t addr, int op, uint32_t val, uint64_t utim
 						 true, val3);
 		else
 			ret = (int)futex_wake_op(t, addr, addr2, private, (int)val, (int)utime,
-						 val3);
+						 val3, &cow);
 		pthread_rwlock_unlock(&t->mm->lock);
-		if (ret != KEY_COW)
+		if (!cow)
 			return ret;
 	}
 }

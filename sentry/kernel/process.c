@@ -452,6 +452,19 @@ static unsigned tasks_of_uid(struct kernel *k, uint32_t uid)
 	return n;
 }
 
+void task_unshare_files(struct task *t)
+{
+	struct fdtable *old = t->files, *own;
+
+	if (__atomic_load_n(&old->refs, __ATOMIC_SEQ_CST) == 1)
+		return; /* only t holds it, and only t could share it again */
+	own = fdtable_dup(old);
+	pthread_mutex_lock(&t->k->lock); /* as at exit: other tasks look at t->files */
+	t->files = own;
+	pthread_mutex_unlock(&t->k->lock);
+	fdtable_put(old);
+}
+
 long task_clone(struct task *t, uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t ctid,
 		uint64_t tls)
 {

@@ -22,6 +22,10 @@ struct sigqueue;
 long task_clone(struct task *t, uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t ctid,
 		uint64_t tls);
 
+/* Give t a descriptor table of its own if it shares one (exec,
+ * CLOSE_RANGE_UNSHARE: unshare(CLONE_FILES)). */
+void task_unshare_files(struct task *t);
+
 /* The task's thread exits (exit(2)): code is the wait status it leaves when
  * it is the last thread ((status & 0xff) << 8). The run loop ends. */
 void task_exit_thread(struct task *t, int code);

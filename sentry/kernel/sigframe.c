@@ -45,6 +45,10 @@
 #define XSAVE_MIN_SIZE 576 /* legacy area + header */
 #define XFEATURE_FPSSE 0x3ull
 
+/* The kernel's MINSIGSTKSZ, not glibc's run-time one (sysconf, AT_MINSIGSTKSZ):
+ * whether a frame fits is checked as a signal is delivered (SIGSEGV if not). */
+#define KERNEL_MINSIGSTKSZ 2048
+
 /* eflags bits a handler's sigreturn may change (FIX_EFLAGS). */
 #define EFL_CF 0x1
 #define EFL_PF 0x4
@@ -148,7 +152,7 @@ int task_sigaltstack(struct task *t, const stack_t *ss, stack_t *oss)
 			t->altstack.ss_size = 0;
 			t->altstack.ss_flags = SS_DISABLE;
 		} else {
-			if (ss->ss_size < (size_t)MINSIGSTKSZ)
+			if (ss->ss_size < KERNEL_MINSIGSTKSZ)
 				return -ENOMEM;
 			t->altstack.ss_sp = ss->ss_sp;
 			t->altstack.ss_size = ss->ss_size;

@@ -71,21 +71,32 @@ void task_wake(struct task *t)
 	syscall(SYS_futex, &t->wake_seq, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
-static void wake_waiter(struct waiter *w, unsigned events)
+/* Wake w (queue locked); did it take the wake-up? */
+static bool wake_waiter(struct waiter *w, unsigned events)
 {
 	if (w->func)
-		w->func(w, events);
-	else
-		task_wake(w->t);
+		return w->func(w, events);
+	if (w->exclusive) {
+		/* The next wake-up goes to the next waiter, even before w runs. */
+		list_del(&w->link);
+		w->queued = false;
+	}
+	task_wake(w->t);
+	return true;
 }
 
 void waitq_wake_events(struct waitq *wq, unsigned events)
 {
 	struct waiter *w, *n;
+	bool taken = false;
 
 	pthread_mutex_lock(&wq->lock);
-	list_for_each_entry_safe(w, n, &wq->waiters, link)
-		wake_waiter(w, events);
+	list_for_each_entry_safe(w, n, &wq->waiters, link) {
+		if (!w->exclusive)
+			wake_waiter(w, events);
+		else if (!taken)
+			taken = wake_waiter(w, events);
+	}
 	pthread_mutex_unlock(&wq->lock);
 }
 

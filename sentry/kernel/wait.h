@@ -29,10 +29,15 @@ struct waiter {
 	struct list_head link;
 	struct task *t;
 	bool queued;
+	/* Woken one at a time, as Linux's exclusive waits are: a wake-up wakes
+	 * every other waiter but only the first exclusive one that takes it
+	 * (a task waiter always does, and leaves the queue as it is woken). */
+	bool exclusive;
 	/* Called under the queue's lock on every wake-up of the queue, with the
-	 * events that happened (POLL* bits; 0: anything). NULL: wake t. epoll
-	 * and poll use it to learn which file became ready. */
-	void (*func)(struct waiter *w, unsigned events);
+	 * events that happened (POLL* bits; 0: anything); returns whether it
+	 * took the wake-up. NULL: wake t. epoll and poll use it to learn which
+	 * file became ready. */
+	bool (*func)(struct waiter *w, unsigned events);
 };
 
 #define WAITQ_INIT(name)                                                  \
@@ -52,9 +57,10 @@ bool waitq_active(struct waitq *wq);
 /* t's wake snapshot now, for a wait whose waiters are queued by callbacks
  * (poll, select): take it before testing the condition, then task_block(). */
 uint32_t task_wake_snapshot(struct task *t);
+/* Wake every waiter (exclusive ones: see struct waiter). */
 void waitq_wake_all(struct waitq *wq);
 void waitq_wake_one(struct waitq *wq);
-/* Wake every waiter, telling callbacks which events (POLL*) happened. */
+/* waitq_wake_all, telling callbacks which events (POLL*) happened. */
 void waitq_wake_events(struct waitq *wq, unsigned events);
 
 /*

@@ -204,6 +204,10 @@ B=$(bundle run '["/bin/ocitest","exit","9"]')
 run run "$B" run --bundle "$B" runid
 check_that "run: create, start, wait and delete; the init's status (9)" \
 	'[ "$st" = 9 ] && ! oci "$B" state runid 2>/dev/null'
+B=$(bundle session '["/bin/ocitest","session"]')
+run session "$B" run --bundle "$B" sessionid
+check_that "the init is pid 1 and leads its process group and session, as runc's" \
+	'[ "$st" = 0 ] && [ "$(cat "$T/session.out")" = "pid 1, group leader yes, session leader yes" ]'
 B=$(bundle usr1 '["/bin/ocitest","trap","USR1","42"]')
 create usr1 "$B"
 oci "$B" start usr1
@@ -470,6 +474,9 @@ run exec6 "$B" exec ex /bin/ocitest exit 6
 check_eq "exec ID CMD... (not detached) exits with the process's status" 6 "$st"
 run exececho "$B" exec ex /bin/ocitest echo plain exec
 check_eq "... and its stdout is exec's" "plain exec" "$(cat "$T/exececho.out")"
+run execsession "$B" exec ex /bin/ocitest session
+check_eq "an exec'd process leads its own process group and session, as runc's" \
+	"pid not 1, group leader yes, session leader yes" "$(cat "$T/execsession.out")"
 run execmiss "$B" exec ex nosuch
 check_that "exec ID of a missing program fails with runc's words" \
 	'[ "$st" != 0 ] && has "$T/execmiss.err" "exec: \"nosuch\": executable file not found in \\\$PATH"'

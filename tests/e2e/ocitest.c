@@ -9,6 +9,7 @@
  *   ocitest fds                print "fds: 0 1 2 ..." (every open descriptor below 1024)
  *   ocitest trap SIG CODE      on SIG exit with CODE; prints "trapping SIG" first
  *   ocitest ignore SIG         ignore SIG, print "ignoring SIG", then sleep
+ *   ocitest session            print whether it is pid 1 and leads its group and session
  *   ocitest tty                isatty of 0-2 and the window size; then waits for
  *                              SIGWINCH ("waiting for SIGWINCH") and prints the new size
  *   ocitest rlimit             "nofile SOFT HARD" and "nproc SOFT HARD"
@@ -147,6 +148,11 @@ int main(int argc, char **argv)
 		       (unsigned long long)a.rlim_max);
 		printf("nproc %llu %llu\n", (unsigned long long)b.rlim_cur,
 		       (unsigned long long)b.rlim_max);
+		return 0;
+	} else if (strcmp(cmd, "session") == 0) {
+		pid_t self = getpid();
+		printf("pid %s, group leader %s, session leader %s\n", self == 1 ? "1" : "not 1",
+		       getpgrp() == self ? "yes" : "no", getsid(0) == self ? "yes" : "no");
 		return 0;
 	} else if (strcmp(cmd, "umask") == 0) {
 		mode_t m = umask(0);

@@ -16,13 +16,16 @@ GUEST_TESTS = \
 	epoll_basic \
 	epoll_edge \
 	epoll_nested \
+	epoll_exclusive \
 	eventfd \
 	exitcode \
 	fds \
+	fd_close_range \
 	filemap \
 	memfd_attr \
 	mmap \
 	mremap \
+	mm_shared_access \
 	poll_pipe \
 	poll_select \
 	poll_signal \
@@ -44,7 +47,10 @@ GUEST_TESTS = \
 	sig_deliver \
 	sig_signalfd \
 	sig_spin \
+	sig_altstack \
+	sig_core \
 	thr_basic \
+	futex_wake \
 	timerfd \
 	tls \
 	timer_alarm \
@@ -88,6 +94,7 @@ GUEST_TESTS = \
 	fs_opath \
 	fs_dead \
 	fs_io \
+	fs_fsize \
 	fs_reopen \
 	fs_tmpfile \
 	fs_pending \
