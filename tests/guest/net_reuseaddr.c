@@ -6,7 +6,8 @@
  * connections inherit it; redis's CONFIG SET bind does this); without
  * SO_REUSEADDR, or against a listener, it is EADDRINUSE, also between
  * two listeners that both set it; of two sockets bound with SO_REUSEADDR,
- * only the first may listen.
+ * only the first may listen. A dual-stack IPv6 wildcard holds the IPv4
+ * port too.
  */
 #include "netguest.h"
 
@@ -186,6 +187,28 @@ static void two_bound_then_listen(void)
 	close_all((int[]){a, b}, 2);
 }
 
+/* An IPv6 wildcard takes the IPv4 port too, unless IPV6_V6ONLY. */
+static void dual_stack(int family)
+{
+	struct sockaddr_storage addr, any6;
+	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&any6;
+	socklen_t len;
+	int l = listener(AF_INET, 1, &addr, &len), d, v, one = 1;
+
+	(void)family;
+	memset(&any6, 0, sizeof(any6));
+	a6->sin6_family = AF_INET6;
+	a6->sin6_addr = in6addr_any;
+	a6->sin6_port = ((struct sockaddr_in *)&addr)->sin_port;
+	CHECK(l >= 0, "an IPv4 listener");
+	CHECK_ERRNO(bind_new(AF_INET6, 1, &any6, sizeof(*a6), &d), EADDRINUSE,
+		    "a dual-stack [::] bind of its port");
+	v = tcp_socket(AF_INET6, 1);
+	CHECK_EQ(setsockopt(v, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one)), 0, "IPV6_V6ONLY");
+	CHECK_EQ(bind(v, (struct sockaddr *)&any6, sizeof(*a6)), 0, "a v6-only [::] bind of it");
+	close_all((int[]){l, d, v}, 3);
+}
+
 int main(void)
 {
 	rebind_with_open_connection(AF_INET);
@@ -194,5 +217,6 @@ int main(void)
 	after_server_close(1);
 	after_server_close(0);
 	two_bound_then_listen();
+	net_ipv6_quietly(dual_stack);
 	return GUEST_DONE();
 }
