@@ -129,6 +129,9 @@ SYSCALL(socketpair)
 
 	if (ret)
 		return ret;
+	/* __sys_socketpair stores the two descriptors before it makes the sockets. */
+	if (!mm_access_ok(t->mm, a->a[3], sizeof(fds), true))
+		return -EFAULT;
 	if (family < 0 || family >= AF_MAX)
 		return -EAFNOSUPPORT;
 	if (type >= SOCK_MAX_TYPE)
@@ -625,6 +628,19 @@ static void scm_deliver(struct task *t, struct ctl_out *c, struct scm *scm, int 
 		detach_fds(t, c, scm->fds, flags);
 }
 
+/*
+ * sock_recvmsg. MSG_ERRQUEUE reads an inet socket's error queue, which is
+ * always empty in rung (ICMP errors reach the guest through SO_ERROR
+ * only): EAGAIN at once, as ip_recv_error answers. Unix and netlink
+ * sockets have no error queue and ignore the flag, as Linux's do.
+ */
+static long sock_recv(struct socket *s, struct sock_msg *m)
+{
+	if ((m->flags & MSG_ERRQUEUE) && is_inet(s))
+		return -EAGAIN;
+	return s->ops->recvmsg(s, m);
+}
+
 /* ___sys_recvmsg for the msghdr at umsg (k copied in): the length received. */
 static long recv_one(struct task *t, struct socket *s, struct file *f, uint64_t umsg,
 		     struct kmsghdr *k, int flags)
@@ -642,7 +658,7 @@ static long recv_one(struct task *t, struct socket *s, struct file *f, uint64_t 
 	m.out_flags = flags & MSG_CMSG_CLOEXEC;
 	m.name_out = k->name_ptr ? name : NULL;
 	msg_iter_init(&m.iter, t->mm, k->iov, (unsigned)k->h.msg_iovlen);
-	ret = s->ops->recvmsg(s, &m);
+	ret = sock_recv(s, &m);
 	if (ret < 0) {
 		scm_clear(&m.scm);
 		return ret;
@@ -758,7 +774,7 @@ SYSCALL(recvfrom)
 	if (file_getfl(f) & O_NONBLOCK)
 		m.flags |= MSG_DONTWAIT;
 	m.name_out = a->a[4] ? name : NULL;
-	ret = s->ops->recvmsg(s, &m);
+	ret = sock_recv(s, &m);
 	scm_clear(&m.scm);
 	file_put(f);
 	if (ret >= 0 && a->a[4]) {

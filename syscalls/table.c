@@ -271,12 +271,15 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	     "AF_UNIX; AF_INET/AF_INET6 per --network (docs/network.md); AF_NETLINK NETLINK_ROUTE "
 	     "(else EPROTONOSUPPORT); AF_PACKET, AF_BLUETOOTH, any other family: EAFNOSUPPORT",
 	     3, A_INT, A_HEX, A_INT),
-	PART(socketpair, "AF_UNIX only; other families EAFNOSUPPORT", 4, A_INT, A_HEX, A_INT,
-	     A_PTR),
+	PART(socketpair,
+	     "AF_UNIX pairs; any other family: socket()'s error, else EOPNOTSUPP, as Linux "
+	     "(AF_TIPC: EAFNOSUPPORT, as a kernel without it)",
+	     4, A_INT, A_HEX, A_INT, A_PTR),
 	PART(bind,
 	     "AF_UNIX: paths (S_IFSOCK files; on a gofer filesystem a host node no host process "
-	     "can connect to), "
-	     "abstract names, autobind; AF_INET/AF_INET6: docs/network.md",
+	     "can connect to), abstract names, autobind; AF_INET/AF_INET6: docs/network.md "
+	     "(sandbox stack: Linux's SO_REUSEADDR rules; two SO_REUSEPORT listeners on one "
+	     "address: EADDRINUSE)",
 	     3, A_FD, A_SOCKADDR, A_INT),
 	PART(connect,
 	     "AF_INET/AF_INET6: the egress policy first (a denied destination: ECONNREFUSED, "
@@ -302,16 +305,17 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	     "no MSG_OOB on AF_UNIX (EOPNOTSUPP); AF_INET/AF_INET6: the egress policy checks the "
 	     "destination (denied: EACCES, logged)",
 	     6, A_FD, A_BUF_IN, A_UINT, A_HEX, A_SOCKADDR, A_INT),
-	PART(recvfrom, "no MSG_OOB (EOPNOTSUPP), no SO_PEEK_OFF", 6, A_FD, A_PTR, A_UINT, A_HEX,
-	     A_PTR, A_PTR),
+	PART(recvfrom, "no MSG_OOB (EOPNOTSUPP), no SO_PEEK_OFF; MSG_ERRQUEUE as recvmsg", 6, A_FD,
+	     A_PTR, A_UINT, A_HEX, A_PTR, A_PTR),
 	PART(sendmsg,
 	     "SCM_RIGHTS and SCM_CREDENTIALS; no MSG_OOB on AF_UNIX (EOPNOTSUPP); "
 	     "AF_INET/AF_INET6: "
 	     "the egress policy checks msg_name (EACCES), no ancillary data (host mode)",
 	     3, A_FD, A_PTR, A_HEX),
 	PART(recvmsg,
-	     "SCM_RIGHTS and SCM_CREDENTIALS; no MSG_OOB or MSG_ERRQUEUE; AF_INET/AF_INET6 (host "
-	     "mode): no ancillary data (IP_PKTINFO, timestamps)",
+	     "SCM_RIGHTS and SCM_CREDENTIALS; no MSG_OOB; MSG_ERRQUEUE: AF_INET/AF_INET6 keep no "
+	     "error queue (EAGAIN, as Linux's when empty), others ignore it as Linux; "
+	     "AF_INET/AF_INET6 (host mode): no ancillary data (IP_PKTINFO, timestamps)",
 	     3, A_FD, A_PTR, A_HEX),
 	PART(sendmmsg, "as sendmsg", 4, A_FD, A_PTR, A_UINT, A_HEX),
 	PART(recvmmsg, "as recvmsg; the timeout is checked after each message, as Linux", 5, A_FD,

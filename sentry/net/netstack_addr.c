@@ -205,6 +205,8 @@ int ns_bind_locked(struct ns_sock *ns, const ip_addr_t *ip, uint16_t port)
 		int ret = ns->pcb.tcp ? 0 : ns_tcp_new_pcb(ns);
 		if (ret < 0)
 			return ret;
+		if (ns_tcp_port_conflict(ns, ip, port))
+			return -EADDRINUSE;
 		e = tcp_bind(ns->pcb.tcp, ip, port);
 		if (e == ERR_USE && relay_only_conflict(ns, ip, port)) {
 			ip_set_option(ns->pcb.tcp, SOF_REUSEADDR);

@@ -164,6 +164,11 @@ uint8_t ns_ip_type(const struct ns_sock *ns);
 int ns_bind_op(struct socket *s, const void *addr, int len);
 int ns_getname(struct socket *s, void *addr, bool peer);
 
+/* --- netstack_port.c --- */
+/* Would Linux refuse ns (a TCP socket) ip:port, held by another socket
+ * (core lock held)? Port 0 (any free one) never conflicts. */
+bool ns_tcp_port_conflict(const struct ns_sock *ns, const ip_addr_t *ip, uint16_t port);
+
 /* --- netstack_opt.c --- */
 int ns_setsockopt(struct socket *s, int level, int name, const void *val, unsigned len);
 int ns_getsockopt(struct socket *s, int level, int name, void *val, unsigned *len);

@@ -164,6 +164,8 @@ static err_t on_accept(void *arg, struct tcp_pcb *newpcb, err_t err)
 	}
 	ns = ns_sock_new(l->family, SOCK_STREAM, IPPROTO_TCP);
 	ns->v6only = l->v6only;
+	ns->reuseaddr = l->reuseaddr; /* the port's sharing rules name them */
+	ns->reuseport = l->reuseport;
 	ns->nodelay = l->nodelay;
 	ns->keepalive = l->keepalive;
 	ns->keepidle = l->keepidle;
@@ -296,6 +298,11 @@ static int tcp_listen_op(struct socket *s, int backlog)
 		ret = ns_bind_locked(ns, &any, 0);
 		if (ret < 0)
 			goto out;
+	}
+	/* Linux checks again: another socket may have begun to listen. */
+	if (ns_tcp_port_conflict(ns, &ns->local_ip, ns->local_port)) {
+		ret = -EADDRINUSE;
+		goto out;
 	}
 	lpcb = tcp_listen_with_backlog_and_err(ns->pcb.tcp, (u8_t)MIN(backlog, 255), &e);
 	if (!lpcb) {

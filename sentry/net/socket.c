@@ -348,10 +348,16 @@ int socket_create(struct task *t, int family, int type, int protocol, struct soc
 int socket_create_pair(struct task *t, int family, int type, int protocol, struct socket **a,
 		       struct socket **b)
 {
-	switch (family) {
-	case AF_UNIX:
+	struct socket *s;
+	int ret;
+
+	if (family == AF_UNIX)
 		return unix_create_pair(t, type, protocol, a, b);
-	default:
-		return -EAFNOSUPPORT;
-	}
+	/* Linux makes the socket first (its errors are socket()'s), then asks
+	 * the family to pair it: only AF_UNIX can (sock_no_socketpair). */
+	ret = socket_create(t, family, type, protocol, &s);
+	if (ret)
+		return ret;
+	file_put(socket_file_new(s, 0));
+	return -EOPNOTSUPP;
 }

@@ -38,6 +38,7 @@ E2E_TESTS = \
 	tests/e2e/net_dns.sh \
 	tests/e2e/nstack_veth.sh \
 	tests/e2e/net_host.sh \
+	tests/e2e/net_programs.sh \
 	tests/e2e/netns.sh \
 	tests/e2e/docker_net.sh \
 	tests/e2e/docker_netns.sh \

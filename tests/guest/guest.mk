@@ -119,6 +119,9 @@ GUEST_TESTS = \
 	net_nonblock \
 	net_bulk \
 	net_ifaddrs \
+	net_reuseaddr \
+	net_errqueue \
+	net_socketpair \
 	nstack_many \
 	nstack_dual
 
