@@ -82,6 +82,14 @@ SYSCALL(close_range);
 SYSCALL(pipe);
 SYSCALL(pipe2);
 SYSCALL(memfd_create);
+/* sys_mlock.c */
+SYSCALL(mlock);
+SYSCALL(mlock2);
+SYSCALL(munlock);
+SYSCALL(mlockall);
+SYSCALL(munlockall);
+SYSCALL(mincore);
+SYSCALL(personality);
 /* sys_ipc.c */
 SYSCALL(shmget);
 SYSCALL(shmat);

@@ -337,3 +337,15 @@ SYSCALL(prctl)
 	}
 	return ret;
 }
+
+/* personality: the persona is kept and inherited. The sandbox's layout
+ * has no randomization (ADDR_NO_RANDOMIZE holds anyway); PER_LINUX32 does
+ * not change what uname reports. */
+SYSCALL(personality)
+{
+	unsigned persona = (unsigned)a->a[0], old = t->tg->personality;
+
+	if (persona != 0xffffffffu)
+		t->tg->personality = persona;
+	return old;
+}

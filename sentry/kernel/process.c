@@ -583,6 +583,7 @@ long task_clone(struct task *t, uint64_t flags, uint64_t newsp, uint64_t ptid, u
 		c->tg->tty = t->tg->tty;
 		memcpy(c->tg->rlim, t->tg->rlim, sizeof(c->tg->rlim));
 		c->tg->oom = t->tg->oom;
+		c->tg->personality = t->tg->personality;
 		c->tg->exit_signal = (flags & CLONE_PARENT) ? t->tg->exit_signal : sig;
 		list_add_tail(&c->tg->sibling, &parent->children);
 		list_add_tail(&c->tg->knode, &k->groups);

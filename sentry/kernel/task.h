@@ -121,6 +121,7 @@ struct thread_group {
 	struct {
 		short adj, adj_min;
 	} oom;
+	unsigned personality; /* personality(2): inherited, kept over exec */
 	uint64_t start_ns;
 	uint32_t uid;		  /* the leader's real uid when it died (waitid's si_uid) */
 	uint32_t suid;		  /* and its saved uid (who may kill(2) the zombie) */

@@ -128,7 +128,8 @@ int mm_fork(struct mm *old, struct mm **out)
 		struct vma *n;
 		if (v->flags & VMA_DONTFORK)
 			continue;
-		n = vma_alloc(v->start, v->end, v->prot, v->flags);
+		/* Memory locks are not inherited (mlock(2)). */
+		n = vma_alloc(v->start, v->end, v->prot, v->flags & ~VMA_LOCKED);
 		vma_set_backing(n, v->bops, v->bobj, v->pgoff);
 		if (!v->mobj) {
 			/* a PROT_NONE reservation: nothing behind it */
@@ -365,7 +366,7 @@ static long mmap_locked(struct mm *mm, const struct mmap_req *req)
 		vflags |= VMA_GROWSDOWN;
 	if (flags & MAP_NORESERVE)
 		vflags |= VMA_NORESERVE;
-	if (flags & MAP_LOCKED)
+	if ((flags & MAP_LOCKED) || mm->lock_future)
 		vflags |= VMA_LOCKED;
 
 	if (fixed) {

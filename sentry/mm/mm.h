@@ -111,6 +111,7 @@ struct mm {
 
 	/* Per address space flags of the process (kept over fork). */
 	bool thp_disable;	 /* PR_SET_THP_DISABLE (kept over exec too) */
+	bool lock_future;	 /* mlockall(MCL_FUTURE): new mappings are locked */
 	unsigned membarrier_reg; /* MEMBARRIER_CMD_REGISTER_* done (reset by exec) */
 	uint64_t committed_peak; /* committed before its last decrease (getrusage's maxrss) */
 };
@@ -238,6 +239,17 @@ uint64_t mm_unmapped_area(struct mm *mm, uint64_t len);
 struct vma *mm_find_vma(struct mm *mm, uint64_t addr);
 /* The first VMA with end > addr, or NULL. */
 struct vma *mm_find_vma_after(struct mm *mm, uint64_t addr);
+
+/* mlock, munlock (sentry/mm/mlock.c): mark [addr, addr+len), rounded out
+ * to pages, locked or not; -ENOMEM when part of it is unmapped. */
+int mm_set_locked(struct mm *mm, uint64_t addr, uint64_t len, bool locked);
+/* mlockall(MCL_CURRENT), munlockall; future: later mappings are locked too. */
+void mm_set_locked_all(struct mm *mm, bool locked, bool future);
+uint64_t mm_locked_bytes(struct mm *mm);
+uint64_t mm_mapped_bytes(struct mm *mm);
+/* mincore: one byte per page from page-aligned addr (1: the host holds
+ * it), into vec; -ENOMEM when part of the range is unmapped. */
+int mm_mincore(struct mm *mm, uint64_t addr, uint64_t pages, unsigned char *vec);
 
 /* For tests and /proc: call fn for each VMA in address order under the read lock. */
 void mm_for_each_vma(struct mm *mm, void (*fn)(const struct vma *v, void *arg), void *arg);
