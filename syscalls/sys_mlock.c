@@ -39,7 +39,8 @@ static long do_mlock(struct task *t, uint64_t addr, uint64_t len)
 {
 	uint64_t start = ALIGN_DOWN(addr, PAGE_SIZE);
 	/* (a wrapping length is mm_set_locked's EINVAL) */
-	uint64_t bytes = len > UINT64_MAX - PAGE_SIZE ? len : ALIGN_UP(addr + len, PAGE_SIZE) - start;
+	uint64_t bytes =
+		len > UINT64_MAX - PAGE_SIZE ? len : ALIGN_UP(addr + len, PAGE_SIZE) - start;
 	long ret = lock_allowed(t, bytes, mm_locked_bytes(t->mm));
 
 	return ret ? ret : mm_set_locked(t->mm, addr, len, true);

@@ -160,10 +160,11 @@ static void task_status(struct proc_ctx *c, struct strbuf *o)
 	struct task *t = c->t;
 	struct creds *cr = &t->creds;
 	struct tree_ids ids = tree_ids(c);
-	uint64_t vsize, rss, peak;
+	uint64_t vsize, rss, peak, locked;
 
 	proc_mem_sizes(t, &vsize, &rss);
 	peak = MAX(vsize, t->mm ? mm_committed_peak(t->mm) : 0);
+	locked = t->mm ? mm_locked_bytes(t->mm) : 0;
 	strbuf_printf(o,
 		      "Name:\t%s\nUmask:\t%04o\nState:\t%c (%s)\nTgid:\t%d\nNgid:\t0\nPid:\t%d\n"
 		      "PPid:\t%d\nTracerPid:\t0\nUid:\t%u\t%u\t%u\t%u\nGid:\t%u\t%u\t%u\t%u\n"
@@ -175,7 +176,8 @@ static void task_status(struct proc_ctx *c, struct strbuf *o)
 		strbuf_printf(o, "%u ", cr->groups[i]);
 	strbuf_printf(o,
 		      "\nNStgid:\t%d\nNSpid:\t%d\nNSpgid:\t%d\nNSsid:\t%d\nVmPeak:\t%8llu kB\n"
-		      "VmSize:\t%8llu kB\nVmRSS:\t%8llu kB\nThreads:\t%d\nSigQ:\t0/%llu\n"
+		      "VmSize:\t%8llu kB\nVmLck:\t%8llu kB\nVmRSS:\t%8llu kB\nThreads:\t%d\n"
+		      "SigQ:\t0/%llu\n"
 		      "SigPnd:\t0000000000000000\nShdPnd:\t0000000000000000\nSigBlk:\t%016llx\n"
 		      "SigIgn:\t%016llx\nSigCgt:\t%016llx\nCapInh:\t%016llx\nCapPrm:\t%016llx\n"
 		      "CapEff:\t%016llx\nCapBnd:\t%016llx\nCapAmb:\t%016llx\nNoNewPrivs:\t%d\n"
@@ -183,8 +185,9 @@ static void task_status(struct proc_ctx *c, struct strbuf *o)
 		      "voluntary_ctxt_switches:\t0\n"
 		      "nonvoluntary_ctxt_switches:\t0\n",
 		      t->tgid, t->tid, ids.pgid, ids.sid, (unsigned long long)(peak >> 10),
-		      (unsigned long long)(vsize >> 10), (unsigned long long)(rss >> 10),
-		      ids.nthreads, (unsigned long long)t->tg->rlim[RLIMIT_SIGPENDING].rlim_cur,
+		      (unsigned long long)(vsize >> 10), (unsigned long long)(locked >> 10),
+		      (unsigned long long)(rss >> 10), ids.nthreads,
+		      (unsigned long long)t->tg->rlim[RLIMIT_SIGPENDING].rlim_cur,
 		      (unsigned long long)t->sigmask, (unsigned long long)sig_set(t, 1),
 		      (unsigned long long)sig_set(t, 2), (unsigned long long)cr->cap_inheritable,
 		      (unsigned long long)cr->cap_permitted, (unsigned long long)cr->cap_effective,

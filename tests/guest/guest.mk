@@ -114,6 +114,7 @@ GUEST_TESTS = \
 	ipc_shm \
 	ipc_sem \
 	ipc_msg \
+	mm_lock \
 	net_tcp \
 	net_udp \
 	net_nonblock \
