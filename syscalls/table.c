@@ -320,9 +320,8 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	     "the egress policy checks msg_name (EACCES), no ancillary data (host mode)",
 	     3, A_FD, A_PTR, A_HEX),
 	PART(recvmsg,
-	     "SCM_RIGHTS and SCM_CREDENTIALS; no MSG_OOB; MSG_ERRQUEUE: AF_INET/AF_INET6 keep no "
-	     "error queue (EAGAIN, as Linux's when empty), others ignore it as Linux; "
-	     "AF_INET/AF_INET6 (host mode): no ancillary data (IP_PKTINFO, timestamps)",
+	     "SCM_RIGHTS, SCM_CREDENTIALS; no MSG_OOB; inet sockets: an empty error queue "
+	     "(MSG_ERRQUEUE: EAGAIN); host mode: no ancillary data (IP_PKTINFO, timestamps)",
 	     3, A_FD, A_PTR, A_HEX),
 	PART(sendmmsg, "as sendmsg", 4, A_FD, A_PTR, A_UINT, A_HEX),
 	PART(recvmmsg, "as recvmsg; the timeout is checked after each message, as Linux", 5, A_FD,
