@@ -19,14 +19,12 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#define BOUNCE_SIZE   65536
-#define MAX_RW_COUNT  (INT_MAX & ~(PAGE_SIZE - 1))
-#define GUEST_IOV_MAX 1024
+#define BOUNCE_SIZE 65536
 
 static __thread char bounce[BOUNCE_SIZE];
 
 /* A write that hit a closed pipe earns the writer SIGPIPE, as on Linux. */
-static long write_result(struct task *t, long n)
+long write_result(struct task *t, long n)
 {
 	if (n == -EPIPE) {
 		siginfo_t info;
@@ -229,7 +227,7 @@ SYSCALL(pwrite64)
 }
 
 /* Copy in and check an iovec array; returns the total length (clipped) or -errno. */
-static long iov_import(struct task *t, uint64_t uiov, uint64_t cnt, struct iovec *iov)
+long iov_import(struct task *t, uint64_t uiov, uint64_t cnt, struct iovec *iov)
 {
 	size_t total = 0;
 

@@ -110,6 +110,13 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	PART(fremovexattr, "as getxattr", 2, A_FD, A_STR),
 	FULL(sendfile, 4, A_FD, A_FD, A_PTR, A_UINT),
 	FULL(copy_file_range, 6, A_FD, A_PTR, A_FD, A_PTR, A_UINT, A_HEX),
+	PART(splice,
+	     "pipes, fifos, files and sockets, copied through the sentry (SPLICE_F_MOVE and "
+	     "SPLICE_F_MORE are hints)",
+	     6, A_FD, A_PTR, A_FD, A_PTR, A_UINT, A_HEX),
+	PART(tee, "copied through the sentry", 4, A_FD, A_FD, A_UINT, A_HEX),
+	PART(vmsplice, "copied through the sentry: SPLICE_F_GIFT gives no pages", 4, A_FD, A_PTR,
+	     A_UINT, A_HEX),
 	FULL(flock, 2, A_FD, A_HEX),
 	FULL(close, 1, A_FD),
 	FULL(dup, 1, A_FD),
