@@ -93,7 +93,8 @@ static long do_splice(struct file *in, int64_t *ioff, struct file *out, int64_t 
 	if (ipipe && opipe) {
 		if (in->priv == out->priv)
 			return -EINVAL;
-		return pipe_splice_pipe(in, out, len, nonblock || ((ifl | ofl) & O_NONBLOCK), false);
+		return pipe_splice_pipe(in, out, len, nonblock || ((ifl | ofl) & O_NONBLOCK),
+					false);
 	}
 	if (ipipe) {
 		if (ooff && !(out->fmode & FMODE_PREAD))

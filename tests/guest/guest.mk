@@ -24,6 +24,9 @@ GUEST_TESTS = \
 	mmap \
 	mremap \
 	poll_pipe \
+	pipe_splice \
+	pipe_size \
+	fs_splice \
 	poll_select \
 	poll_signal \
 	poll_wake \
