@@ -151,6 +151,14 @@ SYSCALL(fcntl)
 			ret = -EFAULT;
 		break;
 	}
+	case F_SETLEASE:
+		ret = locks_setlease(f, (long)arg,
+				     (f->inode && f->inode->uid == t->creds.fsuid) ||
+					     creds_capable(&t->creds, KCAP_LEASE));
+		break;
+	case F_GETLEASE:
+		ret = locks_getlease(f);
+		break;
 	case F_GETPIPE_SZ:
 		ret = file_is_pipe(f) ? pipe_get_size(f) : -EBADF;
 		break;

@@ -111,8 +111,9 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	FULL(sendfile, 4, A_FD, A_FD, A_PTR, A_UINT),
 	FULL(copy_file_range, 6, A_FD, A_PTR, A_FD, A_PTR, A_UINT, A_HEX),
 	PART(splice,
-	     "pipes, fifos, files and sockets, copied through the sentry (SPLICE_F_MOVE and "
-	     "SPLICE_F_MORE are hints)",
+	     "pipes, fifos, files and sockets, copied through the sentry; SPLICE_F_NONBLOCK makes "
+	     "the pipe end nonblocking, not a Unix socket's read as on Linux; SPLICE_F_MOVE and "
+	     "SPLICE_F_MORE are hints",
 	     6, A_FD, A_PTR, A_FD, A_PTR, A_UINT, A_HEX),
 	PART(tee, "copied through the sentry", 4, A_FD, A_FD, A_UINT, A_HEX),
 	PART(vmsplice, "copied through the sentry: SPLICE_F_GIFT gives no pages", 4, A_FD, A_PTR,
@@ -123,8 +124,10 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	FULL(dup2, 2, A_FD, A_FD),
 	FULL(dup3, 3, A_FD, A_FD, A_OPEN_FLAGS),
 	PART(fcntl,
-	     "descriptors, status flags, record and OFD locks; leases, seals, signals EINVAL", 3,
-	     A_FD, A_FCNTL_CMD, A_HEX),
+	     "descriptors, status flags, record and OFD locks, pipe sizes; leases for their "
+	     "holders only (other opens of the file are not seen, so F_WRLCK is refused only "
+	     "beside another lease, and a lease is never broken: no SIGIO); seals, signals EINVAL",
+	     3, A_FD, A_FCNTL_CMD, A_HEX),
 	PART(ioctl,
 	     "ttys and ptys (job control, termios, sizes, queues, TIOCGPTPEER), FIONREAD, FIONBIO, "
 	     "FIOCLEX, SIOCGIF* (docs/network.md); TIOCPKT, TIOCVHANGUP, TIOCCONS, locked termios, "

@@ -27,6 +27,7 @@ GUEST_TESTS = \
 	pipe_splice \
 	pipe_size \
 	fs_splice \
+	fs_lease \
 	poll_select \
 	poll_signal \
 	poll_wake \
