@@ -115,9 +115,11 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	     "the pipe end nonblocking, not a Unix socket's read as on Linux; SPLICE_F_MOVE and "
 	     "SPLICE_F_MORE are hints",
 	     6, A_FD, A_PTR, A_FD, A_PTR, A_UINT, A_HEX),
-	PART(tee, "copied through the sentry", 4, A_FD, A_FD, A_UINT, A_HEX),
-	PART(vmsplice, "copied through the sentry: SPLICE_F_GIFT gives no pages", 4, A_FD, A_PTR,
-	     A_UINT, A_HEX),
+	FULL(tee, 4, A_FD, A_FD, A_UINT, A_HEX),
+	PART(vmsplice,
+	     "the bytes are copied at the call (on Linux the pipe may refer to the pages, so "
+	     "later stores to them show); SPLICE_F_GIFT is a hint",
+	     4, A_FD, A_PTR, A_UINT, A_HEX),
 	FULL(flock, 2, A_FD, A_HEX),
 	FULL(close, 1, A_FD),
 	FULL(dup, 1, A_FD),
