@@ -14,9 +14,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 
 #define SPLICE_F_ALL (SPLICE_F_MOVE | SPLICE_F_NONBLOCK | SPLICE_F_MORE | SPLICE_F_GIFT)
+/* The most one splice between a host pipe and a file moves. */
+#define COPY_ONCE_MAX 65536
 
 /* The other file of a splice, at *off or (off NULL) its position. */
 struct file_end {
@@ -77,12 +80,53 @@ static long guest_end_write(void *arg, void *buf, size_t len)
 	return guest_end_copy(arg, buf, len, true);
 }
 
+/* Is f a host pipe (stdio the sandbox inherited)? splice takes it for a
+ * pipe end, but its data is the host's: see copy_once. */
+static bool is_host_pipe(struct file *f)
+{
+	struct kstat st;
+
+	return hostfile_fd(f) >= 0 && file_stat(f, &st) == 0 && S_ISFIFO(st.mode);
+}
+
+/*
+ * A splice with a host pipe at one end (or both) and no pipe of the
+ * sentry's: one read of up to 64 KiB and the write of all of it, each
+ * blocking as its file does; SPLICE_F_NONBLOCK asks the host pipe ends for
+ * readiness first. Unlike a pipe of the sentry's, a host pipe cannot take
+ * back bytes the other end failed to take: a failed write loses them.
+ */
+static long copy_once(struct file *in, int64_t *ioff, bool ihost, struct file *out, int64_t *ooff,
+		      bool ohost, size_t len, bool nonblock)
+{
+	char *buf;
+	long n, w, done = 0;
+
+	if (nonblock && ((ihost && !(file_poll(in, NULL) & (POLLIN | POLLHUP))) ||
+			 (ohost && !(file_poll(out, NULL) & (POLLOUT | POLLERR)))))
+		return -EAGAIN;
+	len = MIN(len, (size_t)COPY_ONCE_MAX);
+	buf = xmalloc(len);
+	n = file_read_at(in, buf, len, ioff);
+	while (done < n) {
+		w = file_write_at(out, buf + done, (size_t)(n - done), ooff);
+		if (w <= 0) {
+			n = done ? done : w;
+			break;
+		}
+		done += w;
+	}
+	free(buf);
+	return n;
+}
+
 /* Linux's do_splice, once both files are known: offsets already copied in. */
 static long do_splice(struct file *in, int64_t *ioff, struct file *out, int64_t *ooff, size_t len,
 		      bool nonblock)
 {
 	int ifl = file_getfl(in), ofl = file_getfl(out);
 	bool ipipe = file_is_pipe(in), opipe = file_is_pipe(out);
+	bool ihost = !ipipe && is_host_pipe(in), ohost = !opipe && is_host_pipe(out);
 	struct file_end e;
 
 	if (ifl < 0 || ofl < 0)
@@ -96,23 +140,25 @@ static long do_splice(struct file *in, int64_t *ioff, struct file *out, int64_t 
 		return pipe_splice_pipe(in, out, len, nonblock || ((ifl | ofl) & O_NONBLOCK),
 					false);
 	}
+	if (!(ipipe || ihost) && !(opipe || ohost))
+		return -EINVAL;
+	if (!(ipipe || ihost) && ioff && !(in->fmode & FMODE_PREAD))
+		return -EINVAL;
+	if (!(opipe || ohost) && ooff && !(out->fmode & FMODE_PREAD))
+		return -EINVAL;
+	if ((ioff && *ioff < 0) || (ooff && *ooff < 0) || !in->ops->read || !out->ops->write)
+		return -EINVAL;
+	if (!(opipe || ohost) && (ofl & O_APPEND))
+		return -EINVAL;
 	if (ipipe) {
-		if (ooff && !(out->fmode & FMODE_PREAD))
-			return -EINVAL;
-		if ((ofl & O_APPEND) || !out->ops->write || (ooff && *ooff < 0))
-			return -EINVAL;
 		e = (struct file_end){out, ooff};
 		return pipe_splice_out(in, len, nonblock || (ifl & O_NONBLOCK), file_end_write, &e);
 	}
 	if (opipe) {
-		if (ioff && !(in->fmode & FMODE_PREAD))
-			return -EINVAL;
-		if (!in->ops->read || (ioff && *ioff < 0))
-			return -EINVAL;
 		e = (struct file_end){in, ioff};
 		return pipe_splice_in(out, len, nonblock || (ofl & O_NONBLOCK), file_end_read, &e);
 	}
-	return -EINVAL;
+	return copy_once(in, ioff, ihost, out, ooff, ohost, len, nonblock);
 }
 
 /* An offset argument: NULL, or copied into *off and pointed to by *p. */
@@ -133,7 +179,8 @@ static long splice_files(struct task *t, struct file *in, uint64_t uoff_in, stru
 	int64_t ioff, ooff, *pin, *pout;
 	long ret;
 
-	if ((file_is_pipe(in) && uoff_in) || (file_is_pipe(out) && uoff_out))
+	if (((file_is_pipe(in) || is_host_pipe(in)) && uoff_in) ||
+	    ((file_is_pipe(out) || is_host_pipe(out)) && uoff_out))
 		return -ESPIPE;
 	if (offset_in(t, uoff_out, &ooff, &pout) < 0 || offset_in(t, uoff_in, &ioff, &pin) < 0)
 		return -EFAULT;

@@ -4,13 +4,15 @@
 # and exiting as they do natively: grep to /dev/null (grep 3.8 splices
 # its input there), grep -q ending its writer early, counting, tee into a
 # file beside a checksum, sort | uniq -c | sort -rn | head, a chain of
-# cats. Each pipeline runs under sh -c, natively and in the sandbox.
+# cats. Each pipeline runs under sh -c, natively and in the sandbox; and
+# python3's os.splice between the host pipes rung do's stdio is made of.
 set -u
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/lib.sh"
 T=$E2E_TMP
-PIPELINES=10
+PIPELINES=11
 plan $((2 * PIPELINES + 1))
+PY=/usr/bin/python3
 
 # A file of 4 MB or so: numbers and a binary.
 {
@@ -42,6 +44,32 @@ same() {
 	fi
 }
 
+# host_pipes MODE: os.splice from the sandbox's stdin to its stdout, both
+# host pipes, and with an offset (ESPIPE), prints as natively.
+SPLICE_PY='import os, sys
+n = os.splice(0, 1, 100)
+try:
+    os.splice(0, 1, 1, offset_src=0)
+except OSError as e:
+    print(e.strerror)
+print(n)'
+host_pipes() {
+	m=$1
+	if [ ! -x "$PY" ]; then
+		skip "$m: os.splice between host pipes: no $PY"
+		return
+	fi
+	printf 'hello\n' | env -i PATH=/usr/bin:/bin LANG=C "$PY" -c "$SPLICE_PY" 2>&1 | cat >"$T/n.out"
+	printf 'hello\n' | env -i PATH=/usr/bin:/bin LANG=C timeout -k 5 "$E2E_TIMEOUT" "$RUNG" do \
+		--file-access="$m" -- "$PY" -c "$SPLICE_PY" 2>&1 | cat >"$T/r.out"
+	if cmp -s "$T/n.out" "$T/r.out"; then
+		ok "$m: os.splice between host pipes"
+	else
+		not_ok "$m: os.splice between host pipes"
+		diff "$T/n.out" "$T/r.out" | sed 's/^/# /' | head -10
+	fi
+}
+
 pipelines() {
 	m=$1
 	same "$m" 'echo abc | grep b >/dev/null' 'echo abc | grep b >/dev/null; echo rc=$?'
@@ -57,6 +85,7 @@ pipelines() {
 		'tr -cs A-Za-z "\n" <"$W" | sort | uniq -c | sort -rn | head'
 	same "$m" 'a chain of cats' 'cat "$B" | cat | cat | cat | wc -c'
 	same "$m" 'head ends its writer early' 'seq 1 1000000 | head -3; cat "$B" | head -c 10 | od -c'
+	host_pipes "$m"
 }
 
 pipelines direct
