@@ -162,8 +162,11 @@ static long do_write(struct task *t, struct file *f, uint64_t buf, size_t count,
 		if (got == 0)
 			return total ? (long)total : -EFAULT;
 		n = file_io(f, bounce, got, off < 0 ? -1 : off + (int64_t)total, true);
-		if (n < 0)
-			return total ? (long)total : write_result(t, n);
+		if (n < 0) {
+			/* Cut short by a pipe's last reader: SIGPIPE all the same. */
+			write_result(t, n);
+			return total ? (long)total : n;
+		}
 		total += (size_t)n;
 		if ((size_t)n < got || got < chunk)
 			break;
@@ -415,6 +418,8 @@ static long gather_write(struct task *t, struct file *f, const struct iovec *iov
 			if (!filled)
 				break;
 			n = file_io(f, bounce, filled, off < 0 ? -1 : off + (int64_t)written, true);
+			if (n < 0 && written)
+				write_result(t, n); /* SIGPIPE after a partial write too */
 			if (n < 0)
 				return written ? (long)written : n;
 			written += (size_t)n;

@@ -120,6 +120,15 @@ static long copy_once(struct file *in, int64_t *ioff, bool ihost, struct file *o
 	return n;
 }
 
+/* Linux's rw_verify_area: len bytes at *off (or the file position) stay
+ * within a nonnegative loff_t. */
+static bool range_ok(struct file *f, const int64_t *off, size_t len)
+{
+	int64_t pos = off ? *off : __atomic_load_n(&f->pos, __ATOMIC_RELAXED);
+
+	return pos >= 0 && (uint64_t)pos + len <= INT64_MAX;
+}
+
 /* Linux's do_splice, once both files are known: offsets already copied in. */
 static long do_splice(struct file *in, int64_t *ioff, struct file *out, int64_t *ooff, size_t len,
 		      bool nonblock)
@@ -146,7 +155,8 @@ static long do_splice(struct file *in, int64_t *ioff, struct file *out, int64_t 
 		return -EINVAL;
 	if (!(opipe || ohost) && ooff && !(out->fmode & FMODE_PREAD))
 		return -EINVAL;
-	if ((ioff && *ioff < 0) || (ooff && *ooff < 0) || !in->ops->read || !out->ops->write)
+	if (!range_ok(in, ioff, len) || !range_ok(out, ooff, len) || !in->ops->read ||
+	    !out->ops->write)
 		return -EINVAL;
 	if (!(opipe || ohost) && (ofl & O_APPEND))
 		return -EINVAL;

@@ -219,6 +219,21 @@ static long pipe_read(struct file *f, void *buf, size_t len, int64_t *pos)
 	return (long)done;
 }
 
+/* A write the last reader's close cut short still earns SIGPIPE on Linux;
+ * one that wrote nothing gets it with its -EPIPE in the syscall layer. */
+static void sigpipe_partial(void)
+{
+	struct task *t = current_task();
+	siginfo_t info;
+
+	if (!t)
+		return;
+	siginfo_kernel(&info, SIGPIPE);
+	info.si_code = SI_USER; /* Linux's send_sig: from the kernel, as kill() */
+	info.si_pid = 0;
+	signal_send(t, &info, false);
+}
+
 static long pipe_write(struct file *f, const void *buf, size_t len, int64_t *pos)
 {
 	struct pipe *p = f->priv;
@@ -232,6 +247,8 @@ static long pipe_write(struct file *f, const void *buf, size_t len, int64_t *pos
 		size_t space;
 		if (p->readers == 0) {
 			pthread_mutex_unlock(&p->lock);
+			if (done)
+				sigpipe_partial();
 			return done ? (long)done : -EPIPE;
 		}
 		ret = ring_alloc(p);

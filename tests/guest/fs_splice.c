@@ -7,6 +7,7 @@
 #include "fsguest.h"
 
 #include <fcntl.h>
+#include <stdint.h>
 
 /* The bytes of PATH, read(2) in one go (at most size - 1). */
 static ssize_t slurp(const char *path, char *buf, size_t size)
@@ -71,6 +72,8 @@ static void test_pipe_to_file(void)
 	CHECK(memcmp(buf, "defghbc", 7) == 0, "the bytes where they went");
 	CHECK_ERRNO(splice(p[0], NULL, fd, NULL, 1, SPLICE_F_NONBLOCK), EAGAIN,
 		    "an empty pipe with SPLICE_F_NONBLOCK");
+	off = INT64_MAX - 1;
+	CHECK_ERRNO(splice(p[0], NULL, fd, &off, 3, 0), EINVAL, "an offset that would overflow");
 	close(fd);
 	fd = open("out", O_WRONLY | O_APPEND);
 	CHECK_EQ(write(p[1], "x", 1), 1, "a byte in the pipe");

@@ -2,12 +2,15 @@
  * fcntl(F_GETPIPE_SZ, F_SETPIPE_SZ): the default of 16 pages, rounding up
  * to a power of two of pages, what a resized pipe holds, EBUSY below the
  * data held, EPERM past /proc/sys/fs/pipe-max-size for an unprivileged
- * task, EBADF on other files.
+ * task, EBADF on other files; a write longer than the pipe when its
+ * reader goes.
  */
 #include "guest.h"
 
 #include <fcntl.h>
 #include <linux/capability.h>
+#include <signal.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 
 /* How many bytes a nonblocking writer gets into the pipe before EAGAIN. */
@@ -96,6 +99,45 @@ static void test_unprivileged(void)
 	close(p[0]), close(p[1]);
 }
 
+static volatile sig_atomic_t sigpipes;
+
+static void on_sigpipe(int sig)
+{
+	sigpipes++;
+}
+
+/* A blocked write (or writev) of twice the pipe's size, cut short by the
+ * last reader's going, returns what it wrote, and SIGPIPE comes with it as
+ * with the EPIPE of the next write. */
+static void partial_write(int size, int vectored)
+{
+	static char buf[2 * 65536];
+	struct iovec v[2] = {{buf, size}, {buf + size, size}};
+	char what[80];
+	int p[2], status;
+	pid_t pid;
+
+	CHECK_EQ(pipe(p) == 0 && fcntl(p[1], F_SETPIPE_SZ, size) == size, 1, "a pipe, resized");
+	pid = fork();
+	if (pid == 0) {
+		close(p[1]);
+		usleep(100000);
+		_exit(0);
+	}
+	close(p[0]);
+	sigpipes = 0;
+	signal(SIGPIPE, on_sigpipe);
+	snprintf(what, sizeof(what), "%s of %d bytes: %d when the reader goes",
+		 vectored ? "writev" : "write", 2 * size, size);
+	CHECK_EQ(vectored ? writev(p[1], v, 2) : write(p[1], buf, 2 * size), size, what);
+	CHECK_EQ(sigpipes, 1, "and SIGPIPE");
+	CHECK_ERRNO(write(p[1], buf, 1), EPIPE, "the next write");
+	CHECK_EQ(sigpipes, 2, "and SIGPIPE again");
+	signal(SIGPIPE, SIG_DFL);
+	waitpid(pid, &status, 0);
+	close(p[1]);
+}
+
 static void test_max_size_file(void)
 {
 	char buf[32] = {0};
@@ -114,6 +156,9 @@ int main(void)
 		test_unprivileged();
 	else
 		printf("ok: (not root: the unprivileged checks are skipped)\n");
+	partial_write(4096, 0);
+	partial_write(65536, 0);
+	partial_write(65536, 1);
 	test_max_size_file();
 	return GUEST_DONE();
 }
