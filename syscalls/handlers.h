@@ -168,6 +168,11 @@ SYSCALL(fremovexattr);
 SYSCALL(sendfile);
 SYSCALL(copy_file_range);
 
+/* sys_splice.c */
+SYSCALL(splice);
+SYSCALL(tee);
+SYSCALL(vmsplice);
+
 /* sys_exec.c */
 SYSCALL(execve);
 SYSCALL(execveat);

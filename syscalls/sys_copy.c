@@ -27,28 +27,13 @@ static long copy_between(struct file *in, int64_t *in_off, struct file *out, int
 	while (done < len) {
 		size_t want = MIN(len - done, (size_t)COPY_CHUNK);
 		long n, w, wrote = 0;
-		if (in_off)
-			n = in->ops->read(in, buf, want, in_off);
-		else if (in->fmode & FMODE_ATPOS) {
-			pthread_mutex_lock(&in->pos_lock);
-			n = in->ops->read(in, buf, want, &in->pos);
-			pthread_mutex_unlock(&in->pos_lock);
-		} else
-			n = in->ops->read(in, buf, want, NULL);
+		n = file_read_at(in, buf, want, in_off);
 		if (n <= 0) {
 			ret = n;
 			break;
 		}
 		while (wrote < n) {
-			if (out_off)
-				w = out->ops->write(out, buf + wrote, (size_t)(n - wrote), out_off);
-			else if (out->fmode & FMODE_ATPOS) {
-				pthread_mutex_lock(&out->pos_lock);
-				w = out->ops->write(out, buf + wrote, (size_t)(n - wrote),
-						    &out->pos);
-				pthread_mutex_unlock(&out->pos_lock);
-			} else
-				w = out->ops->write(out, buf + wrote, (size_t)(n - wrote), NULL);
+			w = file_write_at(out, buf + wrote, (size_t)(n - wrote), out_off);
 			if (w <= 0) {
 				ret = w;
 				break;

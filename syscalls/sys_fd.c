@@ -151,8 +151,21 @@ SYSCALL(fcntl)
 			ret = -EFAULT;
 		break;
 	}
+	case F_SETLEASE:
+		ret = locks_setlease(f, (long)arg,
+				     (f->inode && f->inode->uid == t->creds.fsuid) ||
+					     creds_capable(&t->creds, KCAP_LEASE));
+		break;
+	case F_GETLEASE:
+		ret = locks_getlease(f);
+		break;
 	case F_GETPIPE_SZ:
-		ret = (f->inode && S_ISFIFO(f->inode->mode)) ? PIPE_DEFAULT_SIZE : -EBADF;
+		ret = file_is_pipe(f) ? pipe_get_size(f) : -EBADF;
+		break;
+	case F_SETPIPE_SZ:
+		ret = file_is_pipe(f)
+			      ? pipe_set_size(f, arg, creds_capable(&t->creds, KCAP_SYS_RESOURCE))
+			      : -EBADF;
 		break;
 	default:
 		ret = -EINVAL;

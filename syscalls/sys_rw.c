@@ -20,14 +20,12 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#define BOUNCE_SIZE   65536
-#define MAX_RW_COUNT  (INT_MAX & ~(PAGE_SIZE - 1))
-#define GUEST_IOV_MAX 1024
+#define BOUNCE_SIZE 65536
 
 static __thread char bounce[BOUNCE_SIZE];
 
 /* A write that hit a closed pipe earns the writer SIGPIPE, as on Linux. */
-static long write_result(struct task *t, long n)
+long write_result(struct task *t, long n)
 {
 	if (n == -EPIPE) {
 		siginfo_t info;
@@ -169,8 +167,11 @@ static long do_write(struct task *t, struct file *f, uint64_t buf, size_t count,
 		if (got == 0)
 			return total ? (long)total : -EFAULT;
 		n = file_io(f, bounce, got, off < 0 ? -1 : off + (int64_t)total, true);
-		if (n < 0)
-			return total ? (long)total : write_result(t, n);
+		if (n < 0) {
+			/* Cut short by a pipe's last reader: SIGPIPE all the same. */
+			write_result(t, n);
+			return total ? (long)total : n;
+		}
 		total += (size_t)n;
 		if ((size_t)n < got || got < chunk)
 			break;
@@ -234,7 +235,7 @@ SYSCALL(pwrite64)
 }
 
 /* Copy in and check an iovec array; returns the total length (clipped) or -errno. */
-static long iov_import(struct task *t, uint64_t uiov, uint64_t cnt, struct iovec *iov)
+long iov_import(struct task *t, uint64_t uiov, uint64_t cnt, struct iovec *iov)
 {
 	size_t total = 0;
 
@@ -422,6 +423,8 @@ static long gather_write(struct task *t, struct file *f, const struct iovec *iov
 			if (!filled)
 				break;
 			n = file_io(f, bounce, filled, off < 0 ? -1 : off + (int64_t)written, true);
+			if (n < 0 && written)
+				write_result(t, n); /* SIGPIPE after a partial write too */
 			if (n < 0)
 				return written ? (long)written : n;
 			written += (size_t)n;

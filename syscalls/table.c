@@ -110,14 +110,29 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	PART(fremovexattr, "as getxattr", 2, A_FD, A_STR),
 	FULL(sendfile, 4, A_FD, A_FD, A_PTR, A_UINT),
 	FULL(copy_file_range, 6, A_FD, A_PTR, A_FD, A_PTR, A_UINT, A_HEX),
+	PART(splice,
+	     "pipes, fifos, files and sockets, copied through the sentry; with a host pipe "
+	     "(inherited stdio) and no sentry pipe, 64 KiB a call, and bytes the other end "
+	     "fails to take are lost; SPLICE_F_NONBLOCK makes the pipe end nonblocking, not a "
+	     "Unix socket's read as on Linux; SPLICE_F_MOVE and SPLICE_F_MORE are hints",
+	     6, A_FD, A_PTR, A_FD, A_PTR, A_UINT, A_HEX),
+	PART(tee, "a host pipe (inherited stdio) is not a pipe to it: EINVAL", 4, A_FD, A_FD,
+	     A_UINT, A_HEX),
+	PART(vmsplice,
+	     "the bytes are copied at the call (on Linux the pipe may refer to the pages, so "
+	     "later stores to them show); SPLICE_F_GIFT is a hint; a host pipe (inherited "
+	     "stdio): EBADF",
+	     4, A_FD, A_PTR, A_UINT, A_HEX),
 	FULL(flock, 2, A_FD, A_HEX),
 	FULL(close, 1, A_FD),
 	FULL(dup, 1, A_FD),
 	FULL(dup2, 2, A_FD, A_FD),
 	FULL(dup3, 3, A_FD, A_FD, A_OPEN_FLAGS),
 	PART(fcntl,
-	     "descriptors, status flags, record and OFD locks; leases, seals, signals EINVAL", 3,
-	     A_FD, A_FCNTL_CMD, A_HEX),
+	     "descriptors, status flags, record and OFD locks, pipe sizes; leases for their "
+	     "holders only (other opens of the file are not seen, so F_WRLCK is refused only "
+	     "beside another lease, and a lease is never broken: no SIGIO); seals, signals EINVAL",
+	     3, A_FD, A_FCNTL_CMD, A_HEX),
 	PART(ioctl,
 	     "ttys and ptys (job control, termios, sizes, queues, TIOCGPTPEER), FIONREAD, FIONBIO, "
 	     "FIOCLEX, SIOCGIF* (docs/network.md); TIOCPKT, TIOCVHANGUP, TIOCCONS, locked termios, "

@@ -3,7 +3,9 @@
 #define RUNG_SYSCALL_UTIL_H
 
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 #include "sentry/kernel/task.h"
 #include "sentry/mm/mm.h"
@@ -53,6 +55,16 @@ struct linux_dirent_hdr {
 	uint16_t reclen;
 	char name[]; /* then NUL, padding, and the type in the last byte */
 };
+
+/* Linux's MAX_RW_COUNT (the most one read or write moves) and UIO_MAXIOV. */
+#define MAX_RW_COUNT  (INT_MAX & ~(PAGE_SIZE - 1))
+#define GUEST_IOV_MAX 1024
+
+/* A write's result n: -EPIPE also raises SIGPIPE, as on Linux (sys_rw.c). */
+long write_result(struct task *t, long n);
+/* Copy in and check a guest iovec array of cnt (at most 1024) entries into
+ * iov: the total length, clipped at MAX_RW_COUNT, or -EINVAL, -EFAULT. */
+long iov_import(struct task *t, uint64_t uiov, uint64_t cnt, struct iovec *iov);
 
 /* fstat of an open file (its ops, else its inode). */
 int file_stat(struct file *f, struct kstat *st);

@@ -59,6 +59,30 @@ int file_getfl(struct file *f)
 	return f->ops->getfl ? f->ops->getfl(f) : f->flags;
 }
 
+long file_read_at(struct file *f, void *buf, size_t len, int64_t *off)
+{
+	long n;
+
+	if (off || !(f->fmode & FMODE_ATPOS))
+		return f->ops->read(f, buf, len, off);
+	pthread_mutex_lock(&f->pos_lock);
+	n = f->ops->read(f, buf, len, &f->pos);
+	pthread_mutex_unlock(&f->pos_lock);
+	return n;
+}
+
+long file_write_at(struct file *f, const void *buf, size_t len, int64_t *off)
+{
+	long n;
+
+	if (off || !(f->fmode & FMODE_ATPOS))
+		return f->ops->write(f, buf, len, off);
+	pthread_mutex_lock(&f->pos_lock);
+	n = f->ops->write(f, buf, len, &f->pos);
+	pthread_mutex_unlock(&f->pos_lock);
+	return n;
+}
+
 int64_t generic_llseek(struct file *f, int64_t off, int whence, int64_t size)
 {
 	int64_t base;

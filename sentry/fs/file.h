@@ -137,6 +137,11 @@ static inline bool flags_writable(int flags)
 	return (flags & 3) == 1 || (flags & 3) == 2;
 }
 
+/* One read or write of f at *off (advanced), or with off NULL at its
+ * position (FMODE_ATPOS, under its lock) or on its stream. */
+long file_read_at(struct file *f, void *buf, size_t len, int64_t *off);
+long file_write_at(struct file *f, const void *buf, size_t len, int64_t *off);
+
 /* f's poll op, or the default readiness of files that have none. */
 unsigned file_poll(struct file *f, struct poll_table *pt);
 /* Can f be watched by epoll (it has a poll op)? */

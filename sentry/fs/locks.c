@@ -6,6 +6,8 @@
  *  - BSD locks (flock): whole file, owned by the description, a separate
  *    namespace from the other two.
  * Conflicts: overlapping ranges, different owners, at least one write lock.
+ * And leases (fcntl F_SETLEASE), owned by the description, which the sentry
+ * grants but never breaks (see locks_setlease).
  */
 #include "config.h"
 #include "sentry/fs/locks.h"
@@ -33,8 +35,16 @@ struct file_lock {
 	int pid;	    /* reported by F_GETLK */
 };
 
+/* A lease: the description that holds it and its type. */
+struct file_lease {
+	struct list_head link;
+	struct file *owner;
+	short type; /* F_RDLCK / F_WRLCK */
+};
+
 struct inode_locks {
 	struct list_head locks;
+	struct list_head leases;
 	struct waitq wq;
 };
 
@@ -45,6 +55,7 @@ static struct inode_locks *locks_of(struct inode *i, bool create)
 	if (!i->locks && create) {
 		struct inode_locks *l = xzalloc(sizeof(*l));
 		list_init(&l->locks);
+		list_init(&l->leases);
 		waitq_init(&l->wq);
 		i->locks = l;
 	}
@@ -259,9 +270,86 @@ void locks_remove_posix(struct file *f, const void *owner)
 		waitq_wake_all(&l->wq);
 }
 
+/* The lease f holds in l, or NULL. */
+static struct file_lease *lease_of(struct inode_locks *l, struct file *f)
+{
+	struct file_lease *le;
+
+	list_for_each_entry(le, &l->leases, link)
+		if (le->owner == f)
+			return le;
+	return NULL;
+}
+
+/*
+ * Linux's generic_add_lease and generic_delete_lease for one description.
+ * The sentry does not count a file's opens, so F_WRLCK is refused only for
+ * another lease, not for another open, and no lease is ever broken (no
+ * SIGIO, a conflicting open neither waits nor fails): table.c says so.
+ */
+int locks_setlease(struct file *f, long type, bool may_lease)
+{
+	struct inode_locks *l;
+	struct file_lease *mine, *le;
+	int ret = 0;
+
+	if (type != F_RDLCK && type != F_WRLCK && type != F_UNLCK)
+		return -EINVAL;
+	if (!may_lease)
+		return -EACCES;
+	if (!f->inode || !S_ISREG(f->inode->mode))
+		return -EINVAL;
+	/* A read lease is for a file nobody writes, this description neither. */
+	if (type == F_RDLCK && flags_writable(file_getfl(f)))
+		return -EAGAIN;
+	pthread_mutex_lock(&locks_lock);
+	l = locks_of(f->inode, type != F_UNLCK);
+	mine = l ? lease_of(l, f) : NULL;
+	if (type == F_UNLCK) {
+		if (mine) {
+			list_del(&mine->link);
+			free(mine);
+		} else {
+			ret = -EAGAIN;
+		}
+		pthread_mutex_unlock(&locks_lock);
+		return ret;
+	}
+	list_for_each_entry(le, &l->leases, link)
+		if (le != mine && (type == F_WRLCK || le->type == F_WRLCK))
+			ret = -EAGAIN;
+	if (ret == 0 && !mine) {
+		mine = xzalloc(sizeof(*mine));
+		mine->owner = f;
+		list_add_tail(&mine->link, &l->leases);
+	}
+	if (ret == 0)
+		mine->type = (short)type;
+	pthread_mutex_unlock(&locks_lock);
+	return ret;
+}
+
+int locks_getlease(struct file *f)
+{
+	struct inode_locks *l;
+	struct file_lease *le;
+	int type = F_UNLCK;
+
+	if (!f->inode)
+		return F_UNLCK;
+	pthread_mutex_lock(&locks_lock);
+	l = locks_of(f->inode, false);
+	le = l ? lease_of(l, f) : NULL;
+	if (le)
+		type = le->type;
+	pthread_mutex_unlock(&locks_lock);
+	return type;
+}
+
 void locks_remove_file(struct file *f)
 {
 	struct inode_locks *l;
+	struct file_lease *le;
 
 	if (!f->inode)
 		return;
@@ -270,6 +358,11 @@ void locks_remove_file(struct file *f)
 	if (l) {
 		remove_range(l, f, false, 0, OFFSET_MAX);
 		remove_range(l, f, true, 0, OFFSET_MAX);
+		le = lease_of(l, f);
+		if (le) {
+			list_del(&le->link);
+			free(le);
+		}
 	}
 	pthread_mutex_unlock(&locks_lock);
 	if (l)
@@ -283,8 +376,12 @@ void locks_inode_release(struct inode *inode)
 
 	if (!l)
 		return;
+	struct file_lease *le, *ln;
+
 	list_for_each_entry_safe(fl, n, &l->locks, link)
 		free(fl);
+	list_for_each_entry_safe(le, ln, &l->leases, link)
+		free(le);
 	free(l);
 	inode->locks = NULL;
 }

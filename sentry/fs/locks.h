@@ -3,6 +3,7 @@
 #define RUNG_LOCKS_H
 
 #include <fcntl.h>
+#include <stdbool.h>
 
 struct file;
 struct inode;
@@ -11,6 +12,10 @@ struct inode;
  * posix_owner identifies the calling process, pid is reported by F_GETLK. */
 int locks_fcntl(struct file *f, int cmd, struct flock *fl, const void *posix_owner, int pid);
 int locks_flock(struct file *f, int op);
+/* fcntl F_SETLEASE (type F_RDLCK, F_WRLCK, F_UNLCK; may_lease: the caller
+ * owns the file or has CAP_LEASE) and F_GETLEASE, for the description f. */
+int locks_setlease(struct file *f, long type, bool may_lease);
+int locks_getlease(struct file *f);
 /* A process closed a descriptor of f: its POSIX locks on the file go. */
 void locks_remove_posix(struct file *f, const void *owner);
 /* The description f is released: its OFD and flock locks go. */

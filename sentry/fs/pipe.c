@@ -13,6 +13,7 @@
 #include "sentry/kernel/wait.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/mm/memfile.h"
+#include "sentry/mm/mm.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -33,15 +34,73 @@ struct pipe {
 	struct memacct *acct;
 	char *buf;
 	size_t cap, head, len; /* ring: data at [head, head+len) mod cap */
+	/* Room promised to splices filling the pipe from another file, and
+	 * whether a splice is draining it into one: the data stays in the
+	 * ring until written there, and other readers wait. */
+	size_t reserved;
+	bool draining;
 	unsigned readers, writers;
 	unsigned r_opens, w_opens; /* opens for reading/writing (Linux's r/w_counter) */
 	struct waitq rq, wq;	   /* waiting to read (or for a partner in open), to write */
 };
 
+/* The bytes a write may still add. */
+static size_t pipe_room(struct pipe *p)
+{
+	return p->cap - p->len - p->reserved;
+}
+
 /* Linux's pipe_full() in bytes: less than a page of room. */
 static bool pipe_full(struct pipe *p)
 {
-	return p->cap - p->len < PIPE_BUF_ATOMIC;
+	return pipe_room(p) < PIPE_BUF_ATOMIC;
+}
+
+/* Copy n bytes from the head of the ring (n <= p->len), leaving them there. */
+static void ring_peek(struct pipe *p, void *buf, size_t n)
+{
+	size_t at = p->head;
+
+	for (size_t done = 0; done < n;) {
+		size_t k = MIN(n - done, p->cap - at);
+		memcpy((char *)buf + done, p->buf + at, k);
+		at = (at + k) % p->cap;
+		done += k;
+	}
+}
+
+/* Drop n bytes from the head of the ring. */
+static void ring_consume(struct pipe *p, size_t n)
+{
+	p->head = (p->head + n) % p->cap;
+	p->len -= n;
+	if (p->len == 0)
+		p->head = 0;
+}
+
+/* Append n bytes (n <= the room) at the tail of the ring. */
+static void ring_put(struct pipe *p, const void *buf, size_t n)
+{
+	for (size_t done = 0; done < n;) {
+		size_t tail = (p->head + p->len) % p->cap;
+		size_t k = MIN(n - done, p->cap - tail);
+		memcpy(p->buf + tail, (const char *)buf + done, k);
+		p->len += k;
+		done += k;
+	}
+}
+
+/* The ring's pages, made by the first write (as Linux allocates a pipe's
+ * pages when written) and charged: 0, or -ENOMEM when the sandbox's
+ * memory is used up. */
+static int ring_alloc(struct pipe *p)
+{
+	if (p->buf)
+		return 0;
+	if (p->acct && memacct_charge(p->acct, p->cap) < 0)
+		return -ENOMEM;
+	p->buf = xmalloc(p->cap);
+	return 0;
 }
 
 static struct pipe *pipe_new(void)
@@ -87,47 +146,92 @@ static int pipe_wait(struct pipe *p, struct waitq *wq)
 	return ret < 0 ? -ERESTARTSYS : 0;
 }
 
+/*
+ * Wait, p->lock held, until the pipe holds data no splice is draining:
+ * 1, or 0 at end of file (no writer), -EAGAIN (nonblock), -ERESTARTSYS.
+ */
+static int pipe_wait_data(struct pipe *p, bool nonblock)
+{
+	int ret;
+
+	for (;;) {
+		if (p->len && !p->draining)
+			return 1;
+		/* A drain in progress ends soon: wait for it even when
+		 * nonblocking, as Linux's readers wait on the pipe's mutex. */
+		if (!p->draining) {
+			if (p->writers == 0)
+				return 0;
+			if (nonblock)
+				return -EAGAIN;
+		}
+		ret = pipe_wait(p, &p->rq);
+		if (ret < 0)
+			return ret;
+	}
+}
+
+/*
+ * Wait, p->lock held, for a page of room (Linux's wait_for_space): 0, or
+ * -EPIPE (no reader; the caller raises SIGPIPE), -EAGAIN, -ERESTARTSYS.
+ */
+static int pipe_wait_room(struct pipe *p, bool nonblock)
+{
+	int ret;
+
+	for (;;) {
+		if (p->readers == 0)
+			return -EPIPE;
+		if (!pipe_full(p))
+			return 0;
+		if (nonblock)
+			return -EAGAIN;
+		ret = pipe_wait(p, &p->wq);
+		if (ret < 0)
+			return ret;
+	}
+}
+
 static long pipe_read(struct file *f, void *buf, size_t len, int64_t *pos)
 {
 	struct pipe *p = f->priv;
-	size_t done = 0;
+	size_t done;
 	bool was_full;
 	int ret;
 
 	if (len == 0)
 		return 0;
 	pthread_mutex_lock(&p->lock);
-	while (p->len == 0) {
-		if (p->writers == 0) {
-			pthread_mutex_unlock(&p->lock);
-			return 0;
-		}
-		if (f->flags & O_NONBLOCK) {
-			pthread_mutex_unlock(&p->lock);
-			return -EAGAIN;
-		}
-		ret = pipe_wait(p, &p->rq);
-		if (ret < 0) {
-			pthread_mutex_unlock(&p->lock);
-			return ret;
-		}
+	ret = pipe_wait_data(p, f->flags & O_NONBLOCK);
+	if (ret <= 0) {
+		pthread_mutex_unlock(&p->lock);
+		return ret;
 	}
 	was_full = pipe_full(p);
-	while (done < len && p->len) {
-		size_t n = MIN(MIN(len - done, p->len), p->cap - p->head);
-		memcpy((char *)buf + done, p->buf + p->head, n);
-		p->head = (p->head + n) % p->cap;
-		p->len -= n;
-		done += n;
-	}
-	if (p->len == 0)
-		p->head = 0;
+	done = MIN(len, p->len);
+	ring_peek(p, buf, done);
+	ring_consume(p, done);
 	pthread_mutex_unlock(&p->lock);
 	/* As Linux: writers (and their epoll edges) hear of room only when the
 	 * pipe was full; a blocked writer always waits for a full pipe. */
 	if (was_full)
 		waitq_wake_events(&p->wq, POLLOUT | POLLWRNORM);
 	return (long)done;
+}
+
+/* A write the last reader's close cut short still earns SIGPIPE on Linux;
+ * one that wrote nothing gets it with its -EPIPE in the syscall layer. */
+static void sigpipe_partial(void)
+{
+	struct task *t = current_task();
+	siginfo_t info;
+
+	if (!t)
+		return;
+	siginfo_kernel(&info, SIGPIPE);
+	info.si_code = SI_USER; /* Linux's send_sig: from the kernel, as kill() */
+	info.si_pid = 0;
+	signal_send(t, &info, false);
 }
 
 static long pipe_write(struct file *f, const void *buf, size_t len, int64_t *pos)
@@ -143,28 +247,21 @@ static long pipe_write(struct file *f, const void *buf, size_t len, int64_t *pos
 		size_t space;
 		if (p->readers == 0) {
 			pthread_mutex_unlock(&p->lock);
+			if (done)
+				sigpipe_partial();
 			return done ? (long)done : -EPIPE;
 		}
-		/* The ring's pages, as Linux allocates a pipe's pages when
-		 * written: ENOMEM when the sandbox's memory is used up. */
-		if (!p->buf) {
-			if (p->acct && memacct_charge(p->acct, p->cap) < 0) {
-				pthread_mutex_unlock(&p->lock);
-				return done ? (long)done : -ENOMEM;
-			}
-			p->buf = xmalloc(p->cap);
+		ret = ring_alloc(p);
+		if (ret < 0) {
+			pthread_mutex_unlock(&p->lock);
+			return done ? (long)done : ret;
 		}
-		space = p->cap - p->len;
+		space = pipe_room(p);
 		/* Up to PIPE_BUF bytes go in at once or not at all. */
 		if (space && (len - done > PIPE_BUF_ATOMIC || space >= len - done)) {
-			while (space && done < len) {
-				size_t tail = (p->head + p->len) % p->cap;
-				size_t n = MIN(MIN(len - done, space), p->cap - tail);
-				memcpy(p->buf + tail, (const char *)buf + done, n);
-				p->len += n;
-				done += n;
-				space -= n;
-			}
+			size_t n = MIN(len - done, space);
+			ring_put(p, (const char *)buf + done, n);
+			done += n;
 			/* Every write wakes readers: epoll's edge-triggered
 			 * users see one event per write, as on Linux. */
 			waitq_wake_events(&p->rq, POLLIN | POLLRDNORM);
@@ -290,6 +387,218 @@ static struct file *pipe_file(struct pipe *p, struct inode *inode, int flags)
 	if (flags_writable(flags))
 		p->writers++;
 	return f;
+}
+
+/* --- splice, tee, vmsplice, F_SETPIPE_SZ ------------------------------------ */
+
+bool file_is_pipe(struct file *f)
+{
+	return f->ops == &pipe_ops;
+}
+
+long pipe_splice_in(struct file *f, size_t len, bool nonblock, pipe_xfer_fn fill, void *arg)
+{
+	struct pipe *p = f->priv;
+	size_t n;
+	char *buf;
+	long got;
+	int ret;
+
+	pthread_mutex_lock(&p->lock);
+	ret = pipe_wait_room(p, nonblock);
+	if (ret == 0)
+		ret = ring_alloc(p);
+	if (ret < 0) {
+		pthread_mutex_unlock(&p->lock);
+		return ret;
+	}
+	n = MIN(MIN(len, pipe_room(p)), (size_t)PIPE_SPLICE_CHUNK);
+	p->reserved += n;
+	pthread_mutex_unlock(&p->lock);
+
+	buf = xmalloc(n);
+	got = fill(arg, buf, n);
+	pthread_mutex_lock(&p->lock);
+	p->reserved -= n;
+	if (got > 0)
+		ring_put(p, buf, (size_t)got);
+	pthread_mutex_unlock(&p->lock);
+	free(buf);
+	if (got > 0)
+		waitq_wake_events(&p->rq, POLLIN | POLLRDNORM);
+	/* The room held back but not used may be what a writer waits for. */
+	if ((size_t)MAX(got, 0) < n)
+		waitq_wake_events(&p->wq, POLLOUT | POLLWRNORM);
+	return got;
+}
+
+long pipe_splice_out(struct file *f, size_t len, bool nonblock, pipe_xfer_fn drain, void *arg)
+{
+	struct pipe *p = f->priv;
+	char *buf = NULL;
+	size_t done = 0;
+	long ret = 0;
+
+	pthread_mutex_lock(&p->lock);
+	while (done < len) {
+		size_t n;
+		long w;
+		bool was_full;
+		/* Once some went out, only what is already there (Linux's
+		 * splice_from_pipe_next). */
+		if (done && (p->len == 0 || p->draining))
+			break;
+		ret = pipe_wait_data(p, nonblock);
+		if (ret <= 0)
+			break;
+		n = MIN(MIN(len - done, p->len), (size_t)PIPE_SPLICE_CHUNK);
+		if (!buf)
+			buf = xmalloc(MIN(len, (size_t)PIPE_SPLICE_CHUNK));
+		ring_peek(p, buf, n);
+		p->draining = true;
+		pthread_mutex_unlock(&p->lock);
+
+		w = drain(arg, buf, n);
+		pthread_mutex_lock(&p->lock);
+		p->draining = false;
+		was_full = pipe_full(p);
+		if (w > 0)
+			ring_consume(p, (size_t)w);
+		if (p->len)
+			waitq_wake_all(&p->rq); /* readers that waited for the drain */
+		if (w > 0 && was_full)
+			waitq_wake_events(&p->wq, POLLOUT | POLLWRNORM);
+		ret = w;
+		if (w <= 0)
+			break;
+		done += (size_t)w;
+		if ((size_t)w < n)
+			break;
+	}
+	pthread_mutex_unlock(&p->lock);
+	free(buf);
+	return done ? (long)done : ret;
+}
+
+/* Lock two pipes in address order (Linux's pipe_double_lock). */
+static void pipe_lock_two(struct pipe *a, struct pipe *b)
+{
+	if (a > b) {
+		struct pipe *c = a;
+		a = b;
+		b = c;
+	}
+	pthread_mutex_lock(&a->lock);
+	pthread_mutex_lock(&b->lock);
+}
+
+long pipe_splice_pipe(struct file *in, struct file *out, size_t len, bool nonblock, bool keep)
+{
+	struct pipe *ip = in->priv, *op = out->priv;
+	bool was_full;
+	size_t n;
+	int ret;
+
+	for (;;) {
+		/* Linux's ipipe_prep and opipe_prep, then both locked. */
+		pthread_mutex_lock(&ip->lock);
+		ret = pipe_wait_data(ip, nonblock);
+		pthread_mutex_unlock(&ip->lock);
+		if (ret <= 0)
+			return ret;
+		pthread_mutex_lock(&op->lock);
+		ret = pipe_wait_room(op, nonblock);
+		if (ret == 0)
+			ret = ring_alloc(op);
+		pthread_mutex_unlock(&op->lock);
+		if (ret < 0)
+			return ret;
+		pipe_lock_two(ip, op);
+		if (op->readers == 0) {
+			ret = -EPIPE;
+			break;
+		}
+		if (ip->len && !ip->draining && !pipe_full(op))
+			break;
+		/* Raced with another reader or writer. */
+		ret = nonblock ? -EAGAIN : 0;
+		pthread_mutex_unlock(&op->lock);
+		pthread_mutex_unlock(&ip->lock);
+		if (ret)
+			return ret;
+	}
+	if (ret < 0) {
+		pthread_mutex_unlock(&op->lock);
+		pthread_mutex_unlock(&ip->lock);
+		return ret;
+	}
+	n = MIN(MIN(len, ip->len), pipe_room(op));
+	was_full = pipe_full(ip);
+	for (size_t done = 0; done < n;) {
+		size_t at = (ip->head + done) % ip->cap;
+		size_t k = MIN(n - done, ip->cap - at);
+		ring_put(op, ip->buf + at, k);
+		done += k;
+	}
+	if (!keep)
+		ring_consume(ip, n);
+	pthread_mutex_unlock(&op->lock);
+	pthread_mutex_unlock(&ip->lock);
+	waitq_wake_events(&op->rq, POLLIN | POLLRDNORM);
+	if (!keep && was_full)
+		waitq_wake_events(&ip->wq, POLLOUT | POLLWRNORM);
+	return (long)n;
+}
+
+long pipe_get_size(struct file *f)
+{
+	struct pipe *p = f->priv;
+	long size;
+
+	pthread_mutex_lock(&p->lock);
+	size = (long)p->cap;
+	pthread_mutex_unlock(&p->lock);
+	return size;
+}
+
+long pipe_set_size(struct file *f, uint64_t size, bool privileged)
+{
+	struct pipe *p = f->priv;
+	size_t cap;
+	char *buf;
+
+	/* Linux's round_pipe_size: a power of two of at least a page. */
+	if (size > (1ull << 31))
+		return -EINVAL;
+	for (cap = PAGE_SIZE; cap < size; cap <<= 1)
+		;
+	pthread_mutex_lock(&p->lock);
+	if (cap > p->cap && cap > PIPE_MAX_SIZE && !privileged) {
+		pthread_mutex_unlock(&p->lock);
+		return -EPERM;
+	}
+	if (p->len + p->reserved > cap) {
+		pthread_mutex_unlock(&p->lock);
+		return -EBUSY;
+	}
+	if (p->buf) {
+		/* The new ring is charged before the old one is given back. */
+		if (p->acct && memacct_charge(p->acct, cap) < 0) {
+			pthread_mutex_unlock(&p->lock);
+			return -ENOMEM;
+		}
+		buf = xmalloc(cap);
+		ring_peek(p, buf, p->len);
+		free(p->buf);
+		if (p->acct)
+			memacct_uncharge(p->acct, p->cap);
+		p->buf = buf;
+	}
+	p->cap = cap;
+	p->head = 0;
+	pthread_mutex_unlock(&p->lock);
+	waitq_wake_events(&p->wq, POLLOUT | POLLWRNORM);
+	return (long)cap;
 }
 
 /* --- anonymous pipes ------------------------------------------------------- */

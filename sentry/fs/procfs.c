@@ -23,6 +23,7 @@
 #include "sentry/fs/file.h"
 #include "sentry/fs/filemap.h"
 #include "sentry/fs/hostinfo.h"
+#include "sentry/fs/pipe.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/task.h"
 #include "sentry/kernel/process.h"
@@ -352,6 +353,11 @@ static void gen_ngroups_max(struct proc_ctx *c, struct strbuf *o)
 	strbuf_printf(o, "%u\n", CREDS_MAX_GROUPS); /* what setgroups takes here */
 }
 
+static void gen_pipe_max_size(struct proc_ctx *c, struct strbuf *o)
+{
+	strbuf_printf(o, "%u\n", PIPE_MAX_SIZE);
+}
+
 static void gen_zero(struct proc_ctx *c, struct strbuf *o)
 {
 	strbuf_printf(o, "0\n");
@@ -403,6 +409,11 @@ static const struct proc_node kernel_nodes[] = {
 	{NULL},
 };
 
+static const struct proc_node fs_nodes[] = {
+	{"pipe-max-size", S_IFREG | 0644, PK_FILE, gen_pipe_max_size},
+	{NULL},
+};
+
 static const struct proc_node vm_nodes[] = {
 	{"overcommit_memory", S_IFREG | 0644, PK_FILE, gen_zero},
 	{NULL},
@@ -420,6 +431,7 @@ static const struct proc_node net_nodes[] = {
 };
 
 static const struct proc_node sys_nodes[] = {
+	{"fs", S_IFDIR | 0555, PK_DIR, NULL, fs_nodes},
 	{"kernel", S_IFDIR | 0555, PK_DIR, NULL, kernel_nodes},
 	{"net", S_IFDIR | 0555, PK_DIR, NULL, net_nodes},
 	{"vm", S_IFDIR | 0555, PK_DIR, NULL, vm_nodes},

@@ -45,6 +45,7 @@
 #define KCAP_SYS_NICE	      23
 #define KCAP_SYS_RESOURCE     24
 #define KCAP_MKNOD	      27
+#define KCAP_LEASE	      28
 #define KCAP_MAC_OVERRIDE     32
 
 /* securebits (linux/securebits.h): each bit, and its lock one bit above. */

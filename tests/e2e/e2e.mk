@@ -14,6 +14,7 @@ E2E_TESTS = \
 	tests/e2e/programs.sh \
 	tests/e2e/git_local.sh \
 	tests/e2e/postgres.sh \
+	tests/e2e/pipelines.sh \
 	tests/e2e/fs_host.sh \
 	tests/e2e/tty.sh \
 	tests/e2e/multiproc.sh \

@@ -27,6 +27,10 @@ GUEST_TESTS = \
 	mremap \
 	mm_shared_access \
 	poll_pipe \
+	pipe_splice \
+	pipe_size \
+	fs_splice \
+	fs_lease \
 	poll_select \
 	poll_signal \
 	poll_wake \
