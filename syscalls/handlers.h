@@ -90,6 +90,10 @@ SYSCALL(mlockall);
 SYSCALL(munlockall);
 SYSCALL(mincore);
 SYSCALL(personality);
+/* sys_pidfd.c, sys_signal.c */
+SYSCALL(pidfd_open);
+SYSCALL(pidfd_getfd);
+SYSCALL(pidfd_send_signal);
 /* sys_ipc.c */
 SYSCALL(shmget);
 SYSCALL(shmat);

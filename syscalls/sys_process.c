@@ -2,6 +2,8 @@
 #include "config.h"
 #include "syscalls/handlers.h"
 #include "sentry/kernel/task.h"
+#include "sentry/fs/file.h"
+#include "sentry/fs/pidfd.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/process.h"
 #include "sentry/kernel/uts.h"
@@ -140,8 +142,19 @@ SYSCALL(waitid)
 			return -EINVAL;
 		which = WAIT_PGID;
 		break;
+	case P_PIDFD: {
+		struct file *f = fd_get(t->files, id);
+		struct thread_group *tg = pidfd_tg(f);
+		if (f)
+			file_put(f); /* the process is kept by the caller's descriptor */
+		if (!tg)
+			return -EBADF;
+		which = WAIT_PID;
+		id = tg->tgid;
+		break;
+	}
 	default:
-		return -EINVAL; /* P_PIDFD: no pidfds */
+		return -EINVAL;
 	}
 	ret = task_wait(t, which, id, options, &res);
 	if (ret < 0)

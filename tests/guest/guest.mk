@@ -115,6 +115,7 @@ GUEST_TESTS = \
 	ipc_sem \
 	ipc_msg \
 	mm_lock \
+	proc_pidfd \
 	net_tcp \
 	net_udp \
 	net_nonblock \
