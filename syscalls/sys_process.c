@@ -235,6 +235,41 @@ SYSCALL(set_robust_list)
 	return 0;
 }
 
+/* get_robust_list: the list of pid (0: the caller), for a caller that may
+ * read it as ptrace would. */
+SYSCALL(get_robust_list)
+{
+	int pid = (int)a->a[0];
+	uint64_t head = 0, len = 0;
+	struct task *p;
+	long ret = 0;
+
+	pthread_mutex_lock(&t->k->lock);
+	p = pid ? NULL : t;
+	if (pid) {
+		list_for_each_entry(p, &t->k->tasks, knode)
+			if (p->tid == pid)
+				break;
+		if (&p->knode == &t->k->tasks)
+			p = NULL;
+	}
+	if (!p)
+		ret = -ESRCH;
+	else if (p != t && !creds_may_attach(&t->creds, &p->creds, p->dumpable))
+		ret = -EPERM;
+	else {
+		head = p->robust_list;
+		len = p->robust_list_len;
+	}
+	pthread_mutex_unlock(&t->k->lock);
+	if (ret)
+		return ret;
+	if (mm_copy_out(t->mm, a->a[2], &len, sizeof(len)) < 0 ||
+	    mm_copy_out(t->mm, a->a[1], &head, sizeof(head)) < 0)
+		return -EFAULT;
+	return 0;
+}
+
 SYSCALL(arch_prctl)
 {
 	uint64_t code = a->a[0], addr = a->a[1];
