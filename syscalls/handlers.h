@@ -90,6 +90,15 @@ SYSCALL(mlockall);
 SYSCALL(munlockall);
 SYSCALL(mincore);
 SYSCALL(personality);
+SYSCALL(sched_setattr);
+SYSCALL(sched_getattr);
+SYSCALL(readahead);
+SYSCALL(sync_file_range);
+SYSCALL(get_robust_list);
+/* sys_pidfd.c, sys_signal.c */
+SYSCALL(pidfd_open);
+SYSCALL(pidfd_getfd);
+SYSCALL(pidfd_send_signal);
 /* sys_ipc.c */
 SYSCALL(shmget);
 SYSCALL(shmat);

@@ -323,24 +323,76 @@ static long do_fsync(struct task *t, int fd, bool datasync)
 	return ret;
 }
 
+/* The file type of f (S_IFMT bits): its inode's, or its host file's. */
+static uint32_t file_type(struct file *f)
+{
+	int hostfd = hostfile_fd(f);
+	struct stat st;
+
+	if (f->inode)
+		return f->inode->mode & S_IFMT;
+	return hostfd >= 0 && fstat(hostfd, &st) == 0 ? st.st_mode & S_IFMT : 0;
+}
+
 /* posix_fadvise: Linux's checks (generic_fadvise), then nothing to do: the
  * sentry keeps no read-ahead state and its caches are memory anyway. */
 SYSCALL(fadvise64)
 {
 	int64_t len = (int64_t)a->a[2];
-	int advice = (int)a->a[3], hostfd;
+	int advice = (int)a->a[3];
 	struct file *f = fd_get(t->files, (int)a->a[0]);
-	struct stat st;
 	long ret = 0;
 
 	if (!f)
 		return -EBADF;
-	hostfd = hostfile_fd(f);
-	if ((f->inode && S_ISFIFO(f->inode->mode)) ||
-	    (hostfd >= 0 && fstat(hostfd, &st) == 0 && S_ISFIFO(st.st_mode)))
+	if (file_type(f) == S_IFIFO)
 		ret = -ESPIPE;
 	else if (len < 0 || advice < POSIX_FADV_NORMAL || advice > POSIX_FADV_NOREUSE)
 		ret = -EINVAL;
+	file_put(f);
+	return ret;
+}
+
+/* readahead: a hint (as fadvise's WILLNEED), for a file open for reading
+ * that has pages: a regular file (Linux: EINVAL for others). */
+SYSCALL(readahead)
+{
+	struct file *f = fd_get(t->files, (int)a->a[0]);
+	long ret = 0;
+
+	if (!f)
+		return -EBADF;
+	if (!flags_readable(file_getfl(f)))
+		ret = -EBADF;
+	else if (file_type(f) != S_IFREG)
+		ret = -EINVAL;
+	file_put(f);
+	return ret;
+}
+
+/* sync_file_range: Linux's checks, then fdatasync's work for the range's
+ * file when SYNC_FILE_RANGE_WRITE is asked (the sandbox writes back a
+ * file's pages as a whole). */
+SYSCALL(sync_file_range)
+{
+	int64_t off = (int64_t)a->a[1], n = (int64_t)a->a[2];
+	unsigned flags = (unsigned)a->a[3];
+	uint32_t type;
+	struct file *f;
+	long ret = 0;
+
+	if (flags & ~7u) /* WAIT_BEFORE | WRITE | WAIT_AFTER */
+		return -EINVAL;
+	if (off < 0 || n < 0 || off > INT64_MAX - n)
+		return -EINVAL;
+	f = fd_get(t->files, (int)a->a[0]);
+	if (!f)
+		return -EBADF;
+	type = file_type(f);
+	if (type != S_IFREG && type != S_IFDIR && type != S_IFBLK)
+		ret = -ESPIPE;
+	else if ((flags & 2) && f->ops->fsync)
+		ret = f->ops->fsync(f, true);
 	file_put(f);
 	return ret;
 }

@@ -2,6 +2,8 @@
 #include "config.h"
 #include "syscalls/handlers.h"
 #include "sentry/kernel/task.h"
+#include "sentry/fs/file.h"
+#include "sentry/fs/pidfd.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/process.h"
 #include "sentry/kernel/uts.h"
@@ -140,8 +142,19 @@ SYSCALL(waitid)
 			return -EINVAL;
 		which = WAIT_PGID;
 		break;
+	case P_PIDFD: {
+		struct file *f = fd_get(t->files, id);
+		struct thread_group *tg = pidfd_tg(f);
+		if (f)
+			file_put(f); /* the process is kept by the caller's descriptor */
+		if (!tg)
+			return -EBADF;
+		which = WAIT_PID;
+		id = tg->tgid;
+		break;
+	}
 	default:
-		return -EINVAL; /* P_PIDFD: no pidfds */
+		return -EINVAL;
 	}
 	ret = task_wait(t, which, id, options, &res);
 	if (ret < 0)
@@ -219,6 +232,41 @@ SYSCALL(set_robust_list)
 		return -EINVAL;
 	t->robust_list = a->a[0];
 	t->robust_list_len = a->a[1];
+	return 0;
+}
+
+/* get_robust_list: the list of pid (0: the caller), for a caller that may
+ * read it as ptrace would. */
+SYSCALL(get_robust_list)
+{
+	int pid = (int)a->a[0];
+	uint64_t head = 0, len = 0;
+	struct task *p;
+	long ret = 0;
+
+	pthread_mutex_lock(&t->k->lock);
+	p = pid ? NULL : t;
+	if (pid) {
+		list_for_each_entry(p, &t->k->tasks, knode)
+			if (p->tid == pid)
+				break;
+		if (&p->knode == &t->k->tasks)
+			p = NULL;
+	}
+	if (!p)
+		ret = -ESRCH;
+	else if (p != t && !creds_may_attach(&t->creds, &p->creds, p->dumpable))
+		ret = -EPERM;
+	else {
+		head = p->robust_list;
+		len = p->robust_list_len;
+	}
+	pthread_mutex_unlock(&t->k->lock);
+	if (ret)
+		return ret;
+	if (mm_copy_out(t->mm, a->a[2], &len, sizeof(len)) < 0 ||
+	    mm_copy_out(t->mm, a->a[1], &head, sizeof(head)) < 0)
+		return -EFAULT;
 	return 0;
 }
 

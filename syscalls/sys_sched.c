@@ -406,3 +406,129 @@ SYSCALL(times)
 	 * times in /proc/<pid>/stat count them. */
 	return (long)((monotonic_ns() - t->k->boot_ns) / NSEC_PER_TICK);
 }
+
+/* --- sched_setattr, sched_getattr ------------------------------------------------------ */
+
+/* struct sched_attr: its first version (48 bytes) and the utilization
+ * clamps of the second (56). */
+struct sched_attr_guest {
+	uint32_t size, policy;
+	uint64_t flags;
+	int32_t nice;
+	uint32_t priority;
+	uint64_t runtime, deadline, period;
+	uint32_t util_min, util_max;
+};
+#define SCHED_ATTR_SIZE_VER0	 48u
+#define SCHED_FLAG_RESET_ON_FORK 0x01ull
+#define SCHED_FLAG_KEEP_POLICY	 0x08ull
+#define SCHED_FLAG_KEEP_PARAMS	 0x10ull
+#define SCHED_FLAG_UTIL_CLAMP	 0x60ull
+#define SCHED_FLAG_ALL		 0x7full
+
+/* Linux's sched_copy_attr: a size it does not know is E2BIG (and the size
+ * it knows written back), unknown bytes must be zero. */
+static long attr_copy_in(struct task *t, uint64_t uattr, struct sched_attr_guest *attr)
+{
+	uint32_t size;
+	unsigned char rest[64];
+
+	memset(attr, 0, sizeof(*attr));
+	if (mm_copy_in(t->mm, &size, uattr, sizeof(size)) < 0)
+		return -EFAULT;
+	if (!size)
+		size = SCHED_ATTR_SIZE_VER0;
+	if (size < SCHED_ATTR_SIZE_VER0 || size > PAGE_SIZE)
+		goto too_big;
+	if (mm_copy_in(t->mm, attr, uattr, MIN(size, (uint32_t)sizeof(*attr))) < 0)
+		return -EFAULT;
+	for (uint32_t off = sizeof(*attr); off < size; off += sizeof(rest)) {
+		uint32_t n = MIN((uint32_t)sizeof(rest), size - off);
+		if (mm_copy_in(t->mm, rest, uattr + off, n) < 0)
+			return -EFAULT;
+		for (uint32_t i = 0; i < n; i++)
+			if (rest[i])
+				goto too_big;
+	}
+	attr->size = size;
+	return 0;
+too_big:
+	size = sizeof(*attr);
+	mm_copy_out(t->mm, uattr, &size, sizeof(size));
+	return -E2BIG;
+}
+
+SYSCALL(sched_setattr)
+{
+	int pid = (int)a->a[0], policy;
+	struct sched_attr_guest attr;
+	bool rt;
+	struct task *p;
+	long ret;
+
+	if (!a->a[1] || pid < 0 || a->a[2])
+		return -EINVAL;
+	ret = attr_copy_in(t, a->a[1], &attr);
+	if (ret)
+		return ret;
+	if (attr.flags & ~SCHED_FLAG_ALL)
+		return -EINVAL;
+	if (attr.flags & SCHED_FLAG_UTIL_CLAMP)
+		return -EOPNOTSUPP; /* as a kernel without CONFIG_UCLAMP_TASK */
+	if (attr.policy == SCHED_DEADLINE && !(attr.flags & SCHED_FLAG_KEEP_POLICY))
+		return -EINVAL; /* no deadline scheduling in the sandbox (the table's note) */
+	pthread_mutex_lock(&t->k->lock);
+	p = find_task_locked(t, pid);
+	if (!p) {
+		ret = -ESRCH;
+		goto out;
+	}
+	policy = (attr.flags & SCHED_FLAG_KEEP_POLICY) ? p->sched.policy : (int)attr.policy;
+	rt = policy == SCHED_FIFO || policy == SCHED_RR;
+	if (attr.flags & SCHED_FLAG_RESET_ON_FORK)
+		policy |= SCHED_RESET_FLAG;
+	if (attr.flags & SCHED_FLAG_KEEP_PARAMS) {
+		ret = sched_setscheduler_locked(t, p, policy, rt ? p->sched.rt_priority : 0);
+	} else if (rt) {
+		ret = sched_setscheduler_locked(t, p, policy, (int)attr.priority);
+	} else {
+		/* A fair policy: the nice value, clamped as setpriority clamps it. */
+		int nice = MAX(NICE_MIN, MIN(NICE_MAX, attr.nice));
+		ret = sched_may_set_nice_locked(t, p, nice);
+		if (ret == 0)
+			ret = sched_setscheduler_locked(t, p, policy, (int)attr.priority);
+		if (ret == 0)
+			p->sched.nice = nice;
+	}
+out:
+	pthread_mutex_unlock(&t->k->lock);
+	return ret;
+}
+
+SYSCALL(sched_getattr)
+{
+	int pid = (int)a->a[0];
+	uint32_t usize = (uint32_t)a->a[2];
+	struct sched_attr_guest attr = {0};
+	struct task *p;
+
+	if (!a->a[1] || pid < 0 || usize < SCHED_ATTR_SIZE_VER0 || usize > PAGE_SIZE || a->a[3])
+		return -EINVAL;
+	pthread_mutex_lock(&t->k->lock);
+	p = find_task_locked(t, pid);
+	if (p) {
+		attr.policy = (uint32_t)p->sched.policy;
+		attr.flags = p->sched.reset_on_fork ? SCHED_FLAG_RESET_ON_FORK : 0;
+		if (p->sched.policy == SCHED_FIFO || p->sched.policy == SCHED_RR)
+			attr.priority = (uint32_t)p->sched.rt_priority;
+		else
+			attr.nice = p->sched.nice;
+		/* Linux reports the clamps' defaults: the whole range. */
+		attr.util_max = 1024;
+	}
+	pthread_mutex_unlock(&t->k->lock);
+	if (!p)
+		return -ESRCH;
+	attr.size = MIN(usize, (uint32_t)sizeof(attr));
+	return mm_copy_out(t->mm, a->a[1], &attr, attr.size) < 0 ? -EFAULT : 0;
+}

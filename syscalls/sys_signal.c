@@ -6,6 +6,8 @@
 #include "sentry/kernel/sigframe.h"
 #include "sentry/kernel/signal.h"
 #include "sentry/kernel/task.h"
+#include "sentry/fs/file.h"
+#include "sentry/fs/pidfd.h"
 #include "sentry/kernel/wait.h"
 #include "sentry/mm/mm.h"
 #include "lib/util.h"
@@ -439,4 +441,43 @@ SYSCALL(rt_tgsigqueueinfo)
 	if (ret < 0)
 		return ret;
 	return thread_signal(t, (int)a->a[0], (int)a->a[1], &info);
+}
+
+/* pidfd_send_signal: kill(2) of the process a pidfd names, which cannot
+ * have been replaced by another with its pid meanwhile. */
+SYSCALL(pidfd_send_signal)
+{
+	int sig = (int)a->a[1];
+	struct thread_group *tg;
+	struct file *f;
+	siginfo_t info;
+	long ret = 0;
+
+	if (a->a[3])
+		return -EINVAL;
+	f = fd_get(t->files, (int)a->a[0]);
+	tg = pidfd_tg(f);
+	if (!tg) {
+		if (f)
+			file_put(f);
+		return -EBADF;
+	}
+	if (a->a[2]) {
+		if (mm_copy_in(t->mm, &info, a->a[2], sizeof(info)) < 0)
+			ret = -EFAULT;
+		else if (info.si_signo != sig)
+			ret = -EINVAL;
+		/* Only to itself may a process send a siginfo it makes up. */
+		else if (tg != t->tg && (info.si_code >= 0 || info.si_code == SI_TKILL))
+			ret = -EPERM;
+	} else {
+		siginfo_user(&info, sig, t);
+	}
+	if (ret == 0) {
+		pthread_mutex_lock(&t->k->lock);
+		ret = (tg->flags & TG_REAPED) ? -ESRCH : send_to_tg(t, tg, &info);
+		pthread_mutex_unlock(&t->k->lock);
+	}
+	file_put(f);
+	return ret;
 }

@@ -32,14 +32,6 @@ static inline int path_in_empty_ok(struct task *t, uint64_t addr, char *buf)
 	return n < 0 ? (int)n : 0;
 }
 
-/* The task's RLIMIT_NOFILE, capped at Linux's nr_open. */
-static inline unsigned task_nofile(struct task *t)
-{
-	rlim_t n = t->tg->rlim[RLIMIT_NOFILE].rlim_cur;
-
-	return n > 1048576 ? 1048576 : (unsigned)n;
-}
-
 /* The records getdents64 and getdents write (linux/dirent.h has no header). */
 struct linux_dirent64_hdr {
 	uint64_t ino;

@@ -80,6 +80,19 @@ static inline bool creds_in_group(const struct creds *c, uint32_t gid)
 	return false;
 }
 
+/* Linux's ptrace_may_access(PTRACE_MODE_ATTACH_REALCREDS) on credentials:
+ * the tracer's real ids are all of the target's (and the target is
+ * dumpable), or it has CAP_SYS_PTRACE. */
+static inline bool creds_may_attach(const struct creds *tracer, const struct creds *target,
+				    bool dumpable)
+{
+	if (creds_capable(tracer, KCAP_SYS_PTRACE))
+		return true;
+	return dumpable && tracer->uid == target->uid && tracer->uid == target->euid &&
+	       tracer->uid == target->suid && tracer->gid == target->gid &&
+	       tracer->gid == target->egid && tracer->gid == target->sgid;
+}
+
 /* Credentials for a guest that runs as uid/gid: root gets every capability. */
 void creds_init(struct creds *c, uint32_t uid, uint32_t gid);
 

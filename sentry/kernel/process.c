@@ -5,6 +5,7 @@
  */
 #include "config.h"
 #include "sentry/kernel/process.h"
+#include "sentry/fs/pidfd.h"
 #include "sentry/ipc/ipc.h"
 #include "sentry/kernel/signal.h"
 #include "sentry/kernel/seccomp.h"
@@ -406,8 +407,8 @@ static long clone_flags_valid(struct task *t, uint64_t flags)
 		return -EINVAL; /* siblings of the namespace's init would have no parent */
 	if ((flags & CLONE_THREAD) && (flags & (CLONE_NEWUSER | CLONE_NEWPID)))
 		return -EINVAL;
-	if (flags & CLONE_PIDFD)
-		return -EINVAL; /* pidfds are not implemented (docs/syscalls.md) */
+	if ((flags & CLONE_PIDFD) && (flags & (CLONE_THREAD | CLONE_PARENT_SETTID)))
+		return -EINVAL; /* the pidfd goes where parent_tid points */
 	if (flags & NS_FLAGS)
 		return -EPERM; /* no namespaces inside the sandbox */
 	return 0;
@@ -435,6 +436,7 @@ static struct thread_group *tg_new(struct kernel *k, int tgid, struct thread_gro
 	list_init(&tg->sibling);
 	sigpending_init(&tg->shared);
 	waitq_init(&tg->child_wait);
+	waitq_init(&tg->exit_wait);
 	tg->parent = parent;
 	tg->start_ns = monotonic_ns();
 	return tg;
@@ -465,15 +467,36 @@ void task_unshare_files(struct task *t)
 	fdtable_put(old);
 }
 
+/* CLONE_PIDFD: a pidfd installed in the caller's table, its number written
+ * at ptid, before the child exists (pidfd_set_process names it then). The
+ * descriptor, or -errno. */
+static long clone_pidfd(struct task *t, uint64_t ptid, struct file **out)
+{
+	struct file *f = pidfd_file_new(NULL, 0);
+	int fd = fd_install(t->files, f, 0, true, task_nofile(t));
+
+	if (fd >= 0 && mm_copy_out(t->mm, ptid, &fd, sizeof(fd))) {
+		fd_close(t->files, fd);
+		fd = -EFAULT;
+	}
+	if (fd < 0) {
+		file_put(f);
+		return fd;
+	}
+	*out = f;
+	return fd;
+}
+
 long task_clone(struct task *t, uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t ctid,
 		uint64_t tls)
 {
 	struct kernel *k = t->k;
 	struct user_regs_struct *pr = task_regs(t);
 	struct vfork_done *vd = NULL;
+	struct file *pidf = NULL;
 	struct task *c;
 	uint8_t *fpu;
-	int sig = (int)(flags & CSIGNAL);
+	int sig = (int)(flags & CSIGNAL), pidfd = -1;
 	long ret = clone_flags_valid(t, flags);
 
 	if (ret < 0)
@@ -485,6 +508,12 @@ long task_clone(struct task *t, uint64_t flags, uint64_t newsp, uint64_t ptid, u
 	fpu = task_fpu(t);
 	if (!fpu)
 		return -ESRCH;
+	if (flags & CLONE_PIDFD) {
+		ret = clone_pidfd(t, ptid, &pidf);
+		if (ret < 0)
+			return ret;
+		pidfd = (int)ret;
+	}
 
 	c = task_alloc(k);
 	memcpy(c->comm, t->comm, sizeof(c->comm));
@@ -600,10 +629,17 @@ long task_clone(struct task *t, uint64_t flags, uint64_t newsp, uint64_t ptid, u
 		mm_copy_out(t->mm, ptid, &c->tid, sizeof(c->tid));
 	if (flags & CLONE_CHILD_SETTID)
 		mm_copy_out(c->mm, ctid, &c->tid, sizeof(c->tid));
+	if (pidf) {
+		pidfd_set_process(pidf, c->tg);
+		file_put(pidf);
+	}
 
 	ret = task_start(c);
-	if (ret < 0)
-		return ret; /* task_start undid everything */
+	if (ret < 0) {
+		if (pidfd >= 0)
+			fd_close(t->files, pidfd);
+		return ret; /* task_start undid everything else */
+	}
 	ret = c->tid;
 	if (vd)
 		vfork_wait(t, vd);
@@ -612,6 +648,10 @@ fail:
 	if (vd) {
 		c->vfork_done = NULL;
 		free(vd);
+	}
+	if (pidf) {
+		fd_close(t->files, pidfd);
+		file_put(pidf);
 	}
 	task_free_unstarted(c);
 	return ret;
@@ -694,6 +734,7 @@ static void tg_release_locked(struct thread_group *tg)
 	tg->flags |= TG_REAPED;
 	list_del_init(&tg->sibling);
 	list_del_init(&tg->knode);
+	waitq_wake_all(&tg->exit_wait);
 	tg_put(tg);
 }
 
@@ -741,6 +782,7 @@ static void tg_exit_locked(struct thread_group *tg)
 	/* Its semaphore adjustments (SEM_UNDO). */
 	ipc_process_exit(k, tg->tgid);
 	tg->flags |= TG_ZOMBIE;
+	waitq_wake_all(&tg->exit_wait);
 	if (!tg->parent && tg->on_exit)
 		tg->on_exit(tg->exit_arg, tg->exit_code);
 	if (tg == k->init_tg) {

@@ -195,6 +195,7 @@ static struct thread_group *build_tg(struct kernel *k, struct task *t, int tgid,
 	list_init(&tg->sibling);
 	sigpending_init(&tg->shared);
 	waitq_init(&tg->child_wait);
+	waitq_init(&tg->exit_wait);
 	for (int r = 0; r < RLIM_NLIMITS; r++)
 		getrlimit(r, &tg->rlim[r]);
 	for (size_t i = 0; i < p->nrlimits; i++)

@@ -78,6 +78,7 @@ void tg_put(struct thread_group *tg)
 		return;
 	sigpending_flush(&tg->shared, ~0ull);
 	pthread_mutex_destroy(&tg->child_wait.lock);
+	pthread_mutex_destroy(&tg->exit_wait.lock);
 	free(tg);
 }
 

@@ -114,6 +114,8 @@ struct thread_group {
 	struct task *execer; /* with TG_EXECING: the thread that execs */
 	/* The parent's wait4/waitid sleepers wait on the parent's queue. */
 	struct waitq child_wait;
+	/* Woken when it exits and when it is reaped (pidfd pollers). */
+	struct waitq exit_wait;
 
 	struct rlimit rlim[RLIM_NLIMITS];
 	/* /proc/<pid>/oom_score_adj, and the least an unprivileged writer may
@@ -241,6 +243,15 @@ static inline const void *task_lock_owner(struct task *t)
 
 struct task *task_get(struct task *t);
 void task_put(struct task *t);
+/* The task's RLIMIT_NOFILE, capped at Linux's nr_open: the highest
+ * descriptor number + 1 it may install. */
+static inline unsigned task_nofile(struct task *t)
+{
+	rlim_t n = t->tg->rlim[RLIMIT_NOFILE].rlim_cur;
+
+	return n > 1048576 ? 1048576 : (unsigned)n;
+}
+
 struct thread_group *tg_get(struct thread_group *tg);
 void tg_put(struct thread_group *tg);
 void sighand_put(struct sighand *sh);

@@ -119,6 +119,9 @@ GUEST_TESTS = \
 	ipc_sem \
 	ipc_msg \
 	mm_lock \
+	proc_pidfd \
+	sched_attr \
+	fs_hints \
 	net_tcp \
 	net_udp \
 	net_nonblock \
