@@ -9,6 +9,7 @@
 #include "syscalls/util.h"
 #include "sentry/kernel/task.h"
 #include "sentry/fs/file.h"
+#include "sentry/fs/fsize.h"
 #include "sentry/fs/pipe.h"
 #include "lib/util.h"
 
@@ -194,6 +195,10 @@ static long splice_files(struct task *t, struct file *in, uint64_t uoff_in, stru
 		return -ESPIPE;
 	if (offset_in(t, uoff_out, &ooff, &pout) < 0 || offset_in(t, uoff_in, &ioff, &pin) < 0)
 		return -EFAULT;
+	/* Into a file: RLIMIT_FSIZE cuts it or refuses it, as a write. */
+	ret = fsize_write_check(t, out, pout ? *pout : -1, &len);
+	if (ret < 0)
+		return ret;
 	ret = do_splice(in, pin, out, pout, len, flags & SPLICE_F_NONBLOCK);
 	if (ret < 0)
 		return ret;
