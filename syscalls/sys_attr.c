@@ -5,6 +5,7 @@
 #include "sentry/kernel/task.h"
 #include "sentry/fs/file.h"
 #include "sentry/vfs/vfs.h"
+#include "sentry/vfs/fsnotify.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -248,6 +249,8 @@ SYSCALL(truncate)
 			      ? p.dentry->inode->ops->setattr(p.dentry->inode, &attr)
 			      : -EPERM;
 	}
+	if (ret == 0)
+		fsnotify_change(p.dentry, attr.valid);
 	path_put(&p);
 	return ret;
 }
@@ -270,6 +273,8 @@ SYSCALL(ftruncate)
 		ret = -EINVAL;
 	else
 		ret = f->inode->ops->setattr(f->inode, &attr);
+	if (ret == 0 && f->path.dentry)
+		fsnotify_change(f->path.dentry, attr.valid);
 	file_put(f);
 	return ret;
 }
@@ -298,6 +303,8 @@ SYSCALL(fallocate)
 		ret = -EOPNOTSUPP;
 	else
 		ret = f->ops->fallocate(f, mode, off, len);
+	if (ret == 0)
+		fsnotify_modify(f);
 	file_put(f);
 	return ret;
 }

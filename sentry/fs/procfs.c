@@ -14,6 +14,7 @@
 #include "sentry/fs/file.h"
 #include "sentry/fs/filemap.h"
 #include "sentry/fs/hostinfo.h"
+#include "sentry/fs/inotify.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/task.h"
 #include "sentry/kernel/process.h"
@@ -527,6 +528,21 @@ static void gen_ngroups_max(struct proc_ctx *c, struct strbuf *o)
 	strbuf_printf(o, "%u\n", CREDS_MAX_GROUPS); /* what setgroups takes here */
 }
 
+static void gen_inotify_instances(struct proc_ctx *c, struct strbuf *o)
+{
+	strbuf_printf(o, "%u\n", INOTIFY_MAX_USER_INSTANCES);
+}
+
+static void gen_inotify_watches(struct proc_ctx *c, struct strbuf *o)
+{
+	strbuf_printf(o, "%u\n", INOTIFY_MAX_USER_WATCHES);
+}
+
+static void gen_inotify_queued(struct proc_ctx *c, struct strbuf *o)
+{
+	strbuf_printf(o, "%u\n", INOTIFY_MAX_QUEUED_EVENTS);
+}
+
 static void gen_zero(struct proc_ctx *c, struct strbuf *o)
 {
 	strbuf_printf(o, "0\n");
@@ -577,6 +593,18 @@ static const struct proc_node kernel_nodes[] = {
 	{NULL},
 };
 
+static const struct proc_node inotify_nodes[] = {
+	{"max_queued_events", S_IFREG | 0644, PK_FILE, gen_inotify_queued},
+	{"max_user_instances", S_IFREG | 0644, PK_FILE, gen_inotify_instances},
+	{"max_user_watches", S_IFREG | 0644, PK_FILE, gen_inotify_watches},
+	{NULL},
+};
+
+static const struct proc_node fs_nodes[] = {
+	{"inotify", S_IFDIR | 0555, PK_DIR, NULL, inotify_nodes},
+	{NULL},
+};
+
 static const struct proc_node vm_nodes[] = {
 	{"overcommit_memory", S_IFREG | 0644, PK_FILE, gen_zero},
 	{NULL},
@@ -594,6 +622,7 @@ static const struct proc_node net_nodes[] = {
 };
 
 static const struct proc_node sys_nodes[] = {
+	{"fs", S_IFDIR | 0555, PK_DIR, NULL, fs_nodes},
 	{"kernel", S_IFDIR | 0555, PK_DIR, NULL, kernel_nodes},
 	{"net", S_IFDIR | 0555, PK_DIR, NULL, net_nodes},
 	{"vm", S_IFDIR | 0555, PK_DIR, NULL, vm_nodes},

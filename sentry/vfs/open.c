@@ -5,6 +5,7 @@
  */
 #include "config.h"
 #include "sentry/vfs/vfs.h"
+#include "sentry/vfs/fsnotify.h"
 #include "sentry/fs/file.h"
 #include "sentry/kernel/task.h"
 #include "lib/util.h"
@@ -81,7 +82,10 @@ static int truncate_on_open(struct task *t, const struct path *p)
 	if (!inode->ops->setattr)
 		return -EPERM;
 	attr.valid |= ATTR_MTIME_NOW;
-	return inode->ops->setattr(inode, &attr);
+	ret = inode->ops->setattr(inode, &attr);
+	if (ret == 0)
+		fsnotify_change(p->dentry, attr.valid);
+	return ret;
 }
 
 int vfs_open_path(struct task *t, const struct path *p, int flags, struct file **out)
@@ -112,6 +116,7 @@ int vfs_open_path(struct task *t, const struct path *p, int flags, struct file *
 		return ret;
 	if (!f->path.dentry)
 		file_set_path(f, p);
+	fsnotify_open(f, flags);
 	*out = f;
 	return 0;
 }
@@ -143,6 +148,7 @@ static int create_locked(struct task *t, const struct path *dir, struct dentry *
 		return ret;
 	inode_touch(dirnode, ATTR_MTIME | ATTR_CTIME);
 	nd = dentry_add(dir->dentry, d->name, inode);
+	fsnotify_create(dirnode, d->name, inode);
 	inode_put(inode);
 	p.mnt = dir->mnt;
 	p.dentry = nd;
@@ -158,8 +164,10 @@ static int create_locked(struct task *t, const struct path *dir, struct dentry *
 			file_set_path(f, &p);
 	}
 	dentry_put(nd);
-	if (ret == 0)
+	if (ret == 0) {
+		fsnotify_open(f, flags);
 		*out = f;
+	}
 	return ret;
 }
 
@@ -229,6 +237,7 @@ static int open_tmpfile(struct task *t, int dirfd, const char *path, int flags, 
 			file_set_path(f, &p);
 		if (!(flags & O_EXCL))
 			inode_set(inode, I_LINKABLE);
+		fsnotify_open(f, flags);
 		*out = f;
 	}
 	dentry_put(p.dentry);
