@@ -155,8 +155,9 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	FULL(inotify_init, 0),
 	FULL(inotify_init1, 1, A_OPEN_FLAGS),
 	PART(inotify_add_watch,
-	     "events for changes made in the sandbox, on every filesystem; not for changes made on "
-	     "the host under a bind mount, and no IN_UNMOUNT",
+	     "events for changes made in the sandbox, on every filesystem (tmpfs, the overlay, "
+	     "gofer-backed files and bind mounts); not for changes made on the host. No "
+	     "IN_UNMOUNT: the guest cannot unmount",
 	     3, A_FD, A_STR, A_HEX),
 	FULL(inotify_rm_watch, 2, A_FD, A_INT),
 	PART(timerfd_create,

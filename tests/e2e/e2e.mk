@@ -12,6 +12,7 @@ E2E_TESTS = \
 	tests/e2e/rootfs_write.sh \
 	tests/e2e/escape.sh \
 	tests/e2e/programs.sh \
+	tests/e2e/inotify.sh \
 	tests/e2e/fs_host.sh \
 	tests/e2e/tty.sh \
 	tests/e2e/multiproc.sh \
