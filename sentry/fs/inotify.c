@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/ioctl.h>
+#include <unistd.h>
 
 /* What a guest read returns per event: struct inotify_event, then the name
  * padded with NULs to a multiple of its size. */
@@ -76,6 +77,26 @@ static uint32_t cookie_counter;
 unsigned long inotify_watches;
 
 static const struct file_ops inotify_ops;
+
+/* Linux's rule: watches may take 1% of the memory, each charged about
+ * 1.3 KiB (a mark and two inodes), and at least 8192, at most 2^20. */
+#define WATCH_COST 1312
+
+unsigned inotify_max_user_watches(void)
+{
+	static unsigned max;
+	unsigned m = __atomic_load_n(&max, __ATOMIC_RELAXED);
+
+	if (!m) {
+		long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+		uint64_t n = pages > 0 && size > 0
+				     ? (uint64_t)(pages / 100) * (uint64_t)size / WATCH_COST
+				     : 0;
+		m = (unsigned)(n < 8192 ? 8192 : n > 1048576 ? 1048576 : n);
+		__atomic_store_n(&max, m, __ATOMIC_RELAXED);
+	}
+	return m;
+}
 
 uint32_t inotify_next_cookie(void)
 {
@@ -269,7 +290,7 @@ int inotify_watch_add(struct file *f, const struct path *p, uint32_t mask)
 			return ret;
 		}
 	}
-	if (in->user->watches >= INOTIFY_MAX_USER_WATCHES || in->last_wd == INT32_MAX) {
+	if (in->user->watches >= inotify_max_user_watches() || in->last_wd == INT32_MAX) {
 		pthread_mutex_unlock(&inotify_lock);
 		return -ENOSPC;
 	}
@@ -323,8 +344,10 @@ static size_t take_events(struct inotify_instance *in, char *buf, size_t len)
 	while (!list_empty(&in->events)) {
 		struct kevent *e = list_first_entry(&in->events, struct kevent, link);
 		size_t size = kevent_size(e);
-		struct inotify_event head = {
-			.wd = e->wd, .mask = e->mask, .cookie = e->cookie, .len = (uint32_t)(size - EVENT_HEAD)};
+		struct inotify_event head = {.wd = e->wd,
+					     .mask = e->mask,
+					     .cookie = e->cookie,
+					     .len = (uint32_t)(size - EVENT_HEAD)};
 
 		if (size > len - done)
 			break;

@@ -18,11 +18,11 @@ struct file;
 struct inode;
 struct path;
 
-/* Linux's defaults for /proc/sys/fs/inotify (max_user_watches is the
- * smallest Linux computes; the host's depends on its memory). */
+/* Linux's defaults for /proc/sys/fs/inotify. */
 #define INOTIFY_MAX_USER_INSTANCES 128
-#define INOTIFY_MAX_USER_WATCHES   8192
 #define INOTIFY_MAX_QUEUED_EVENTS  16384
+/* max_user_watches: as Linux computes it from the memory (the host's). */
+unsigned inotify_max_user_watches(void);
 
 /* Watches in every instance: non-zero while the hooks have work. */
 extern unsigned long inotify_watches;

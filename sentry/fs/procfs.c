@@ -535,7 +535,7 @@ static void gen_inotify_instances(struct proc_ctx *c, struct strbuf *o)
 
 static void gen_inotify_watches(struct proc_ctx *c, struct strbuf *o)
 {
-	strbuf_printf(o, "%u\n", INOTIFY_MAX_USER_WATCHES);
+	strbuf_printf(o, "%u\n", inotify_max_user_watches());
 }
 
 static void gen_inotify_queued(struct proc_ctx *c, struct strbuf *o)

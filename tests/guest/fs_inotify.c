@@ -6,8 +6,9 @@
  * IN_ONLYDIR, IN_DONT_FOLLOW; the same inode watched twice; coalescing of
  * identical events; IN_DELETE_SELF of an open file at its close; read's
  * EINVAL for a short buffer, FIONREAD, poll and epoll readiness;
- * IN_Q_OVERFLOW past max_queued_events; and the errors. In /tmp (the
- * overlay in rung) and again on a tmpfs (/dev/shm).
+ * IN_Q_OVERFLOW past max_queued_events; EMFILE past max_user_instances;
+ * and the errors. In /tmp (the overlay in rung) and again on a tmpfs
+ * (/dev/shm).
  */
 #include "fsguest.h"
 
@@ -294,6 +295,29 @@ static void test_errors(void)
 	close(in);
 }
 
+/* max_user_instances, counted per user (one of no other process's). */
+static void test_instances(void)
+{
+	pid_t pid;
+	int st = 0;
+
+	if (geteuid() != 0) {
+		printf("ok: 128 instances a user, then EMFILE (not tested without root)\n");
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		int n = 0;
+		if (setresuid(54321, 54321, 54321) != 0)
+			_exit(3);
+		while (n < 200 && inotify_init() >= 0)
+			n++;
+		_exit(n == 128 && errno == EMFILE ? 0 : 1);
+	}
+	waitpid(pid, &st, 0);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "128 instances a user, then EMFILE");
+}
+
 /* poll and epoll readiness; a blocking read woken by another process. */
 static void test_readiness(void)
 {
@@ -378,6 +402,7 @@ int main(void)
 	test_sequence();
 	test_flags();
 	test_errors();
+	test_instances();
 	test_readiness();
 	test_overflow();
 	fs_leave();
