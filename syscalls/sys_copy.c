@@ -4,6 +4,7 @@
 #include "syscalls/util.h"
 #include "sentry/kernel/task.h"
 #include "sentry/fs/file.h"
+#include "sentry/vfs/fsnotify.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -59,6 +60,10 @@ static long copy_between(struct file *in, int64_t *in_off, struct file *out, int
 			break;
 	}
 	free(buf);
+	if (done) {
+		fsnotify_access(in);
+		fsnotify_modify(out);
+	}
 	return done ? (long)done : ret;
 }
 

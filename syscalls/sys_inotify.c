@@ -17,7 +17,7 @@
 #endif
 
 /* Linux's ALL_INOTIFY_BITS: what a watch mask may hold. */
-#define INOTIFY_BITS                                                                         \
+#define INOTIFY_BITS                                                                             \
 	(IN_ALL_EVENTS | IN_UNMOUNT | IN_Q_OVERFLOW | IN_IGNORED | IN_ONLYDIR | IN_DONT_FOLLOW | \
 	 IN_EXCL_UNLINK | IN_MASK_ADD | IN_MASK_CREATE | IN_ISDIR | IN_ONESHOT)
 

@@ -2,7 +2,8 @@
  * Guest test: inotify. The exact events (watch, mask, name, shared rename
  * cookies) of creating, writing, closing, renaming, linking, unlinking,
  * rmdir, chmod and inotify_rm_watch, on a directory watch and a file
- * watch; IN_ONESHOT, IN_MASK_ADD, IN_MASK_CREATE, IN_EXCL_UNLINK,
+ * watch; a watched directory moved and removed; sendfile, copy_file_range
+ * and readdir; IN_ONESHOT, IN_MASK_ADD, IN_MASK_CREATE, IN_EXCL_UNLINK,
  * IN_ONLYDIR, IN_DONT_FOLLOW; the same inode watched twice; coalescing of
  * identical events; IN_DELETE_SELF of an open file at its close; read's
  * EINVAL for a short buffer, FIONREAD, poll and epoll readiness;
@@ -16,6 +17,7 @@
 #include <sys/epoll.h>
 #include <sys/inotify.h>
 #include <sys/ioctl.h>
+#include <sys/sendfile.h>
 #include <sys/wait.h>
 
 #ifndef IN_MASK_CREATE
@@ -171,6 +173,45 @@ static void test_sequence(void)
 	CHECK_EQ(unlink("w/b"), 0, "unlink w/b");
 	drain(in, "rename over a watched file, rm_watch");
 	CHECK_EQ(rmdir("w"), 0, "rmdir w");
+	close(in);
+}
+
+/* A watched directory moved to another and removed; sendfile,
+ * copy_file_range and readdir. */
+static void test_dirs(void)
+{
+	int in = inotify_init1(IN_NONBLOCK), fd, out;
+	loff_t off = 0;
+	DIR *dir;
+
+	nwds = 0;
+	mkdir("p", 0755);
+	mkdir("q", 0755);
+	mkdir("p/s", 0755);
+	name_wd(inotify_add_watch(in, "p", IN_ALL_EVENTS), "p");
+	name_wd(inotify_add_watch(in, "q", IN_ALL_EVENTS), "q");
+	name_wd(inotify_add_watch(in, "p/s", IN_ALL_EVENTS), "s");
+	CHECK_EQ(rename("p/s", "q/s"), 0, "rename p/s q/s");
+	fd = open("q/s/f", O_CREAT | O_WRONLY, 0644);
+	CHECK_EQ(write(fd, "ab", 2), 2, "write q/s/f");
+	close(fd);
+	out = open("q/s/g", O_CREAT | O_WRONLY, 0644);
+	fd = open("q/s/f", O_RDONLY);
+	CHECK_EQ(sendfile(out, fd, NULL, 1), 1, "sendfile f to g");
+	CHECK_EQ(copy_file_range(fd, &off, out, NULL, 1, 0), 1, "copy_file_range f to g");
+	close(fd);
+	close(out);
+	unlink("q/s/f");
+	unlink("q/s/g");
+	CHECK_EQ(rmdir("q/s"), 0, "rmdir q/s");
+	dir = opendir("q");
+	while (dir && readdir(dir))
+		;
+	if (dir)
+		closedir(dir);
+	drain(in, "a directory moved and removed; sendfile, copy_file_range, readdir");
+	rmdir("p");
+	rmdir("q");
 	close(in);
 }
 
@@ -400,6 +441,7 @@ int main(void)
 		fclose(p);
 	fs_enter("fs_inotify");
 	test_sequence();
+	test_dirs();
 	test_flags();
 	test_errors();
 	test_instances();
