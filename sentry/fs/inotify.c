@@ -161,25 +161,40 @@ static void queue_event(struct inotify_instance *in, int32_t wd, uint32_t mask, 
 	waitq_wake_events(&in->wq, POLLIN | POLLRDNORM);
 }
 
+/* Under inotify_lock: free inode's marks once no watch is left in them. */
+static void marks_trim(struct inode *inode)
+{
+	struct inotify_marks *m = inode->inotify;
+
+	if (m && list_empty(&m->watches)) {
+		__atomic_store_n(&inode->inotify, NULL, __ATOMIC_RELEASE);
+		free(m);
+	}
+}
+
 /*
  * Under inotify_lock: take w off its inode and instance, queueing
- * IN_IGNORED. Its references go to *dead, for watches_free() after the
- * lock is dropped (a dentry's last put may reach the filesystem).
+ * IN_IGNORED (the caller trims the inode's marks). Its references go to
+ * *dead, for watches_free() after the lock is dropped (a dentry's last
+ * put may reach the filesystem).
  */
 static void watch_unlink(struct inotify_watch *w, struct list_head *dead)
 {
-	struct inotify_marks *m = w->inode->inotify;
-
 	queue_event(w->in, w->wd, IN_IGNORED, 0, NULL);
 	list_del(&w->on_inode);
 	list_del(&w->on_instance);
 	w->in->user->watches--;
 	__atomic_sub_fetch(&inotify_watches, 1, __ATOMIC_RELEASE);
-	if (list_empty(&m->watches)) {
-		free(m);
-		__atomic_store_n(&w->inode->inotify, NULL, __ATOMIC_RELEASE);
-	}
 	list_add_tail(&w->on_instance, dead);
+}
+
+/* watch_unlink, then trim: for a watch taken off by itself. */
+static void watch_drop(struct inotify_watch *w, struct list_head *dead)
+{
+	struct inode *inode = w->inode; /* alive: *dead holds its reference */
+
+	watch_unlink(w, dead);
+	marks_trim(inode);
 }
 
 static void watches_free(struct list_head *dead)
@@ -212,6 +227,7 @@ void inotify_event(struct inode *inode, uint32_t mask, uint32_t cookie, const ch
 			if (w->mask & IN_ONESHOT)
 				watch_unlink(w, &dead);
 		}
+		marks_trim(inode);
 	}
 	pthread_mutex_unlock(&inotify_lock);
 	watches_free(&dead);
@@ -226,8 +242,9 @@ static void inode_gone(struct inode *inode, struct list_head *dead)
 	list_for_each_entry_safe(w, n, &m->watches, on_inode) {
 		if (w->mask & IN_DELETE_SELF)
 			queue_event(w->in, w->wd, IN_DELETE_SELF, 0, NULL);
-		watch_unlink(w, dead); /* frees m with the last watch */
+		watch_unlink(w, dead);
 	}
+	marks_trim(inode);
 }
 
 /*
@@ -324,7 +341,7 @@ int inotify_watch_remove(struct file *f, int wd)
 	pthread_mutex_lock(&inotify_lock);
 	list_for_each_entry(w, &in->watches, on_instance) {
 		if (w->wd == wd) {
-			watch_unlink(w, &dead);
+			watch_drop(w, &dead);
 			ret = 0;
 			break;
 		}
@@ -437,7 +454,7 @@ static void inotify_release(struct file *f)
 
 	pthread_mutex_lock(&inotify_lock);
 	list_for_each_entry_safe(w, n, &in->watches, on_instance)
-		watch_unlink(w, &dead);
+		watch_drop(w, &dead);
 	list_for_each_entry_safe(e, en, &in->events, link)
 		free(e);
 	in->user->instances--;
