@@ -19,7 +19,7 @@ static bool watched(struct inode *i)
 
 static uint32_t isdir(struct inode *i)
 {
-	return S_ISDIR(i->mode) ? IN_ISDIR : 0;
+	return i && S_ISDIR(i->mode) ? IN_ISDIR : 0;
 }
 
 /* An event on the file at d: its directory hears it with d's name. */

@@ -82,15 +82,13 @@ static int truncate_on_open(struct task *t, const struct path *p)
 	if (!inode->ops->setattr)
 		return -EPERM;
 	attr.valid |= ATTR_MTIME_NOW;
-	ret = inode->ops->setattr(inode, &attr);
-	if (ret == 0)
-		fsnotify_change(p->dentry, attr.valid);
-	return ret;
+	return inode->ops->setattr(inode, &attr);
 }
 
 int vfs_open_path(struct task *t, const struct path *p, int flags, struct file **out)
 {
 	struct inode *inode = p->dentry->inode;
+	bool truncated = false;
 	struct file *f;
 	int ret;
 
@@ -108,6 +106,7 @@ int vfs_open_path(struct task *t, const struct path *p, int flags, struct file *
 		ret = truncate_on_open(t, p);
 		if (ret)
 			return ret;
+		truncated = true;
 	}
 	if (!inode->ops->open)
 		return -ENXIO;
@@ -116,7 +115,10 @@ int vfs_open_path(struct task *t, const struct path *p, int flags, struct file *
 		return ret;
 	if (!f->path.dentry)
 		file_set_path(f, p);
+	/* IN_OPEN, then the truncation's IN_MODIFY (Linux 6.10 on). */
 	fsnotify_open(f, flags);
+	if (truncated)
+		fsnotify_change(p->dentry, ATTR_SIZE | ATTR_MTIME | ATTR_CTIME);
 	*out = f;
 	return 0;
 }

@@ -3,7 +3,7 @@
  * cookies) of creating, writing, closing, renaming, linking, unlinking,
  * rmdir, chmod and inotify_rm_watch, on a directory watch and a file
  * watch; a watched directory moved and removed; sendfile, copy_file_range
- * and readdir; IN_ONESHOT, IN_MASK_ADD, IN_MASK_CREATE, IN_EXCL_UNLINK,
+ * and readdir; O_TRUNC, utimes, chown, dup, O_PATH; IN_ONESHOT, IN_MASK_ADD, IN_MASK_CREATE, IN_EXCL_UNLINK,
  * IN_ONLYDIR, IN_DONT_FOLLOW; the same inode watched twice; coalescing of
  * identical events; IN_DELETE_SELF of an open file at its close; read's
  * EINVAL for a short buffer, FIONREAD, poll and epoll readiness;
@@ -212,6 +212,36 @@ static void test_dirs(void)
 	drain(in, "a directory moved and removed; sendfile, copy_file_range, readdir");
 	rmdir("p");
 	rmdir("q");
+	close(in);
+}
+
+/* O_TRUNC, utimes, chown, a dup'ed descriptor, O_PATH, stat and access. */
+static void test_misc(void)
+{
+	int in = inotify_init1(IN_NONBLOCK), fd, fd2;
+	struct stat st;
+
+	nwds = 0;
+	fd = open("m", O_CREAT | O_WRONLY, 0644);
+	CHECK_EQ(write(fd, "abc", 3), 3, "write m");
+	close(fd);
+	name_wd(inotify_add_watch(in, ".", IN_ALL_EVENTS), "cwd");
+	fd = open("m", O_WRONLY | O_TRUNC);
+	fd2 = dup(fd);
+	CHECK_EQ(close(fd), 0, "close one of two descriptors");
+	CHECK_EQ(close(fd2), 0, "close the other");
+	CHECK_EQ(utimensat(AT_FDCWD, "m", NULL, 0), 0, "utimensat now");
+	CHECK_EQ(chown("m", getuid(), getgid()), 0, "chown to its owner");
+	fd = open("m", O_PATH);
+	CHECK_EQ(fstat(fd, &st), 0, "fstat an O_PATH descriptor");
+	close(fd);
+	CHECK_EQ(stat("m", &st), 0, "stat");
+	CHECK_EQ(access("m", R_OK), 0, "access");
+	fd = open("m", O_RDONLY);
+	CHECK_EQ(read(fd, &st, 1), 0, "read at the end: nothing");
+	close(fd);
+	drain(in, "O_TRUNC, dup, utimes, chown, O_PATH, stat, access, an empty read");
+	unlink("m");
 	close(in);
 }
 
@@ -442,6 +472,7 @@ int main(void)
 	fs_enter("fs_inotify");
 	test_sequence();
 	test_dirs();
+	test_misc();
 	test_flags();
 	test_errors();
 	test_instances();
