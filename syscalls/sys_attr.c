@@ -6,6 +6,7 @@
 #include "sentry/fs/file.h"
 #include "sentry/fs/fsize.h"
 #include "sentry/vfs/vfs.h"
+#include "sentry/vfs/fsnotify.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -251,6 +252,8 @@ SYSCALL(truncate)
 			      ? p.dentry->inode->ops->setattr(p.dentry->inode, &attr)
 			      : -EPERM;
 	}
+	if (ret == 0)
+		fsnotify_change(p.dentry, attr.valid);
 	path_put(&p);
 	return ret;
 }
@@ -275,6 +278,8 @@ SYSCALL(ftruncate)
 		ret = -EFBIG; /* (and SIGXFSZ) */
 	else
 		ret = f->inode->ops->setattr(f->inode, &attr);
+	if (ret == 0 && f->path.dentry)
+		fsnotify_change(f->path.dentry, attr.valid);
 	file_put(f);
 	return ret;
 }
@@ -307,6 +312,8 @@ SYSCALL(fallocate)
 		ret = -EFBIG; /* (and SIGXFSZ) */
 	else
 		ret = f->ops->fallocate(f, mode, off, len);
+	if (ret == 0)
+		fsnotify_modify(f);
 	file_put(f);
 	return ret;
 }

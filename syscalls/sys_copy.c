@@ -5,6 +5,7 @@
 #include "sentry/kernel/task.h"
 #include "sentry/fs/file.h"
 #include "sentry/fs/fsize.h"
+#include "sentry/vfs/fsnotify.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -45,6 +46,10 @@ static long copy_between(struct file *in, int64_t *in_off, struct file *out, int
 			break;
 	}
 	free(buf);
+	if (done) {
+		fsnotify_access(in);
+		fsnotify_modify(out);
+	}
 	return done ? (long)done : ret;
 }
 

@@ -5,6 +5,7 @@
 #include "sentry/kernel/task.h"
 #include "sentry/fs/file.h"
 #include "sentry/vfs/vfs.h"
+#include "sentry/vfs/fsnotify.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -88,6 +89,7 @@ static long do_getdents(struct task *t, int fd, uint64_t ubuf, uint64_t count, b
 		else
 			ret = (long)b.used;
 	}
+	fsnotify_access(f);
 	if (f->inode)
 		inode_touch(f->inode, ATTR_ATIME);
 	free(b.buf);

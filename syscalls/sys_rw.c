@@ -11,6 +11,7 @@
 #include "sentry/mm/mm.h"
 #include "sentry/fs/file.h"
 #include "sentry/fs/fsize.h"
+#include "sentry/vfs/fsnotify.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -187,6 +188,8 @@ SYSCALL(read)
 	if (!f)
 		return -EBADF;
 	ret = do_read(t, f, a->a[1], a->a[2], -1);
+	if (ret > 0)
+		fsnotify_access(f);
 	file_put(f);
 	return ret;
 }
@@ -199,6 +202,8 @@ SYSCALL(write)
 	if (!f)
 		return -EBADF;
 	ret = do_write(t, f, a->a[1], a->a[2], -1);
+	if (ret > 0)
+		fsnotify_modify(f);
 	file_put(f);
 	return ret;
 }
@@ -220,6 +225,8 @@ static long do_prw(struct task *t, const struct syscall_args *a, bool write)
 		ret = do_write(t, f, a->a[1], a->a[2], (int64_t)a->a[3]);
 	else
 		ret = do_read(t, f, a->a[1], a->a[2], (int64_t)a->a[3]);
+	if (ret > 0)
+		write ? fsnotify_modify(f) : fsnotify_access(f);
 	file_put(f);
 	return ret;
 }
@@ -379,11 +386,15 @@ static long do_readv(struct task *t, int fd, uint64_t uiov, uint64_t cnt, int64_
 	}
 	if (f->ops->read_iov) {
 		n = iov_direct(t, f, iov, cnt, off, false);
+		if (n > 0)
+			fsnotify_access(f);
 		file_put(f);
 		return n;
 	}
 	want = MIN((size_t)total, (size_t)BOUNCE_SIZE);
 	n = want ? file_io(f, bounce, want, off, false) : 0;
+	if (n > 0)
+		fsnotify_access(f);
 	file_put(f);
 	if (n <= 0)
 		return n;
@@ -478,6 +489,8 @@ static long do_writev(struct task *t, int fd, uint64_t uiov, uint64_t cnt, int64
 		}
 		n = n < 0 ? write_result(t, n) : n;
 	}
+	if (n > 0)
+		fsnotify_modify(f);
 	file_put(f);
 	return n;
 }

@@ -5,6 +5,7 @@
 #include "sentry/kernel/task.h"
 #include "sentry/fs/file.h"
 #include "sentry/vfs/vfs.h"
+#include "sentry/vfs/fsnotify.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -144,8 +145,10 @@ static long do_setxattr(struct task *t, uint64_t upath, int fd, bool follow, uin
 			;
 		else
 			ret = i->ops->setxattr(i, name, buf, size, flags);
-		if (ret == 0)
+		if (ret == 0) {
 			inode_touch(i, ATTR_CTIME);
+			fsnotify_xattr(p.dentry);
+		}
 		path_put(&p);
 	}
 	free(buf);
@@ -198,6 +201,8 @@ static long do_removexattr(struct task *t, uint64_t upath, int fd, bool follow, 
 		;
 	else
 		ret = p.dentry->inode->ops->removexattr(p.dentry->inode, name);
+	if (ret == 0)
+		fsnotify_xattr(p.dentry);
 	path_put(&p);
 	return ret;
 }

@@ -165,6 +165,14 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	FULL(epoll_pwait2, 6, A_FD, A_PTR, A_INT, A_TIMESPEC, A_PTR, A_UINT),
 	FULL(eventfd, 1, A_UINT),
 	FULL(eventfd2, 2, A_UINT, A_OPEN_FLAGS),
+	FULL(inotify_init, 0),
+	FULL(inotify_init1, 1, A_OPEN_FLAGS),
+	PART(inotify_add_watch,
+	     "events for changes made in the sandbox, on every filesystem (tmpfs, the overlay, "
+	     "gofer-backed files and bind mounts); not for changes made on the host. No "
+	     "IN_UNMOUNT: the guest cannot unmount",
+	     3, A_FD, A_STR, A_HEX),
+	FULL(inotify_rm_watch, 2, A_FD, A_INT),
 	PART(timerfd_create,
 	     "host timerfds on the same clocks; alarm clocks EPERM (no CAP_WAKE_ALARM)", 2, A_CLOCK,
 	     A_OPEN_FLAGS),

@@ -2,6 +2,7 @@
 #include "sentry/fs/file.h"
 #include "sentry/fs/epoll.h"
 #include "sentry/fs/locks.h"
+#include "sentry/vfs/fsnotify.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -35,6 +36,7 @@ void file_put(struct file *f)
 	/* The last close takes the file out of every epoll set first. */
 	if (__atomic_load_n(&f->f_ep, __ATOMIC_ACQUIRE))
 		eventpoll_release_file(f);
+	fsnotify_close(f);
 	if (f->ops->release)
 		f->ops->release(f);
 	if (f->inode && f->inode->locks)

@@ -100,6 +100,9 @@ struct file_ops {
 #define FMODE_PREAD 0x2 /* pread/pwrite/lseek are allowed */
 #define FMODE_LSEEK 0x4 /* lseek alone is allowed (noop_llseek: epoll, eventfd, timerfd) */
 #define FMODE_PATH  0x8 /* O_PATH: a position in the tree and nothing else */
+/* Opened by path: reports access, change and close (sentry/vfs/fsnotify.h). */
+#define FMODE_NOTIFY	   0x10
+#define FMODE_NOTIFY_WRITE 0x20 /* its close is IN_CLOSE_WRITE */
 
 struct file {
 	int refs;

@@ -23,6 +23,7 @@
 #include "sentry/fs/file.h"
 #include "sentry/fs/filemap.h"
 #include "sentry/fs/hostinfo.h"
+#include "sentry/fs/inotify.h"
 #include "sentry/fs/pipe.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/task.h"
@@ -358,6 +359,21 @@ static void gen_pipe_max_size(struct proc_ctx *c, struct strbuf *o)
 	strbuf_printf(o, "%u\n", PIPE_MAX_SIZE);
 }
 
+static void gen_inotify_instances(struct proc_ctx *c, struct strbuf *o)
+{
+	strbuf_printf(o, "%u\n", INOTIFY_MAX_USER_INSTANCES);
+}
+
+static void gen_inotify_watches(struct proc_ctx *c, struct strbuf *o)
+{
+	strbuf_printf(o, "%u\n", inotify_max_user_watches());
+}
+
+static void gen_inotify_queued(struct proc_ctx *c, struct strbuf *o)
+{
+	strbuf_printf(o, "%u\n", INOTIFY_MAX_QUEUED_EVENTS);
+}
+
 static void gen_zero(struct proc_ctx *c, struct strbuf *o)
 {
 	strbuf_printf(o, "0\n");
@@ -409,7 +425,15 @@ static const struct proc_node kernel_nodes[] = {
 	{NULL},
 };
 
+static const struct proc_node inotify_nodes[] = {
+	{"max_queued_events", S_IFREG | 0644, PK_FILE, gen_inotify_queued},
+	{"max_user_instances", S_IFREG | 0644, PK_FILE, gen_inotify_instances},
+	{"max_user_watches", S_IFREG | 0644, PK_FILE, gen_inotify_watches},
+	{NULL},
+};
+
 static const struct proc_node fs_nodes[] = {
+	{"inotify", S_IFDIR | 0555, PK_DIR, NULL, inotify_nodes},
 	{"pipe-max-size", S_IFREG | 0644, PK_FILE, gen_pipe_max_size},
 	{NULL},
 };

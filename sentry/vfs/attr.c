@@ -1,6 +1,7 @@
 /* Attributes: stat, chmod/chown/truncate/utimes, access, readlink, statfs. */
 #include "config.h"
 #include "sentry/vfs/vfs.h"
+#include "sentry/vfs/fsnotify.h"
 #include "sentry/kernel/task.h"
 #include "lib/util.h"
 
@@ -109,7 +110,11 @@ int vfs_setattr(struct task *t, struct path *p, struct iattr *attr)
 	if (!inode->ops->setattr)
 		return -EPERM;
 	ret = vfs_prepare_change(p->dentry);
-	return ret ? ret : inode->ops->setattr(inode, attr);
+	if (ret == 0)
+		ret = inode->ops->setattr(inode, attr);
+	if (ret == 0)
+		fsnotify_change(p->dentry, attr->valid);
+	return ret;
 }
 
 int vfs_access(struct task *t, int dirfd, const char *path, int mode, int flags)

@@ -14,6 +14,7 @@
 #include "lib/util.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -216,6 +217,19 @@ struct dentry *dentry_get_parent(struct dentry *d)
 	p = d->parent;
 	if (p->refs++ == 0)
 		lru_remove(p);
+	pthread_mutex_unlock(&dcache_lock);
+	return p;
+}
+
+struct dentry *dentry_get_parent_name(struct dentry *d, char name[VFS_NAME_MAX + 1])
+{
+	struct dentry *p;
+
+	pthread_mutex_lock(&dcache_lock);
+	p = d->parent;
+	if (p->refs++ == 0)
+		lru_remove(p);
+	snprintf(name, VFS_NAME_MAX + 1, "%s", d->name);
 	pthread_mutex_unlock(&dcache_lock);
 	return p;
 }

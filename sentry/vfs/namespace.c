@@ -6,6 +6,7 @@
  */
 #include "config.h"
 #include "sentry/vfs/vfs.h"
+#include "sentry/vfs/fsnotify.h"
 #include "sentry/kernel/task.h"
 #include "lib/util.h"
 
@@ -70,6 +71,7 @@ static int create_end_path(struct create_ctx *cc, int ret, struct inode *inode, 
 			dentry_put(d);
 		}
 		inode_touch(cc->dir, ATTR_MTIME | ATTR_CTIME);
+		fsnotify_create(cc->dir, cc->pl.last, inode);
 	}
 	if (inode)
 		inode_put(inode);
@@ -214,6 +216,7 @@ int vfs_link(struct task *t, int olddirfd, const char *oldpath, int newdirfd, co
 	if (ret == 0) {
 		inode_clear(src, I_LINKABLE);
 		inode_touch(src, ATTR_CTIME);
+		fsnotify_link_count(src);
 	}
 	path_put(&old);
 	return create_end(&cc, ret, ret == 0 ? inode_get(src) : NULL);
@@ -224,6 +227,7 @@ int vfs_unlink(struct task *t, int dirfd, const char *path, bool rmdir)
 	struct parent_lookup pl;
 	struct inode *dir, *victim;
 	struct dentry *d;
+	uint64_t nlink;
 	int ret = vfs_lookup_parent(t, dirfd, path, 0, &pl);
 
 	if (ret)
@@ -252,6 +256,7 @@ int vfs_unlink(struct task *t, int dirfd, const char *path, bool rmdir)
 		ret = -EBUSY;
 	if (ret == 0)
 		ret = vfs_prepare_change(pl.parent.dentry);
+	nlink = ret == 0 ? victim->nlink : 0; /* before: a layer may not count it down */
 	if (ret == 0 && rmdir) {
 		/* Under the victim's own lock, so that nothing is made in it meanwhile. */
 		pthread_mutex_lock(&victim->dir_lock);
@@ -266,6 +271,7 @@ int vfs_unlink(struct task *t, int dirfd, const char *path, bool rmdir)
 		dentry_delete(d);
 		inode_touch(dir, ATTR_MTIME | ATTR_CTIME);
 		inode_touch(victim, ATTR_CTIME);
+		fsnotify_delete(dir, pl.last, victim, rmdir || nlink <= 1);
 	}
 	dentry_put(d);
 out_unlock:
@@ -447,7 +453,8 @@ int vfs_rename(struct task *t, int olddirfd, const char *oldpath, int newdirfd, 
 		struct inode *odir = op.parent.dentry->inode, *ndir = np.parent.dentry->inode;
 		/* A directory replaced by the rename dies with it (under its own
 		 * lock, as rmdir; rename_checks made sure it is no ancestor). */
-		struct inode *victim = NULL;
+		struct inode *victim = NULL, *target = nd->inode;
+		uint64_t target_nlink = target ? target->nlink : 0;
 
 		if (nd->inode && S_ISDIR(nd->inode->mode) && !(flags & RENAME_EXCHANGE))
 			victim = nd->inode;
@@ -474,6 +481,9 @@ int vfs_rename(struct task *t, int olddirfd, const char *oldpath, int newdirfd, 
 			if (ndir != odir)
 				inode_touch(ndir, ATTR_MTIME | ATTR_CTIME);
 			inode_touch(od->inode, ATTR_CTIME);
+			fsnotify_rename(odir, oldname, ndir, np.last, od->inode, target,
+					flags & RENAME_EXCHANGE,
+					target && (S_ISDIR(target->mode) || target_nlink <= 1));
 		}
 	} else if (ret == 1) {
 		ret = 0;

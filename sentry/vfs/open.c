@@ -5,6 +5,7 @@
  */
 #include "config.h"
 #include "sentry/vfs/vfs.h"
+#include "sentry/vfs/fsnotify.h"
 #include "sentry/fs/file.h"
 #include "sentry/kernel/task.h"
 #include "lib/util.h"
@@ -87,6 +88,7 @@ static int truncate_on_open(struct task *t, const struct path *p)
 int vfs_open_path(struct task *t, const struct path *p, int flags, struct file **out)
 {
 	struct inode *inode = p->dentry->inode;
+	bool truncated = false;
 	struct file *f;
 	int ret;
 
@@ -104,6 +106,7 @@ int vfs_open_path(struct task *t, const struct path *p, int flags, struct file *
 		ret = truncate_on_open(t, p);
 		if (ret)
 			return ret;
+		truncated = true;
 	}
 	if (!inode->ops->open)
 		return -ENXIO;
@@ -112,6 +115,10 @@ int vfs_open_path(struct task *t, const struct path *p, int flags, struct file *
 		return ret;
 	if (!f->path.dentry)
 		file_set_path(f, p);
+	/* IN_OPEN, then the truncation's IN_MODIFY (Linux 6.10 on). */
+	fsnotify_open(f, flags);
+	if (truncated)
+		fsnotify_change(p->dentry, ATTR_SIZE | ATTR_MTIME | ATTR_CTIME);
 	*out = f;
 	return 0;
 }
@@ -143,6 +150,7 @@ static int create_locked(struct task *t, const struct path *dir, struct dentry *
 		return ret;
 	inode_touch(dirnode, ATTR_MTIME | ATTR_CTIME);
 	nd = dentry_add(dir->dentry, d->name, inode);
+	fsnotify_create(dirnode, d->name, inode);
 	inode_put(inode);
 	p.mnt = dir->mnt;
 	p.dentry = nd;
@@ -158,8 +166,10 @@ static int create_locked(struct task *t, const struct path *dir, struct dentry *
 			file_set_path(f, &p);
 	}
 	dentry_put(nd);
-	if (ret == 0)
+	if (ret == 0) {
+		fsnotify_open(f, flags);
 		*out = f;
+	}
 	return ret;
 }
 
@@ -229,6 +239,7 @@ static int open_tmpfile(struct task *t, int dirfd, const char *path, int flags, 
 			file_set_path(f, &p);
 		if (!(flags & O_EXCL))
 			inode_set(inode, I_LINKABLE);
+		fsnotify_open(f, flags);
 		*out = f;
 	}
 	dentry_put(p.dentry);

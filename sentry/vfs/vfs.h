@@ -48,6 +48,7 @@ struct super_block;
 struct task;
 struct pipe;
 struct inode_locks;
+struct inotify_marks;
 struct path;
 
 /* Linux's limits. */
@@ -160,6 +161,8 @@ struct inode {
 	struct inode_locks *locks; /* advisory locks, once used */
 	struct rb_node hash_node;  /* in sb->inodes, when the fs keys them */
 	uint64_t hash_key;
+	struct inotify_marks *inotify; /* watches on it (sentry/fs/inotify.c), or NULL */
+	unsigned nopen;		       /* open files that report their close (fsnotify.h) */
 };
 
 /* inode->flags */
@@ -299,6 +302,9 @@ void dentry_delete(struct dentry *d);
 void dentry_move(struct dentry *d, struct dentry *newdir, const char *newname);
 /* d's parent with a reference (d itself for a root). */
 struct dentry *dentry_get_parent(struct dentry *d);
+/* The same, with d's name at that moment copied to name (a rename may
+ * change it as soon as the call returns). */
+struct dentry *dentry_get_parent_name(struct dentry *d, char name[VFS_NAME_MAX + 1]);
 /* Drop unused cached dentries beyond the cache's size. */
 void dcache_prune(void);
 /* Drop every unused cached dentry (a filesystem short of what its

@@ -15,6 +15,7 @@ E2E_TESTS = \
 	tests/e2e/git_local.sh \
 	tests/e2e/postgres.sh \
 	tests/e2e/pipelines.sh \
+	tests/e2e/inotify.sh \
 	tests/e2e/fs_host.sh \
 	tests/e2e/tty.sh \
 	tests/e2e/multiproc.sh \

@@ -71,6 +71,7 @@ GUEST_TESTS = \
 	fs_dir \
 	fs_lock \
 	fs_xattr \
+	fs_inotify \
 	fs_special \
 	fs_mmap \
 	fs_exec \
