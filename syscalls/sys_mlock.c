@@ -1,6 +1,7 @@
 /* mlock, mlock2, munlock, mlockall, munlockall, mincore (sentry/mm/mlock.c). */
 #include "config.h"
 #include "syscalls/handlers.h"
+#include "syscalls/util.h"
 #include "sentry/kernel/task.h"
 #include "sentry/mm/mm.h"
 #include "lib/util.h"
@@ -20,66 +21,69 @@
 #define CAP_IPC_LOCK 14
 #endif
 
-/* Linux's can_do_mlock and the RLIMIT_MEMLOCK check of do_mlock: may the
- * process have locked bytes more (already: what is locked now)? */
-static int lock_allowed(struct task *t, uint64_t more, uint64_t already)
+long mlock_limit_check(struct task *t, bool can_lock, uint64_t more, long over)
 {
 	rlim_t lim = t->tg->rlim[RLIMIT_MEMLOCK].rlim_cur;
 
 	if (creds_capable(&t->creds, CAP_IPC_LOCK))
 		return 0;
-	if (lim == 0)
+	if (can_lock && lim == 0)
 		return -EPERM;
-	if (lim != RLIM_INFINITY && already + more > lim)
-		return -ENOMEM;
+	if (lim != RLIM_INFINITY && mm_locked_bytes(t->mm) + more > lim)
+		return over;
 	return 0;
 }
 
-static long do_mlock(struct task *t, uint64_t addr, uint64_t len)
+static long do_mlock(struct task *t, uint64_t addr, uint64_t len, bool populate)
 {
 	uint64_t start = ALIGN_DOWN(addr, PAGE_SIZE);
 	/* (a wrapping length is mm_set_locked's EINVAL) */
 	uint64_t bytes =
 		len > UINT64_MAX - PAGE_SIZE ? len : ALIGN_UP(addr + len, PAGE_SIZE) - start;
-	long ret = lock_allowed(t, bytes, mm_locked_bytes(t->mm));
+	long ret = mlock_limit_check(t, true, bytes, -ENOMEM);
 
-	return ret ? ret : mm_set_locked(t->mm, addr, len, true);
+	return ret ? ret : mm_set_locked(t->mm, addr, len, true, populate);
 }
 
 SYSCALL(mlock)
 {
-	return do_mlock(t, a->a[0], a->a[1]);
+	return do_mlock(t, a->a[0], a->a[1], true);
 }
 
 SYSCALL(mlock2)
 {
 	if (a->a[2] & ~(uint64_t)MLOCK_ONFAULT)
 		return -EINVAL;
-	return do_mlock(t, a->a[0], a->a[1]);
+	return do_mlock(t, a->a[0], a->a[1], !(a->a[2] & MLOCK_ONFAULT));
 }
 
 SYSCALL(munlock)
 {
-	return mm_set_locked(t->mm, a->a[0], a->a[1], false);
+	return mm_set_locked(t->mm, a->a[0], a->a[1], false, false);
 }
 
 SYSCALL(mlockall)
 {
 	unsigned flags = (unsigned)a->a[0];
+	rlim_t lim = t->tg->rlim[RLIMIT_MEMLOCK].rlim_cur;
 	long ret;
 
 	if (!flags || (flags & ~(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT)) || flags == MCL_ONFAULT)
 		return -EINVAL;
-	ret = lock_allowed(t, flags & MCL_CURRENT ? mm_mapped_bytes(t->mm) : 0, 0);
+	ret = mlock_limit_check(t, true, 0, 0);
+	/* MCL_CURRENT: everything mapped must fit under the limit. */
+	if (ret == 0 && (flags & MCL_CURRENT) && !creds_capable(&t->creds, CAP_IPC_LOCK) &&
+	    lim != RLIM_INFINITY && mm_mapped_bytes(t->mm) > lim)
+		ret = -ENOMEM;
 	if (ret)
 		return ret;
-	mm_set_locked_all(t->mm, flags & MCL_CURRENT, flags & MCL_FUTURE);
+	mm_lock_all(t->mm, flags & MCL_CURRENT, flags & MCL_FUTURE);
 	return 0;
 }
 
 SYSCALL(munlockall)
 {
-	mm_set_locked_all(t->mm, false, false);
+	mm_unlock_all(t->mm);
 	return 0;
 }
 

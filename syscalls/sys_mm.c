@@ -1,6 +1,7 @@
 /* Memory system calls: thin wrappers over sentry/mm with Linux's argument order. */
 #include "config.h"
 #include "syscalls/handlers.h"
+#include "syscalls/util.h"
 #include "sentry/kernel/task.h"
 #include "sentry/mm/mm.h"
 #include "sentry/fs/file.h"
@@ -82,6 +83,14 @@ SYSCALL(mmap)
 				   ? ALIGN_UP(req.len, PAGE_SIZE)
 				   : 0))
 		return -ENOMEM;
+	/* A locked mapping (MAP_LOCKED, or after mlockall(MCL_FUTURE)):
+	 * RLIMIT_MEMLOCK, as Linux's mlock_future_check. */
+	if ((req.flags & MAP_LOCKED) || t->mm->lock_future) {
+		ret = mlock_limit_check(t, req.flags & MAP_LOCKED, ALIGN_UP(req.len, PAGE_SIZE),
+					-EAGAIN);
+		if (ret)
+			return ret;
+	}
 	if (req.flags & MAP_ANONYMOUS)
 		return mm_mmap(t->mm, &req);
 
@@ -126,6 +135,10 @@ SYSCALL(mremap)
 	if (new_len > old_len && a->a[2] <= GUEST_MAX_ADDR &&
 	    over_rlimit_as(t, new_len - old_len, 0, 0))
 		return -ENOMEM;
+	/* Growing a locked mapping: RLIMIT_MEMLOCK (EAGAIN). */
+	if (new_len > old_len && mm_is_locked(t->mm, a->a[0]) &&
+	    mlock_limit_check(t, false, new_len - old_len, -EAGAIN))
+		return -EAGAIN;
 	return mm_mremap(t->mm, a->a[0], a->a[1], a->a[2], (int)a->a[3], a->a[4]);
 }
 

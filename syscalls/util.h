@@ -61,4 +61,9 @@ long iov_import(struct task *t, uint64_t uiov, uint64_t cnt, struct iovec *iov);
 /* fstat of an open file (its ops, else its inode). */
 int file_stat(struct file *f, struct kstat *st);
 
+/* RLIMIT_MEMLOCK for more bytes locked (sys_mlock.c): 0; -EPERM when
+ * can_lock (mlock, MAP_LOCKED) and the limit is 0; over past the limit
+ * (mlock's ENOMEM, mmap's and mremap's EAGAIN). CAP_IPC_LOCK passes. */
+long mlock_limit_check(struct task *t, bool can_lock, uint64_t more, long over);
+
 #endif

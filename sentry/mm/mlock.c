@@ -32,9 +32,10 @@ static int page_range(uint64_t addr, uint64_t len, uint64_t *start, uint64_t *en
 	return 0;
 }
 
-int mm_set_locked(struct mm *mm, uint64_t addr, uint64_t len, bool locked)
+int mm_set_locked(struct mm *mm, uint64_t addr, uint64_t len, bool locked, bool populate)
 {
 	uint64_t start, end, cur;
+	bool inaccessible = false;
 	struct vma *v;
 	int ret = page_range(addr, len, &start, &end);
 
@@ -54,6 +55,7 @@ int mm_set_locked(struct mm *mm, uint64_t addr, uint64_t len, bool locked)
 			break;
 		}
 		cur = MIN(v->end, end);
+		inaccessible |= v->prot == PROT_NONE;
 		if (!!(v->flags & VMA_LOCKED) == locked)
 			continue;
 		if (v->start < start)
@@ -68,25 +70,45 @@ int mm_set_locked(struct mm *mm, uint64_t addr, uint64_t len, bool locked)
 	}
 	if (ret == 0 && cur < end)
 		ret = -ENOMEM;
+	/* Linux's mlock faults the pages in, which a PROT_NONE one refuses:
+	 * ENOMEM, the mark made all the same. */
+	if (ret == 0 && locked && populate && inaccessible)
+		ret = -ENOMEM;
 out:
 	pthread_rwlock_unlock(&mm->lock);
 	return ret;
 }
 
-void mm_set_locked_all(struct mm *mm, bool locked, bool future)
+void mm_lock_all(struct mm *mm, bool current, bool future)
 {
 	pthread_rwlock_wrlock(&mm->lock);
-	for (struct vma *v = vma_first(mm); v; v = vma_next(v)) {
+	for (struct vma *v = vma_first(mm); v && current; v = vma_next(v))
 		/* The vDSO's pages are Linux's VM_PFNMAP-like special mappings. */
-		if (v->flags & (VMA_VDSO | VMA_VVAR))
-			continue;
-		if (locked)
+		if (!(v->flags & (VMA_VDSO | VMA_VVAR)))
 			v->flags |= VMA_LOCKED;
-		else
-			v->flags &= ~VMA_LOCKED;
-	}
-	mm->lock_future = locked && future;
+	mm->lock_future = future;
 	pthread_rwlock_unlock(&mm->lock);
+}
+
+void mm_unlock_all(struct mm *mm)
+{
+	pthread_rwlock_wrlock(&mm->lock);
+	for (struct vma *v = vma_first(mm); v; v = vma_next(v))
+		v->flags &= ~VMA_LOCKED;
+	mm->lock_future = false;
+	pthread_rwlock_unlock(&mm->lock);
+}
+
+bool mm_is_locked(struct mm *mm, uint64_t addr)
+{
+	struct vma *v;
+	bool locked;
+
+	pthread_rwlock_rdlock(&mm->lock);
+	v = mm_find_vma(mm, addr);
+	locked = v && (v->flags & VMA_LOCKED);
+	pthread_rwlock_unlock(&mm->lock);
+	return locked;
 }
 
 uint64_t mm_locked_bytes(struct mm *mm)

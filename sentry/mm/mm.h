@@ -241,10 +241,15 @@ struct vma *mm_find_vma(struct mm *mm, uint64_t addr);
 struct vma *mm_find_vma_after(struct mm *mm, uint64_t addr);
 
 /* mlock, munlock (sentry/mm/mlock.c): mark [addr, addr+len), rounded out
- * to pages, locked or not; -ENOMEM when part of it is unmapped. */
-int mm_set_locked(struct mm *mm, uint64_t addr, uint64_t len, bool locked);
-/* mlockall(MCL_CURRENT), munlockall; future: later mappings are locked too. */
-void mm_set_locked_all(struct mm *mm, bool locked, bool future);
+ * to pages, locked or not; -ENOMEM when part of it is unmapped, or (locked
+ * and populate: not MLOCK_ONFAULT) PROT_NONE. */
+int mm_set_locked(struct mm *mm, uint64_t addr, uint64_t len, bool locked, bool populate);
+/* mlockall: every mapping now (current), and later ones (future). */
+void mm_lock_all(struct mm *mm, bool current, bool future);
+/* munlockall. */
+void mm_unlock_all(struct mm *mm);
+/* Is the VMA at addr locked? */
+bool mm_is_locked(struct mm *mm, uint64_t addr);
 uint64_t mm_locked_bytes(struct mm *mm);
 uint64_t mm_mapped_bytes(struct mm *mm);
 /* mincore: one byte per page from page-aligned addr (1: the host holds

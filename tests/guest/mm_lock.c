@@ -74,6 +74,20 @@ int main(int argc, char **argv)
 		munmap(q, 4 * PAGE);
 	}
 	CHECK(munlockall() == 0 && vm_lck_kb() == 0, "munlockall");
+	CHECK(mlockall(MCL_FUTURE) == 0 && vm_lck_kb() == 0, "mlockall(MCL_FUTURE) locks nothing yet");
+	{
+		char *q = mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		CHECK(q != MAP_FAILED && vm_lck_kb() == 4, "... but the next mapping");
+		munmap(q, PAGE);
+	}
+	CHECK(munlockall() == 0, "munlockall");
+	{
+		char *q = mmap(NULL, PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		CHECK_ERRNO(mlock(q, PAGE), ENOMEM, "mlock of a PROT_NONE page (it cannot be faulted in)");
+		CHECK(munlock(q, PAGE) == 0 && mlock2(q, PAGE, MLOCK_ONFAULT) == 0,
+		      "mlock2(MLOCK_ONFAULT) of it works");
+		munmap(q, PAGE);
+	}
 
 	CHECK_EQ(personality(0xffffffff), PER_LINUX, "the persona is PER_LINUX");
 	CHECK_EQ(personality(ADDR_NO_RANDOMIZE), PER_LINUX, "personality returns the old one");
