@@ -304,10 +304,8 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	     "(AF_TIPC: EAFNOSUPPORT, as a kernel without it)",
 	     4, A_INT, A_HEX, A_INT, A_PTR),
 	PART(bind,
-	     "AF_UNIX: paths (S_IFSOCK files; on a gofer filesystem a host node no host process "
-	     "can connect to), abstract names, autobind; AF_INET/AF_INET6: docs/network.md "
-	     "(sandbox stack: Linux's SO_REUSEADDR rules; two SO_REUSEPORT listeners on one "
-	     "address: EADDRINUSE)",
+	     "AF_UNIX: paths, abstract names, autobind (gofer filesystems: a host node no host "
+	     "process can reach); inet: docs/network.md (one listener per address)",
 	     3, A_FD, A_SOCKADDR, A_INT),
 	PART(connect,
 	     "AF_INET/AF_INET6: the egress policy first (a denied destination: ECONNREFUSED, "
