@@ -1,6 +1,7 @@
 /* The sandbox's memory account (memacct.h). */
 #include "config.h"
 #include "sentry/mm/memacct.h"
+#include "lib/util.h"
 
 #include <errno.h>
 #include <sys/stat.h>
@@ -37,12 +38,22 @@ uint64_t memacct_usage(const struct memacct *a)
 	return memacct_file_bytes(a) + memacct_kmem(a);
 }
 
+/* What refusable allocations may fill: the limit less a headroom kept for
+ * what cannot be refused (the guest's own page faults), so that a process
+ * that was just told ENOSPC or ENOMEM can still run its error path before
+ * the out-of-memory monitor finds the sandbox over its limit. */
+static uint64_t refusable_limit(uint64_t limit)
+{
+	return limit - MIN(limit / 64, 4ull << 20);
+}
+
 uint64_t memacct_room(const struct memacct *a)
 {
 	uint64_t limit = __atomic_load_n(&a->limit, __ATOMIC_RELAXED), used;
 
 	if (limit == UINT64_MAX)
 		return UINT64_MAX;
+	limit = refusable_limit(limit);
 	used = memacct_usage(a);
 	return used < limit ? limit - used : 0;
 }
@@ -58,6 +69,8 @@ int memacct_charge(struct memacct *a, uint64_t bytes)
 	uint64_t file = limit == UINT64_MAX ? 0 : memacct_file_bytes(a);
 	uint64_t old = __atomic_load_n(&a->kmem, __ATOMIC_RELAXED);
 
+	if (limit != UINT64_MAX)
+		limit = refusable_limit(limit);
 	/* The file's part is read once; concurrent charges of kernel buffers
 	 * cannot both take the last room. */
 	do {

@@ -15,7 +15,8 @@
  *
  * What the sentry allocates asks first and fails as Linux does when the
  * room is not there (ENOSPC for tmpfs data, ENOMEM for a pipe, ENOBUFS for
- * a socket). A guest's stores to memory it has mapped are seen only after
+ * a socket); that room ends a little below the limit (1/64 of it, at most
+ * 4 MiB), kept for the guest's own page faults. A guest's stores to memory it has mapped are seen only after
  * the fact, by the out-of-memory monitor (sentry/kernel/oom.c).
  */
 #ifndef RUNG_MEMACCT_H
@@ -39,7 +40,7 @@ uint64_t memacct_file_bytes(const struct memacct *a);
 uint64_t memacct_kmem(const struct memacct *a);
 /* Everything: the memory file's pages and the kernel's buffers. */
 uint64_t memacct_usage(const struct memacct *a);
-/* What is left below the limit (0 when over). */
+/* What refusable allocations have left (0 when none). */
 uint64_t memacct_room(const struct memacct *a);
 /* May the sandbox hold bytes more? */
 bool memacct_fits(const struct memacct *a, uint64_t bytes);
