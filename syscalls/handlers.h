@@ -96,6 +96,7 @@ SYSCALL(readahead);
 SYSCALL(sync_file_range);
 SYSCALL(get_robust_list);
 /* sys_pidfd.c, sys_signal.c */
+SYSCALL(clone3);
 SYSCALL(pidfd_open);
 SYSCALL(pidfd_getfd);
 SYSCALL(pidfd_send_signal);

@@ -12,6 +12,7 @@
 
 #include <asm/prctl.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -62,18 +63,102 @@ SYSCALL(getppid)
 
 SYSCALL(clone)
 {
-	/* x86-64 argument order: flags, newsp, parent_tid, child_tid, tls. */
-	return task_clone(t, a->a[0], a->a[1], a->a[2], a->a[3], a->a[4]);
+	/* x86-64 argument order: flags, newsp, parent_tid, child_tid, tls.
+	 * The pidfd goes where parent_tid points (so not with both), and only
+	 * the low 32 bits are flags. */
+	struct clone_req r = {.flags = (uint32_t)a->a[0],
+			      .stack = a->a[1],
+			      .parent_tid = a->a[2],
+			      .child_tid = a->a[3],
+			      .tls = a->a[4],
+			      .pidfd = a->a[2]};
+
+	if ((r.flags & CLONE_PIDFD) && (r.flags & CLONE_PARENT_SETTID))
+		return -EINVAL;
+	return task_clone(t, &r);
+}
+
+/* clone3's struct clone_args: its first version (64 bytes), set_tid (80)
+ * and cgroup (88). */
+struct clone_args_guest {
+	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls;
+	uint64_t set_tid, set_tid_size, cgroup;
+};
+#define CLONE_ARGS_SIZE_VER0 64u
+#ifndef CLONE_CLEAR_SIGHAND
+#define CLONE_CLEAR_SIGHAND 0x100000000ull
+#endif
+#ifndef CLONE_INTO_CGROUP
+#define CLONE_INTO_CGROUP 0x200000000ull
+#endif
+#define CLONE_DETACHED_FLAG 0x00400000ull
+
+/* Linux's copy_clone_args_from_user and clone3_args_valid. */
+static long clone3_args(struct task *t, uint64_t uargs, uint64_t size, struct clone_req *r)
+{
+	struct clone_args_guest ca = {0};
+	unsigned char rest[64];
+
+	if (size > PAGE_SIZE)
+		return -E2BIG;
+	if (size < CLONE_ARGS_SIZE_VER0)
+		return -EINVAL;
+	if (mm_copy_in(t->mm, &ca, uargs, MIN(size, sizeof(ca))) < 0)
+		return -EFAULT;
+	for (uint64_t off = sizeof(ca); off < size; off += sizeof(rest)) {
+		uint64_t n = MIN(sizeof(rest), size - off);
+		if (mm_copy_in(t->mm, rest, uargs + off, n) < 0)
+			return -EFAULT;
+		for (uint64_t i = 0; i < n; i++)
+			if (rest[i])
+				return -E2BIG;
+	}
+	if (ca.set_tid_size > 32 || (!ca.set_tid && ca.set_tid_size) ||
+	    (ca.set_tid && !ca.set_tid_size))
+		return -EINVAL;
+	if ((ca.exit_signal & ~(uint64_t)CSIGNAL) || ca.exit_signal > GUEST_NSIG)
+		return -EINVAL;
+	if (ca.flags & ~(0xffffffffull | CLONE_CLEAR_SIGHAND | CLONE_INTO_CGROUP))
+		return -EINVAL;
+	if (ca.flags & (CLONE_DETACHED_FLAG | CSIGNAL))
+		return -EINVAL;
+	if ((ca.flags & (CLONE_THREAD | CLONE_PARENT)) && ca.exit_signal)
+		return -EINVAL;
+	if ((ca.stack == 0) != (ca.stack_size == 0))
+		return -EINVAL;
+	if (ca.set_tid_size)
+		return -EPERM; /* the sandbox chooses every pid (the table's note) */
+	if (ca.flags & CLONE_INTO_CGROUP)
+		return -EOPNOTSUPP; /* no cgroups inside the sandbox */
+	*r = (struct clone_req){.flags = ca.flags | ca.exit_signal,
+				.stack = ca.stack ? ca.stack + ca.stack_size : 0,
+				.parent_tid = ca.parent_tid,
+				.child_tid = ca.child_tid,
+				.tls = ca.tls,
+				.pidfd = ca.pidfd};
+	return 0;
+}
+
+SYSCALL(clone3)
+{
+	struct clone_req r;
+	long ret = clone3_args(t, a->a[0], a->a[1], &r);
+
+	return ret ? ret : task_clone(t, &r);
 }
 
 SYSCALL(fork)
 {
-	return task_clone(t, SIGCHLD, 0, 0, 0, 0);
+	struct clone_req r = {.flags = SIGCHLD};
+
+	return task_clone(t, &r);
 }
 
 SYSCALL(vfork)
 {
-	return task_clone(t, CLONE_VFORK | CLONE_VM | SIGCHLD, 0, 0, 0, 0);
+	struct clone_req r = {.flags = CLONE_VFORK | CLONE_VM | SIGCHLD};
+
+	return task_clone(t, &r);
 }
 
 /* wait4's pid argument as a waitid selection. */
@@ -119,6 +204,7 @@ SYSCALL(wait4)
 SYSCALL(waitid)
 {
 	int idtype = (int)a->a[0], id = (int)a->a[1], options = (int)a->a[3], which;
+	bool eagain = false;
 	struct wait_result res;
 	siginfo_t info;
 	long ret;
@@ -145,6 +231,11 @@ SYSCALL(waitid)
 	case P_PIDFD: {
 		struct file *f = fd_get(t->files, id);
 		struct thread_group *tg = pidfd_tg(f);
+		/* A nonblocking pidfd waits as WNOHANG, and says EAGAIN for nothing. */
+		if (tg && (file_getfl(f) & O_NONBLOCK) && !(options & WNOHANG)) {
+			options |= WNOHANG;
+			eagain = true;
+		}
 		if (f)
 			file_put(f); /* the process is kept by the caller's descriptor */
 		if (!tg)
@@ -157,6 +248,8 @@ SYSCALL(waitid)
 		return -EINVAL;
 	}
 	ret = task_wait(t, which, id, options, &res);
+	if (ret >= 0 && eagain && !res.pid)
+		return -EAGAIN;
 	if (ret < 0)
 		return ret;
 	memset(&info, 0, sizeof(info));

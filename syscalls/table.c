@@ -282,6 +282,10 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	FULL(signalfd, 3, A_FD, A_PTR, A_UINT),
 	FULL(signalfd4, 4, A_FD, A_PTR, A_UINT, A_HEX),
 	/* processes */
+	PART(clone3,
+	     "as clone; set_tid: EPERM (the sandbox chooses every pid); CLONE_INTO_CGROUP: "
+	     "EOPNOTSUPP",
+	     2, A_PTR, A_UINT),
 	PART(clone, "no namespace flags (EPERM)", 5, A_HEX, A_PTR, A_PTR, A_PTR, A_HEX),
 	FULL(fork, 0),
 	FULL(vfork, 0),
@@ -432,7 +436,7 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	     1, A_PTR),
 	/* deliberately absent */
 	NOSYS(rseq, "ENOSYS until rseq is really implemented (glibc copes)"),
-	NOSYS(clone3, "ENOSYS: glibc falls back to clone"),
+
 };
 
 static const char *const names[SYSCALL_TABLE_SIZE] = {

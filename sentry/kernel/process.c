@@ -34,6 +34,9 @@
 #ifndef CLONE_PIDFD
 #define CLONE_PIDFD 0x00001000
 #endif
+#ifndef CLONE_CLEAR_SIGHAND
+#define CLONE_CLEAR_SIGHAND 0x100000000ull
+#endif
 #ifndef CLONE_NEWCGROUP
 #define CLONE_NEWCGROUP 0x02000000
 #endif
@@ -407,8 +410,10 @@ static long clone_flags_valid(struct task *t, uint64_t flags)
 		return -EINVAL; /* siblings of the namespace's init would have no parent */
 	if ((flags & CLONE_THREAD) && (flags & (CLONE_NEWUSER | CLONE_NEWPID)))
 		return -EINVAL;
-	if ((flags & CLONE_PIDFD) && (flags & (CLONE_THREAD | CLONE_PARENT_SETTID)))
-		return -EINVAL; /* the pidfd goes where parent_tid points */
+	if ((flags & CLONE_PIDFD) && (flags & CLONE_THREAD))
+		return -EINVAL;
+	if ((flags & CLONE_SIGHAND) && (flags & CLONE_CLEAR_SIGHAND))
+		return -EINVAL;
 	if (flags & NS_FLAGS)
 		return -EPERM; /* no namespaces inside the sandbox */
 	return 0;
@@ -468,14 +473,14 @@ void task_unshare_files(struct task *t)
 }
 
 /* CLONE_PIDFD: a pidfd installed in the caller's table, its number written
- * at ptid, before the child exists (pidfd_set_process names it then). The
+ * at uptr, before the child exists (pidfd_set_process names it then). The
  * descriptor, or -errno. */
-static long clone_pidfd(struct task *t, uint64_t ptid, struct file **out)
+static long clone_pidfd(struct task *t, uint64_t uptr, struct file **out)
 {
 	struct file *f = pidfd_file_new(NULL, 0);
 	int fd = fd_install(t->files, f, 0, true, task_nofile(t));
 
-	if (fd >= 0 && mm_copy_out(t->mm, ptid, &fd, sizeof(fd))) {
+	if (fd >= 0 && mm_copy_out(t->mm, uptr, &fd, sizeof(fd))) {
 		fd_close(t->files, fd);
 		fd = -EFAULT;
 	}
@@ -487,9 +492,10 @@ static long clone_pidfd(struct task *t, uint64_t ptid, struct file **out)
 	return fd;
 }
 
-long task_clone(struct task *t, uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t ctid,
-		uint64_t tls)
+long task_clone(struct task *t, const struct clone_req *r)
 {
+	uint64_t flags = r->flags, newsp = r->stack, ptid = r->parent_tid, ctid = r->child_tid;
+	uint64_t tls = r->tls;
 	struct kernel *k = t->k;
 	struct user_regs_struct *pr = task_regs(t);
 	struct vfork_done *vd = NULL;
@@ -509,7 +515,7 @@ long task_clone(struct task *t, uint64_t flags, uint64_t newsp, uint64_t ptid, u
 	if (!fpu)
 		return -ESRCH;
 	if (flags & CLONE_PIDFD) {
-		ret = clone_pidfd(t, ptid, &pidf);
+		ret = clone_pidfd(t, r->pidfd, &pidf);
 		if (ret < 0)
 			return ret;
 		pidfd = (int)ret;
@@ -545,6 +551,11 @@ long task_clone(struct task *t, uint64_t flags, uint64_t newsp, uint64_t ptid, u
 		c->sighand = t->sighand;
 	} else {
 		c->sighand = sighand_copy(t->sighand);
+		/* clone3's CLONE_CLEAR_SIGHAND: handlers back to SIG_DFL, what
+		 * is ignored stays ignored (Linux's flush_signal_handlers). */
+		for (int i = 0; (flags & CLONE_CLEAR_SIGHAND) && i < GUEST_NSIG; i++)
+			if (c->sighand->action[i].handler != (uint64_t)(uintptr_t)SIG_IGN)
+				c->sighand->action[i] = (struct k_sigaction){0};
 	}
 
 	/* The address space. */

@@ -18,9 +18,17 @@ struct thread_group;
 struct sigpending;
 struct sigqueue;
 
+/* What clone and clone3 ask for. flags: CLONE_* with the exit signal in
+ * CSIGNAL; stack: the child's stack pointer (0: the caller's); parent_tid,
+ * child_tid: where CLONE_PARENT_SETTID and CLONE_CHILD_SETTID write the tid
+ * (and CLONE_CHILD_CLEARTID clears it); pidfd: where CLONE_PIDFD writes the
+ * descriptor. */
+struct clone_req {
+	uint64_t flags, stack, parent_tid, child_tid, tls, pidfd;
+};
+
 /* clone(2) with Linux's flag rules; returns the child's tid or -errno. */
-long task_clone(struct task *t, uint64_t flags, uint64_t newsp, uint64_t ptid, uint64_t ctid,
-		uint64_t tls);
+long task_clone(struct task *t, const struct clone_req *r);
 
 /* Give t a descriptor table of its own if it shares one (exec,
  * CLOSE_RANGE_UNSHARE: unshare(CLONE_FILES)). */

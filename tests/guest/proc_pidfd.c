@@ -125,5 +125,51 @@ int main(void)
 	close(fd);
 	CHECK_ERRNO(syscall(SYS_clone, CLONE_PIDFD | CLONE_PARENT_SETTID | SIGCHLD, 0, &fd, 0, 0),
 		    EINVAL, "CLONE_PIDFD with CLONE_PARENT_SETTID");
+
+	/* clone3: its own pidfd field, the exit signal apart from the flags. */
+	{
+		struct {
+			uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size,
+				tls;
+		} ca = {0};
+		unsigned char big[128] = {0};
+		pid_t tid = 0;
+		fd = -1;
+		ca.flags = CLONE_PIDFD | CLONE_PARENT_SETTID;
+		ca.pidfd = (uint64_t)(uintptr_t)&fd;
+		ca.parent_tid = (uint64_t)(uintptr_t)&tid;
+		ca.exit_signal = SIGCHLD;
+		pid = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
+		if (pid == 0)
+			_exit(9);
+		CHECK(pid > 0 && tid == pid && fd >= 0, "clone3: the tid and the pidfd, each in its place");
+		CHECK(waitid(P_PIDFD, fd, &si, WEXITED) == 0 && si.si_status == 9 &&
+			      si.si_code == CLD_EXITED,
+		      "the clone3 child exits 9, and SIGCHLD told of it");
+		close(fd);
+		CHECK_ERRNO(syscall(SYS_clone3, &ca, 32), EINVAL, "clone3 with a size below 64");
+		memcpy(big, &ca, sizeof(ca));
+		big[100] = 1;
+		CHECK_ERRNO(syscall(SYS_clone3, big, sizeof(big)), E2BIG,
+			    "clone3 with unknown bytes set");
+		ca.flags = SIGCHLD;
+		CHECK_ERRNO(syscall(SYS_clone3, &ca, sizeof(ca)), EINVAL,
+			    "clone3 with a signal in the flags");
+		ca.flags = 0;
+		ca.stack = 4096;
+		CHECK_ERRNO(syscall(SYS_clone3, &ca, sizeof(ca)), EINVAL,
+			    "clone3 with a stack but no size");
+	}
+	/* A nonblocking pidfd: waitid without WNOHANG says EAGAIN while it lives. */
+	pid = fork();
+	if (pid == 0) {
+		pause();
+		_exit(0);
+	}
+	fd = pidfd_open(pid, O_NONBLOCK);
+	CHECK_ERRNO(waitid(P_PIDFD, fd, &si, WEXITED), EAGAIN, "waitid of a live child's nonblocking pidfd");
+	kill(pid, SIGKILL);
+	CHECK(waitpid(pid, NULL, 0) == pid, "reap it");
+	close(fd);
 	return GUEST_DONE();
 }
