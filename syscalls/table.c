@@ -129,9 +129,8 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	FULL(dup2, 2, A_FD, A_FD),
 	FULL(dup3, 3, A_FD, A_FD, A_OPEN_FLAGS),
 	PART(fcntl,
-	     "descriptors, status flags, record and OFD locks, pipe sizes; leases for their "
-	     "holders only (other opens of the file are not seen, so F_WRLCK is refused only "
-	     "beside another lease, and a lease is never broken: no SIGIO); seals, signals EINVAL",
+	     "descriptors, status flags, record and OFD locks, pipe sizes; leases among lease "
+	     "holders (never broken: no SIGIO); seals, F_SETOWN/F_SETSIG: EINVAL",
 	     3, A_FD, A_FCNTL_CMD, A_HEX),
 	PART(ioctl,
 	     "ttys and ptys (job control, termios, sizes, queues, TIOCGPTPEER), FIONREAD, FIONBIO, "
