@@ -111,10 +111,8 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	FULL(sendfile, 4, A_FD, A_FD, A_PTR, A_UINT),
 	FULL(copy_file_range, 6, A_FD, A_PTR, A_FD, A_PTR, A_UINT, A_HEX),
 	PART(splice,
-	     "pipes, fifos, files and sockets, copied through the sentry; with a host pipe "
-	     "(inherited stdio) and no sentry pipe, 64 KiB a call, and bytes the other end "
-	     "fails to take are lost; SPLICE_F_NONBLOCK makes the pipe end nonblocking, not a "
-	     "Unix socket's read as on Linux; SPLICE_F_MOVE and SPLICE_F_MORE are hints",
+	     "pipes, fifos, files, sockets (copied); host pipe to a non-pipe: 64 KiB a call, "
+	     "bytes the other end refuses are lost; SPLICE_F_NONBLOCK: the pipe end only",
 	     6, A_FD, A_PTR, A_FD, A_PTR, A_UINT, A_HEX),
 	PART(tee, "a host pipe (inherited stdio) is not a pipe to it: EINVAL", 4, A_FD, A_FD,
 	     A_UINT, A_HEX),
