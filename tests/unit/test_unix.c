@@ -52,12 +52,13 @@ struct recorder {
 	int wakes;
 };
 
-static void record(struct waiter *w, unsigned events)
+static bool record(struct waiter *w, unsigned events)
 {
 	struct recorder *r = container_of(w, struct recorder, w);
 
 	r->events |= events;
 	r->wakes++;
+	return true;
 }
 
 static void queue(struct poll_table *pt, struct waitq *wq)
