@@ -197,9 +197,12 @@ for m in direct gofer; do
 	for g in fs_hardlink fs_nofollow fs_unixbind; do
 		env -i PATH=/usr/bin:/bin "$GUEST_BIN/$g-static" >"$T/g.native" 2>&1
 		gn=$?
+		# The program goes in the bind-mounted directory: the build may be
+		# under /tmp itself, which the mount hides.
+		cp "$GUEST_BIN/$g-static" "$T/gtmp/$g"
 		for p in $platforms; do
 			env -i PATH=/usr/bin:/bin timeout -k 5 "$E2E_TIMEOUT" "$RUNG" do --platform="$p" \
-				--file-access="$m" -v "$T/gtmp:/tmp" "$GUEST_BIN/$g-static" \
+				--file-access="$m" -v "$T/gtmp:/tmp" "/tmp/$g" \
 				>"$T/g.rung" 2>&1 </dev/null
 			gr=$?
 			if [ "$gn" != "$gr" ] || ! cmp -s "$T/g.native" "$T/g.rung"; then
@@ -211,7 +214,8 @@ for m in direct gofer; do
 	check_eq "$m: fs_hardlink, fs_nofollow, fs_unixbind on a bind-mounted /tmp as natively" \
 		"" "$fails"
 done
-check_eq "the guest tests leave the bound /tmp empty" "" "$(ls -A "$T/gtmp")"
+rm -f "$T/gtmp/fs_hardlink" "$T/gtmp/fs_nofollow" "$T/gtmp/fs_unixbind"
+check_eq "the guest tests leave the bound /tmp empty (but for their programs)" "" "$(ls -A "$T/gtmp")"
 
 # --- Python's tempfile and a Unix socket in an OCI container ------------------
 if [ ! -x "$PY" ]; then
