@@ -96,23 +96,16 @@ struct clone_args_guest {
 /* Linux's copy_clone_args_from_user and clone3_args_valid. */
 static long clone3_args(struct task *t, uint64_t uargs, uint64_t size, struct clone_req *r)
 {
-	struct clone_args_guest ca = {0};
-	unsigned char rest[64];
+	struct clone_args_guest ca;
+	long ret;
 
 	if (size > PAGE_SIZE)
 		return -E2BIG;
 	if (size < CLONE_ARGS_SIZE_VER0)
 		return -EINVAL;
-	if (mm_copy_in(t->mm, &ca, uargs, MIN(size, sizeof(ca))) < 0)
-		return -EFAULT;
-	for (uint64_t off = sizeof(ca); off < size; off += sizeof(rest)) {
-		uint64_t n = MIN(sizeof(rest), size - off);
-		if (mm_copy_in(t->mm, rest, uargs + off, n) < 0)
-			return -EFAULT;
-		for (uint64_t i = 0; i < n; i++)
-			if (rest[i])
-				return -E2BIG;
-	}
+	ret = mm_copy_struct_in(t->mm, &ca, sizeof(ca), uargs, size);
+	if (ret)
+		return ret;
 	if (ca.set_tid_size > 32 || (!ca.set_tid && ca.set_tid_size) ||
 	    (ca.set_tid && !ca.set_tid_size))
 		return -EINVAL;

@@ -431,31 +431,21 @@ struct sched_attr_guest {
 static long attr_copy_in(struct task *t, uint64_t uattr, struct sched_attr_guest *attr)
 {
 	uint32_t size;
-	unsigned char rest[64];
+	long ret;
 
-	memset(attr, 0, sizeof(*attr));
 	if (mm_copy_in(t->mm, &size, uattr, sizeof(size)) < 0)
 		return -EFAULT;
 	if (!size)
 		size = SCHED_ATTR_SIZE_VER0;
-	if (size < SCHED_ATTR_SIZE_VER0 || size > PAGE_SIZE)
-		goto too_big;
-	if (mm_copy_in(t->mm, attr, uattr, MIN(size, (uint32_t)sizeof(*attr))) < 0)
-		return -EFAULT;
-	for (uint32_t off = sizeof(*attr); off < size; off += sizeof(rest)) {
-		uint32_t n = MIN((uint32_t)sizeof(rest), size - off);
-		if (mm_copy_in(t->mm, rest, uattr + off, n) < 0)
-			return -EFAULT;
-		for (uint32_t i = 0; i < n; i++)
-			if (rest[i])
-				goto too_big;
+	ret = size < SCHED_ATTR_SIZE_VER0 || size > PAGE_SIZE
+		      ? -E2BIG
+		      : mm_copy_struct_in(t->mm, attr, sizeof(*attr), uattr, size);
+	if (ret == -E2BIG) {
+		size = sizeof(*attr);
+		mm_copy_out(t->mm, uattr, &size, sizeof(size));
 	}
 	attr->size = size;
-	return 0;
-too_big:
-	size = sizeof(*attr);
-	mm_copy_out(t->mm, uattr, &size, sizeof(size));
-	return -E2BIG;
+	return ret;
 }
 
 SYSCALL(sched_setattr)

@@ -234,3 +234,21 @@ bool mm_access_ok(struct mm *mm, uint64_t addr, size_t len, bool want_write)
 	pthread_rwlock_unlock(&mm->lock);
 	return ok;
 }
+
+int mm_copy_struct_in(struct mm *mm, void *dst, size_t ksize, uint64_t src, uint64_t usize)
+{
+	unsigned char rest[64];
+
+	memset(dst, 0, ksize);
+	if (mm_copy_in(mm, dst, src, MIN((uint64_t)ksize, usize)) < 0)
+		return -EFAULT;
+	for (uint64_t off = ksize; off < usize; off += sizeof(rest)) {
+		size_t n = (size_t)MIN((uint64_t)sizeof(rest), usize - off);
+		if (mm_copy_in(mm, rest, src + off, n) < 0)
+			return -EFAULT;
+		for (size_t i = 0; i < n; i++)
+			if (rest[i])
+				return -E2BIG;
+	}
+	return 0;
+}

@@ -200,6 +200,10 @@ int mm_zero_out(struct mm *mm, uint64_t addr, size_t len);
 long mm_strncpy_in(struct mm *mm, char *dst, uint64_t addr, size_t max);
 /* Like mm_copy_in but returns how many bytes could be copied before a fault. */
 size_t mm_copy_in_partial(struct mm *mm, void *dst, uint64_t addr, size_t len);
+/* Linux's copy_struct_from_user: a guest struct of usize bytes at src into
+ * dst, a kernel one of ksize: zero-extended when shorter, and when longer
+ * its bytes past ksize must be zero (-E2BIG otherwise). 0 or -errno. */
+int mm_copy_struct_in(struct mm *mm, void *dst, size_t ksize, uint64_t src, uint64_t usize);
 size_t mm_copy_out_partial(struct mm *mm, uint64_t addr, const void *src, size_t len);
 /*
  * Guest memory pinned for a host system call to read or write directly
