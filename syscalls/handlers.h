@@ -97,6 +97,8 @@ SYSCALL(sync_file_range);
 SYSCALL(get_robust_list);
 /* sys_pidfd.c, sys_signal.c */
 SYSCALL(clone3);
+SYSCALL(process_vm_readv);
+SYSCALL(process_vm_writev);
 SYSCALL(pidfd_open);
 SYSCALL(pidfd_getfd);
 SYSCALL(pidfd_send_signal);

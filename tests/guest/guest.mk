@@ -123,6 +123,7 @@ GUEST_TESTS = \
 	proc_pidfd \
 	sched_attr \
 	fs_hints \
+	proc_vm \
 	net_tcp \
 	net_udp \
 	net_nonblock \
