@@ -68,6 +68,7 @@ struct syscall_desc {
 	uint8_t fmt[6];
 	uint8_t ret;	  /* A_INT (default) or A_HEX for addresses */
 	const char *note; /* what is partial, or why unsupported */
+	int err;	  /* unsupported: the errno the guest gets (0: ENOSYS) */
 };
 
 #define SYSCALL_TABLE_SIZE (SYSCALL_MAX_NR + 1)
