@@ -160,7 +160,10 @@ static pid_t start_cleaner(const char *cg, int *wr)
 		fds_close_from(4, NULL, 0);
 		while (read(3, &b, 1) < 0 && errno == EINTR)
 			;
-		cgroup_remove(cg);
+		/* The sandbox's processes die of their parent-death signal a
+		 * moment later, or longer on a loaded host: a minute at most. */
+		for (int i = 0; i < 30 && !cgroup_try_remove(cg); i++)
+			cgroup_remove(cg);
 		_exit(0);
 	}
 	close(p[0]);
