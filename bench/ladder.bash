@@ -517,8 +517,12 @@ ladder_pss()
 		sum=$((sum + $(awk '/^Pss:/ { s += $2 } END { print s + 0 }' "/proc/$i/smaps_rollup" 2>/dev/null || echo 0)))
 	done
 	echo "$pids" | tr '\n' ' ' >"$work/$w.$l.pids"
+	# All but rung do's cleaner, which removes the sandbox's cgroup once the
+	# supervisor is gone, and then ends.
 	# shellcheck disable=SC2086 # a list of pids
-	kill -KILL $pids 2>/dev/null || true
+	kill -KILL $(for i in $pids; do
+		[ "$(cat "/proc/$i/comm" 2>/dev/null)" = rung-cgclean ] || echo "$i"
+	done) 2>/dev/null || true
 	wait "$pid" 2>/dev/null || true
 	case $l in
 	runc | crun)
