@@ -204,14 +204,12 @@ SYSCALL(capget)
 		struct task *p;
 		ret = -ESRCH;
 		pthread_mutex_lock(&t->k->lock);
-		list_for_each_entry(p, &t->k->tasks, knode) {
-			if (p->tid == pid) {
-				eff = p->creds.cap_effective;
-				perm = p->creds.cap_permitted;
-				inh = p->creds.cap_inheritable;
-				ret = 0;
-				break;
-			}
+		p = kernel_find_task_locked(t->k, pid);
+		if (p) {
+			eff = p->creds.cap_effective;
+			perm = p->creds.cap_permitted;
+			inh = p->creds.cap_inheritable;
+			ret = 0;
 		}
 		pthread_mutex_unlock(&t->k->lock);
 		if (ret < 0)

@@ -26,15 +26,10 @@ SYSCALL(pidfd_open)
 		return -EINVAL;
 	pthread_mutex_lock(&k->lock);
 	tg = kernel_find_tg_locked(k, pid, true);
-	if (tg) {
+	if (tg)
 		f = pidfd_file_new(tg, (int)a->a[1]);
-	} else {
-		/* A thread that does not lead its process: EINVAL (Linux 6.1). */
-		struct task *p;
-		list_for_each_entry(p, &k->tasks, knode)
-			if (p->tid == pid)
-				ret = -EINVAL;
-	}
+	else if (kernel_find_task_locked(k, pid))
+		ret = -EINVAL; /* a thread that does not lead its process (Linux 6.1) */
 	pthread_mutex_unlock(&k->lock);
 	if (!f)
 		return ret;

@@ -331,14 +331,7 @@ SYSCALL(get_robust_list)
 	long ret = 0;
 
 	pthread_mutex_lock(&t->k->lock);
-	p = pid ? NULL : t;
-	if (pid) {
-		list_for_each_entry(p, &t->k->tasks, knode)
-			if (p->tid == pid)
-				break;
-		if (&p->knode == &t->k->tasks)
-			p = NULL;
-	}
+	p = pid ? kernel_find_task_locked(t->k, pid) : t;
 	if (!p)
 		ret = -ESRCH;
 	else if (p != t && !creds_may_attach(&t->creds, &p->creds, p->dumpable))
@@ -446,22 +439,13 @@ SYSCALL(prlimit64)
 {
 	int pid = (int)a->a[0];
 	struct rlimit nl, old;
-	struct task *p = NULL;
+	struct task *p;
 	long ret;
 
 	if (a->a[2] && mm_copy_in(t->mm, &nl, a->a[2], sizeof(nl)) < 0)
 		return -EFAULT;
 	pthread_mutex_lock(&t->k->lock);
-	if (pid == 0) {
-		p = t;
-	} else {
-		struct task *q;
-		list_for_each_entry(q, &t->k->tasks, knode)
-			if (q->tid == pid) {
-				p = q;
-				break;
-			}
-	}
+	p = pid == 0 ? t : kernel_find_task_locked(t->k, pid);
 	if (!p)
 		ret = -ESRCH;
 	else if (!may_prlimit(t, p))

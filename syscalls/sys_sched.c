@@ -45,14 +45,7 @@
  * Under k->lock. */
 static struct task *find_task_locked(struct task *t, int pid)
 {
-	struct task *p;
-
-	if (pid == 0)
-		return t;
-	list_for_each_entry(p, &t->k->tasks, knode)
-		if (p->tid == pid)
-			return p;
-	return NULL;
+	return pid == 0 ? t : kernel_find_task_locked(t->k, pid);
 }
 
 /* --- nice ---------------------------------------------------------------------------- */

@@ -288,10 +288,8 @@ static struct thread_group *kill_target_locked(struct kernel *k, int pid)
 
 	if (tg)
 		return tg;
-	list_for_each_entry(p, &k->tasks, knode)
-		if (p->tid == pid)
-			return p->tg;
-	return NULL;
+	p = kernel_find_task_locked(k, pid);
+	return p ? p->tg : NULL;
 }
 
 /*

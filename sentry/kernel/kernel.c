@@ -170,16 +170,24 @@ void kernel_kill(struct kernel *k, int sig)
 	pthread_mutex_unlock(&k->lock);
 }
 
+struct task *kernel_find_task_locked(struct kernel *k, int tid)
+{
+	struct task *t;
+
+	list_for_each_entry(t, &k->tasks, knode)
+		if (t->tid == tid)
+			return t;
+	return NULL;
+}
+
 struct task *kernel_find_task(struct kernel *k, int tid)
 {
-	struct task *t, *found = NULL;
+	struct task *found;
 
 	pthread_mutex_lock(&k->lock);
-	list_for_each_entry(t, &k->tasks, knode)
-		if (t->tid == tid) {
-			found = task_get(t);
-			break;
-		}
+	found = kernel_find_task_locked(k, tid);
+	if (found)
+		task_get(found);
 	pthread_mutex_unlock(&k->lock);
 	return found;
 }

@@ -171,6 +171,8 @@ void kernel_thread_done(struct kernel *k);
 
 /* The task with this (virtual) id, with a reference, or NULL. */
 struct task *kernel_find_task(struct kernel *k, int tid);
+/* The same under k->lock, without a reference. */
+struct task *kernel_find_task_locked(struct kernel *k, int tid);
 /* A free process id (tids, tgids, groups and sessions in use are skipped),
  * or -EAGAIN. Under k->lock. */
 int kernel_alloc_id_locked(struct kernel *k);
