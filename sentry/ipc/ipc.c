@@ -4,6 +4,8 @@
 #include "sentry/ipc/sem.h"
 #include "sentry/kernel/creds.h"
 #include "sentry/kernel/kernel.h"
+#include "sentry/kernel/task.h"
+#include "sentry/mm/mm.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -205,6 +207,16 @@ int ipc_get_key(struct ipc_ns *ns, enum ipc_kind kind, int32_t key, int flags,
 int ipc_get_found(const struct ipc_obj *o, int flags, const struct creds *c)
 {
 	return ipc_permitted(o, c, flags & 0777) ? o->id : -EACCES;
+}
+
+long ipc_info_out(struct task *t, struct ipc_ns *ns, enum ipc_kind kind, uint64_t buf,
+		  const void *info, size_t len)
+{
+	int max = ipc_max_index(ns, kind);
+
+	if (mm_copy_out(t->mm, buf, info, len))
+		return -EFAULT;
+	return max < 0 ? 0 : max;
 }
 
 void ipc_perm_out(const struct ipc_obj *o, struct ipc64_perm_guest *p)

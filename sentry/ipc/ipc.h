@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "sentry/kernel/wait.h"
 
@@ -125,6 +126,17 @@ int ipc_get_key(struct ipc_ns *ns, enum ipc_kind kind, int32_t key, int flags,
 		struct ipc_obj **found);
 /* Found: its id if flags' rwx bits are granted to c, or -EACCES. */
 int ipc_get_found(const struct ipc_obj *o, int flags, const struct creds *c);
+
+/* The IPC_INFO and *_INFO answer: info (len bytes) copied to the guest at
+ * buf; the highest index in use (0 for none), or -EFAULT. Under ns->lock. */
+long ipc_info_out(struct task *t, struct ipc_ns *ns, enum ipc_kind kind, uint64_t buf,
+		  const void *info, size_t len);
+
+/* The objects' times (the *_ds structures' atime, ctime...): seconds. */
+static inline int64_t ipc_now(void)
+{
+	return (int64_t)time(NULL);
+}
 
 void ipc_perm_out(const struct ipc_obj *o, struct ipc64_perm_guest *p);
 /* IPC_SET: the owner ids and mode bits of p. */

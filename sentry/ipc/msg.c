@@ -59,11 +59,6 @@ struct msg_queue {
 	int64_t stime, rtime, ctime;
 };
 
-static int64_t now_s(void)
-{
-	return (int64_t)time(NULL);
-}
-
 static void msg_drop(struct msg_queue *q, struct msg *m)
 {
 	list_del(&m->node);
@@ -102,7 +97,7 @@ long msg_get(struct task *t, int32_t key, int flags)
 		q->ns = ns;
 		q->acct = &t->k->mf->acct;
 		q->qbytes = ns->lim.msgmnb;
-		q->ctime = now_s();
+		q->ctime = ipc_now();
 		q->o.kind = IPC_KIND_MSG;
 		q->o.key = key;
 		q->o.mode = (uint16_t)(flags & 0777);
@@ -188,7 +183,7 @@ long msg_send(struct task *t, int id, uint64_t msgp, uint64_t size, int flags)
 			ns->msg_bytes += size;
 			ns->msg_count++;
 			q->lspid = t->tgid;
-			q->stime = now_s();
+			q->stime = ipc_now();
 			waitq_wake_all(&q->o.wq);
 			ret = 0;
 			break;
@@ -259,7 +254,7 @@ long msg_receive(struct task *t, int id, uint64_t msgp, uint64_t size, int64_t t
 			}
 			msg_drop(q, m);
 			q->lrpid = t->tgid;
-			q->rtime = now_s();
+			q->rtime = ipc_now();
 			waitq_wake_all(&q->o.wq);
 			ret = (long)n;
 			break;
@@ -291,11 +286,8 @@ static long ctl_info(struct task *t, struct ipc_ns *ns, int cmd, uint64_t buf)
 		.msgmap = cmd == MSG_INFO ? (int32_t)ns->msg_count : (int32_t)ns->lim.msgmnb,
 		.msgtql = cmd == MSG_INFO ? (int32_t)ns->msg_bytes : (int32_t)ns->lim.msgmnb,
 	};
-	int max = ipc_max_index(ns, IPC_KIND_MSG);
 
-	if (mm_copy_out(t->mm, buf, &i, sizeof(i)))
-		return -EFAULT;
-	return max < 0 ? 0 : max;
+	return ipc_info_out(t, ns, IPC_KIND_MSG, buf, &i, sizeof(i));
 }
 
 long msg_ctl(struct task *t, int id, int cmd, uint64_t buf)
@@ -343,7 +335,7 @@ long msg_ctl(struct task *t, int id, int cmd, uint64_t buf)
 		} else {
 			ipc_perm_set(&q->o, &ds.perm);
 			q->qbytes = ds.qbytes;
-			q->ctime = now_s();
+			q->ctime = ipc_now();
 			/* More room: the senders look again. */
 			waitq_wake_all(&q->o.wq);
 		}

@@ -64,11 +64,6 @@ struct sem_undo {
 	int16_t adj[]; /* one per semaphore */
 };
 
-static int64_t now_s(void)
-{
-	return (int64_t)time(NULL);
-}
-
 static void drop_undos(struct ipc_ns *ns, struct sem_set *s)
 {
 	struct sem_undo *u, *n;
@@ -121,7 +116,7 @@ long sem_get(struct task *t, int32_t key, int nsems, int flags)
 	s->sems = xzalloc((size_t)nsems * sizeof(*s->sems));
 	s->nsems = (unsigned)nsems;
 	s->ns = ns;
-	s->ctime = now_s();
+	s->ctime = ipc_now();
 	s->o.kind = IPC_KIND_SEM;
 	s->o.key = key;
 	s->o.mode = (uint16_t)(flags & 0777);
@@ -195,7 +190,7 @@ static int try_ops(struct sem_set *s, const struct sembuf_guest *ops, size_t n, 
 		if ((ops[i].flg & SEM_UNDO) && u)
 			u->adj[ops[i].num] = (int16_t)(u->adj[ops[i].num] - ops[i].op);
 	}
-	s->otime = now_s();
+	s->otime = ipc_now();
 	return 0;
 }
 
@@ -322,7 +317,7 @@ void sem_process_exit(struct ipc_ns *ns, int tgid)
 			s->sems[i].val = (uint16_t)(v < 0 ? 0 : v > SEMVMX ? SEMVMX : v);
 			s->sems[i].pid = tgid;
 		}
-		s->otime = now_s();
+		s->otime = ipc_now();
 		waitq_wake_all(&s->o.wq);
 		list_del(&u->node);
 		free(u);
@@ -346,11 +341,8 @@ static long ctl_info(struct task *t, struct ipc_ns *ns, int cmd, uint64_t arg)
 		.semvmx = SEMVMX,
 		.semaem = cmd == SEM_INFO ? (int32_t)ns->sem_count : SEMAEM,
 	};
-	int max = ipc_max_index(ns, IPC_KIND_SEM);
 
-	if (mm_copy_out(t->mm, arg, &i, sizeof(i)))
-		return -EFAULT;
-	return max < 0 ? 0 : max;
+	return ipc_info_out(t, ns, IPC_KIND_SEM, arg, &i, sizeof(i));
 }
 
 /* SETVAL, SETALL: the new values hold; no undo applies to them any more. */
@@ -368,7 +360,7 @@ static void values_set(struct ipc_ns *ns, struct sem_set *s, int semnum, int tgi
 	for (unsigned i = 0; i < s->nsems; i++)
 		if (semnum < 0 || (unsigned)semnum == i)
 			s->sems[i].pid = tgid;
-	s->ctime = now_s();
+	s->ctime = ipc_now();
 	waitq_wake_all(&s->o.wq);
 }
 
@@ -395,7 +387,7 @@ static long ctl_set(struct task *t, struct sem_set *s, int semnum, int cmd, uint
 		if (mm_copy_in(t->mm, &ds, arg, sizeof(ds)))
 			return -EFAULT;
 		ipc_perm_set(&s->o, &ds.perm);
-		s->ctime = now_s();
+		s->ctime = ipc_now();
 		return 0;
 	}
 	if (cmd != SEM_STAT_ANY && !ipc_permitted(&s->o, &t->creds, want))

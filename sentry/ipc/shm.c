@@ -62,11 +62,6 @@ struct shm_seg {
 	int64_t atime, dtime, ctime;
 };
 
-static int64_t now_s(void)
-{
-	return (int64_t)time(NULL);
-}
-
 static void seg_free(struct ipc_obj *o)
 {
 	struct shm_seg *s = (struct shm_seg *)o;
@@ -107,7 +102,7 @@ static void seg_vma_put(void *obj, uint64_t pgoff)
 
 	pthread_mutex_lock(&ns->lock);
 	if (counts_as_attach(pgoff) && --s->nattch == 0) {
-		s->dtime = now_s();
+		s->dtime = ipc_now();
 		/* Removed while attached: it goes with the last detach. */
 		if (s->o.mode & SHM_DEST)
 			ipc_remove(ns, &s->o);
@@ -169,7 +164,7 @@ static long seg_new(struct task *t, struct ipc_ns *ns, int32_t key, uint64_t siz
 	s->ns = ns;
 	s->size = size;
 	s->cpid = t->tgid;
-	s->ctime = now_s();
+	s->ctime = ipc_now();
 	ret = ipc_add(ns, &s->o, ns->lim.shmmni, &t->creds);
 	if (ret) {
 		file_put(s->file);
@@ -282,7 +277,7 @@ long shm_attach(struct task *t, int id, uint64_t addr, int flags)
 
 	pthread_mutex_lock(&ns->lock);
 	if (ret >= 0) {
-		s->atime = now_s();
+		s->atime = ipc_now();
 		s->lpid = t->tgid;
 	}
 	ipc_put(&s->o);
@@ -359,27 +354,20 @@ static void seg_stat(const struct shm_seg *s, struct shmid64_ds_guest *ds)
 
 static long ctl_info(struct task *t, struct ipc_ns *ns, int cmd, uint64_t buf)
 {
-	int max = ipc_max_index(ns, IPC_KIND_SHM);
+	struct shminfo64_guest ii = {
+		.shmmax = ns->lim.shmmax,
+		.shmmin = 1,
+		.shmmni = ns->lim.shmmni,
+		.shmseg = ns->lim.shmmni,
+		.shmall = ns->lim.shmall,
+	};
+	struct shm_info_guest si = {
+		.used_ids = (int32_t)ns->ids[IPC_KIND_SHM].in_use,
+		.shm_tot = ns->shm_pages,
+	};
 
-	if (cmd == IPC_INFO) {
-		struct shminfo64_guest i = {
-			.shmmax = ns->lim.shmmax,
-			.shmmin = 1,
-			.shmmni = ns->lim.shmmni,
-			.shmseg = ns->lim.shmmni,
-			.shmall = ns->lim.shmall,
-		};
-		if (mm_copy_out(t->mm, buf, &i, sizeof(i)))
-			return -EFAULT;
-	} else {
-		struct shm_info_guest i = {
-			.used_ids = (int32_t)ns->ids[IPC_KIND_SHM].in_use,
-			.shm_tot = ns->shm_pages,
-		};
-		if (mm_copy_out(t->mm, buf, &i, sizeof(i)))
-			return -EFAULT;
-	}
-	return max < 0 ? 0 : max;
+	return cmd == IPC_INFO ? ipc_info_out(t, ns, IPC_KIND_SHM, buf, &ii, sizeof(ii))
+			       : ipc_info_out(t, ns, IPC_KIND_SHM, buf, &si, sizeof(si));
 }
 
 long shm_ctl(struct task *t, int id, int cmd, uint64_t buf)
@@ -439,7 +427,7 @@ long shm_ctl(struct task *t, int id, int cmd, uint64_t buf)
 		}
 		if (cmd == IPC_SET) {
 			ipc_perm_set(&s->o, &ds.perm);
-			s->ctime = now_s();
+			s->ctime = ipc_now();
 		} else if (s->nattch) {
 			/* Gone by key now; by id once the last attach goes. */
 			s->o.mode |= SHM_DEST;
