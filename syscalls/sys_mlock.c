@@ -65,16 +65,14 @@ SYSCALL(munlock)
 SYSCALL(mlockall)
 {
 	unsigned flags = (unsigned)a->a[0];
-	rlim_t lim = t->tg->rlim[RLIMIT_MEMLOCK].rlim_cur;
 	long ret;
 
 	if (!flags || (flags & ~(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT)) || flags == MCL_ONFAULT)
 		return -EINVAL;
-	ret = mlock_limit_check(t, true, 0, 0);
 	/* MCL_CURRENT: everything mapped must fit under the limit. */
-	if (ret == 0 && (flags & MCL_CURRENT) && !creds_capable(&t->creds, CAP_IPC_LOCK) &&
-	    lim != RLIM_INFINITY && mm_mapped_bytes(t->mm) > lim)
-		ret = -ENOMEM;
+	ret = mlock_limit_check(
+		t, true, flags & MCL_CURRENT ? mm_mapped_bytes(t->mm) - mm_locked_bytes(t->mm) : 0,
+		-ENOMEM);
 	if (ret)
 		return ret;
 	mm_lock_all(t->mm, flags & MCL_CURRENT, flags & MCL_FUTURE);

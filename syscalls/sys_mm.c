@@ -42,14 +42,13 @@ static void count_vma(const struct vma *v, void *arg)
 static bool over_rlimit_as(struct task *t, uint64_t grow, uint64_t start, uint64_t replaced)
 {
 	rlim_t lim = t->tg->rlim[RLIMIT_AS].rlim_cur;
-	struct vm_range all = {0, UINT64_MAX, 0}, old = {start, start + replaced, 0};
+	struct vm_range old = {start, start + replaced, 0};
 
 	if (lim == RLIM_INFINITY)
 		return false;
-	mm_for_each_vma(t->mm, count_vma, &all);
 	if (replaced)
 		mm_for_each_vma(t->mm, count_vma, &old);
-	return all.bytes - old.bytes + grow > lim;
+	return mm_mapped_bytes(t->mm) - old.bytes + grow > lim;
 }
 
 SYSCALL(brk)

@@ -111,27 +111,27 @@ bool mm_is_locked(struct mm *mm, uint64_t addr)
 	return locked;
 }
 
-uint64_t mm_locked_bytes(struct mm *mm)
+/* The bytes of the VMAs that have every flag of flags (0: all of them). */
+static uint64_t vma_bytes(struct mm *mm, unsigned flags)
 {
 	uint64_t bytes = 0;
 
 	pthread_rwlock_rdlock(&mm->lock);
 	for (struct vma *v = vma_first(mm); v; v = vma_next(v))
-		if (v->flags & VMA_LOCKED)
+		if ((v->flags & flags) == flags)
 			bytes += v->end - v->start;
 	pthread_rwlock_unlock(&mm->lock);
 	return bytes;
 }
 
+uint64_t mm_locked_bytes(struct mm *mm)
+{
+	return vma_bytes(mm, VMA_LOCKED);
+}
+
 uint64_t mm_mapped_bytes(struct mm *mm)
 {
-	uint64_t bytes = 0;
-
-	pthread_rwlock_rdlock(&mm->lock);
-	for (struct vma *v = vma_first(mm); v; v = vma_next(v))
-		bytes += v->end - v->start;
-	pthread_rwlock_unlock(&mm->lock);
-	return bytes;
+	return vma_bytes(mm, 0);
 }
 
 /* One byte per page of [start, end) of v into vec: 1 when resident. */

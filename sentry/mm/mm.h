@@ -254,6 +254,7 @@ void mm_lock_all(struct mm *mm, bool current, bool future);
 void mm_unlock_all(struct mm *mm);
 /* Is the VMA at addr locked? */
 bool mm_is_locked(struct mm *mm, uint64_t addr);
+/* The bytes of the locked VMAs (VmLck), of every VMA (VmSize, RLIMIT_AS). */
 uint64_t mm_locked_bytes(struct mm *mm);
 uint64_t mm_mapped_bytes(struct mm *mm);
 /* mincore: one byte per page from page-aligned addr (1: the host holds
