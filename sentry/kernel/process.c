@@ -429,24 +429,6 @@ static struct sighand *sighand_copy(struct sighand *sh)
 	return n;
 }
 
-static struct thread_group *tg_new(struct kernel *k, int tgid, struct thread_group *parent)
-{
-	struct thread_group *tg = xzalloc(sizeof(*tg));
-
-	tg->refs = 1;
-	tg->k = k;
-	tg->tgid = tgid;
-	list_init(&tg->threads);
-	list_init(&tg->children);
-	list_init(&tg->sibling);
-	sigpending_init(&tg->shared);
-	waitq_init(&tg->child_wait);
-	waitq_init(&tg->exit_wait);
-	tg->parent = parent;
-	tg->start_ns = monotonic_ns();
-	return tg;
-}
-
 /* Count the live tasks of uid (RLIMIT_NPROC). */
 static unsigned tasks_of_uid(struct kernel *k, uint32_t uid)
 {
@@ -616,7 +598,7 @@ long task_clone(struct task *t, const struct clone_req *r)
 		c->tg = tg_get(t->tg);
 	} else {
 		struct thread_group *parent = (flags & CLONE_PARENT) ? t->tg->parent : t->tg;
-		c->tg = tg_get(tg_new(k, c->tid, parent)); /* the kernel's and the task's */
+		c->tg = tg_get(tg_alloc(k, c->tid, parent)); /* the kernel's and the task's */
 		c->tg->leader = c;
 		c->tg->pgid = t->tg->pgid;
 		c->tg->sid = t->tg->sid;

@@ -180,22 +180,13 @@ static int build_task(struct kernel *k, const struct kernel_process *p, struct t
 static struct thread_group *build_tg(struct kernel *k, struct task *t, int tgid,
 				     const struct kernel_process *p)
 {
-	struct thread_group *tg = xzalloc(sizeof(*tg));
+	struct thread_group *tg = tg_get(tg_alloc(k, tgid, NULL)); /* the kernel's and the task's */
 
-	tg->refs = 2; /* the kernel's list and the task */
-	tg->k = k;
-	tg->tgid = tgid;
 	tg->leader = t;
 	tg->exit_signal = SIGCHLD;
 	tg->start_ns = t->start_ns;
 	tg->on_exit = p->on_exit;
 	tg->exit_arg = p->exit_arg;
-	list_init(&tg->threads);
-	list_init(&tg->children);
-	list_init(&tg->sibling);
-	sigpending_init(&tg->shared);
-	waitq_init(&tg->child_wait);
-	waitq_init(&tg->exit_wait);
 	for (int r = 0; r < RLIM_NLIMITS; r++)
 		getrlimit(r, &tg->rlim[r]);
 	for (size_t i = 0; i < p->nrlimits; i++)

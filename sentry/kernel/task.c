@@ -66,6 +66,24 @@ void task_put(struct task *t)
 	free(t);
 }
 
+struct thread_group *tg_alloc(struct kernel *k, int tgid, struct thread_group *parent)
+{
+	struct thread_group *tg = xzalloc(sizeof(*tg));
+
+	tg->refs = 1;
+	tg->k = k;
+	tg->tgid = tgid;
+	list_init(&tg->threads);
+	list_init(&tg->children);
+	list_init(&tg->sibling);
+	sigpending_init(&tg->shared);
+	waitq_init(&tg->child_wait);
+	waitq_init(&tg->exit_wait);
+	tg->parent = parent;
+	tg->start_ns = monotonic_ns();
+	return tg;
+}
+
 struct thread_group *tg_get(struct thread_group *tg)
 {
 	__atomic_add_fetch(&tg->refs, 1, __ATOMIC_RELAXED);

@@ -252,6 +252,9 @@ static inline unsigned task_nofile(struct task *t)
 	return n > 1048576 ? 1048576 : (unsigned)n;
 }
 
+/* A new thread group (one reference) of process tgid, child of parent,
+ * with no threads yet; tg_put frees it. */
+struct thread_group *tg_alloc(struct kernel *k, int tgid, struct thread_group *parent);
 struct thread_group *tg_get(struct thread_group *tg);
 void tg_put(struct thread_group *tg);
 void sighand_put(struct sighand *sh);
