@@ -17,15 +17,12 @@
 #ifndef MCL_ONFAULT
 #define MCL_ONFAULT 4
 #endif
-#ifndef CAP_IPC_LOCK
-#define CAP_IPC_LOCK 14
-#endif
 
 long mlock_limit_check(struct task *t, bool can_lock, uint64_t more, long over)
 {
 	rlim_t lim = t->tg->rlim[RLIMIT_MEMLOCK].rlim_cur;
 
-	if (creds_capable(&t->creds, CAP_IPC_LOCK))
+	if (creds_capable(&t->creds, KCAP_IPC_LOCK))
 		return 0;
 	if (can_lock && lim == 0)
 		return -EPERM;

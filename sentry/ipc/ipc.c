@@ -14,13 +14,6 @@
 #include <sys/ipc.h>
 #include <sys/stat.h>
 
-#ifndef CAP_IPC_OWNER
-#define CAP_IPC_OWNER 15
-#endif
-#ifndef CAP_SYS_ADMIN
-#define CAP_SYS_ADMIN 21
-#endif
-
 static pthread_mutex_t create_lock = PTHREAD_MUTEX_INITIALIZER;
 
 struct ipc_ns *ipc_ns_of(struct kernel *k)
@@ -182,12 +175,12 @@ bool ipc_permitted(const struct ipc_obj *o, const struct creds *c, int flag)
 		granted >>= 6;
 	else if (creds_in_group(c, o->cgid) || creds_in_group(c, o->gid))
 		granted >>= 3;
-	return !(want & ~granted & 07) || creds_capable(c, CAP_IPC_OWNER);
+	return !(want & ~granted & 07) || creds_capable(c, KCAP_IPC_OWNER);
 }
 
 bool ipc_may_own(const struct ipc_obj *o, const struct creds *c)
 {
-	return c->euid == o->cuid || c->euid == o->uid || creds_capable(c, CAP_SYS_ADMIN);
+	return c->euid == o->cuid || c->euid == o->uid || creds_capable(c, KCAP_SYS_ADMIN);
 }
 
 int ipc_get_key(struct ipc_ns *ns, enum ipc_kind kind, int32_t key, int flags,

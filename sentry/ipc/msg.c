@@ -23,9 +23,6 @@
 #ifndef MSG_COPY
 #define MSG_COPY 040000
 #endif
-#ifndef CAP_SYS_RESOURCE
-#define CAP_SYS_RESOURCE 24
-#endif
 
 /* x86-64's struct msqid64_ds (glibc's struct msqid_ds). */
 struct msqid64_ds_guest {
@@ -330,7 +327,7 @@ long msg_ctl(struct task *t, int id, int cmd, uint64_t buf)
 		} else if (cmd == IPC_RMID) {
 			ipc_remove(ns, &q->o);
 		} else if (ds.qbytes > ns->lim.msgmnb &&
-			   !creds_capable(&t->creds, CAP_SYS_RESOURCE)) {
+			   !creds_capable(&t->creds, KCAP_SYS_RESOURCE)) {
 			ret = -EPERM;
 		} else {
 			ipc_perm_set(&q->o, &ds.perm);

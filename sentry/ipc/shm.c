@@ -29,9 +29,6 @@
 #ifndef SHM_STAT_ANY
 #define SHM_STAT_ANY 15
 #endif
-#ifndef CAP_IPC_LOCK
-#define CAP_IPC_LOCK 14
-#endif
 
 /* x86-64's struct shmid64_ds (glibc's struct shmid_ds). */
 struct shmid64_ds_guest {
@@ -437,7 +434,7 @@ long shm_ctl(struct task *t, int id, int cmd, uint64_t buf)
 		}
 		break;
 	default: /* SHM_LOCK, SHM_UNLOCK: recorded; the sandbox never swaps */
-		if (!creds_capable(&t->creds, CAP_IPC_LOCK) && t->creds.euid != s->o.uid &&
+		if (!creds_capable(&t->creds, KCAP_IPC_LOCK) && t->creds.euid != s->o.uid &&
 		    t->creds.euid != s->o.cuid) {
 			ret = -EPERM;
 			break;

@@ -39,6 +39,8 @@
 #define KCAP_LINUX_IMMUTABLE  9
 #define KCAP_NET_BIND_SERVICE 10
 #define KCAP_NET_RAW	      13
+#define KCAP_IPC_LOCK	      14
+#define KCAP_IPC_OWNER	      15
 #define KCAP_SYS_CHROOT	      18
 #define KCAP_SYS_PTRACE	      19
 #define KCAP_SYS_ADMIN	      21
