@@ -49,13 +49,9 @@ SYSCALL(pidfd_getfd)
 
 	if (a->a[2])
 		return -EINVAL;
-	pf = fd_get(t->files, (int)a->a[0]);
-	tg = pidfd_tg(pf);
-	if (!tg) {
-		if (pf)
-			file_put(pf);
+	pf = pidfd_fget(t->files, (int)a->a[0], &tg);
+	if (!pf)
 		return -EBADF;
-	}
 	pthread_mutex_lock(&t->k->lock);
 	p = list_first_entry_or_null(&tg->threads, struct task, tg_node);
 	if (!p || (tg->flags & (TG_ZOMBIE | TG_REAPED)))

@@ -222,19 +222,18 @@ SYSCALL(waitid)
 		which = WAIT_PGID;
 		break;
 	case P_PIDFD: {
-		struct file *f = fd_get(t->files, id);
-		struct thread_group *tg = pidfd_tg(f);
+		struct thread_group *tg;
+		struct file *f = pidfd_fget(t->files, id, &tg);
+		if (!f)
+			return -EBADF;
 		/* A nonblocking pidfd waits as WNOHANG, and says EAGAIN for nothing. */
-		if (tg && (file_getfl(f) & O_NONBLOCK) && !(options & WNOHANG)) {
+		if ((file_getfl(f) & O_NONBLOCK) && !(options & WNOHANG)) {
 			options |= WNOHANG;
 			eagain = true;
 		}
-		if (f)
-			file_put(f); /* the process is kept by the caller's descriptor */
-		if (!tg)
-			return -EBADF;
 		which = WAIT_PID;
 		id = tg->tgid;
+		file_put(f);
 		break;
 	}
 	default:

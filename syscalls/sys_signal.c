@@ -453,13 +453,9 @@ SYSCALL(pidfd_send_signal)
 
 	if (a->a[3])
 		return -EINVAL;
-	f = fd_get(t->files, (int)a->a[0]);
-	tg = pidfd_tg(f);
-	if (!tg) {
-		if (f)
-			file_put(f);
+	f = pidfd_fget(t->files, (int)a->a[0], &tg);
+	if (!f)
 		return -EBADF;
-	}
 	if (a->a[2]) {
 		if (mm_copy_in(t->mm, &info, a->a[2], sizeof(info)) < 0)
 			ret = -EFAULT;

@@ -56,3 +56,15 @@ struct thread_group *pidfd_tg(struct file *f)
 {
 	return f && f->ops == &pidfd_ops ? __atomic_load_n(&f->priv, __ATOMIC_ACQUIRE) : NULL;
 }
+
+struct file *pidfd_fget(struct fdtable *files, int fd, struct thread_group **tg)
+{
+	struct file *f = fd_get(files, fd);
+
+	*tg = pidfd_tg(f);
+	if (*tg)
+		return f;
+	if (f)
+		file_put(f);
+	return NULL;
+}

@@ -3,6 +3,7 @@
 #ifndef RUNG_PIDFD_H
 #define RUNG_PIDFD_H
 
+struct fdtable;
 struct file;
 struct thread_group;
 
@@ -15,5 +16,8 @@ void pidfd_set_process(struct file *f, struct thread_group *tg);
 /* The process f names (no reference taken), or NULL when f is not a
  * pidfd, or not yet one of a process. */
 struct thread_group *pidfd_tg(struct file *f);
+/* The pidfd at descriptor fd of files (a reference; its process, kept by
+ * it, in *tg), or NULL when fd is no pidfd (the syscalls' EBADF). */
+struct file *pidfd_fget(struct fdtable *files, int fd, struct thread_group **tg);
 
 #endif
