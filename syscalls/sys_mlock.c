@@ -66,10 +66,13 @@ SYSCALL(mlockall)
 
 	if (!flags || (flags & ~(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT)) || flags == MCL_ONFAULT)
 		return -EINVAL;
-	/* MCL_CURRENT: everything mapped must fit under the limit. */
-	ret = mlock_limit_check(
-		t, true, flags & MCL_CURRENT ? mm_mapped_bytes(t->mm) - mm_locked_bytes(t->mm) : 0,
-		-ENOMEM);
+	/* MCL_CURRENT: everything mapped must fit under the limit; otherwise
+	 * only whether the caller may lock at all. */
+	if (flags & MCL_CURRENT)
+		ret = mlock_limit_check(t, true, mm_mapped_bytes(t->mm) - mm_locked_bytes(t->mm),
+					-ENOMEM);
+	else
+		ret = mlock_limit_check(t, true, 0, 0);
 	if (ret)
 		return ret;
 	mm_lock_all(t->mm, flags & MCL_CURRENT, flags & MCL_FUTURE);
