@@ -180,9 +180,14 @@ check_that "rung do --netns of a bind-mounted namespace: the sandbox has its int
 check_eq "... and gives its addresses and routes back when it ends" "$X_STATE" "$(netstate "$X" vX)"
 "$RUNG" do --netns "/run/netns/$X" -- /bin/sleep 60 >/dev/null 2>"$T/takeover.err" &
 bg=$!
-# (30 s at most, less if the sandbox ends: a loaded CI machine is slow)
+# Wait until its guest runs (a rung-stub below it), 30 s at most, less if
+# it ends: it has taken the interface over by then. Looking at X with
+# ip(8) before that would make ip a second user of X, which the sandbox
+# then refuses to take over.
 i=0
-while ip -n "$X" -4 addr show dev vX | grep -q inet && [ $i -lt 300 ] && kill -0 $bg 2>/dev/null; do
+while ! ps -eo pid=,ppid=,comm= | awk -v root=$bg '{ up[$1] = $2; comm[$1] = $3 }
+	END { for (p in comm) if (comm[p] == "rung-stub") for (q = p; q in up; q = up[q]) if (q == root) exit 0; exit 1 }' &&
+	[ $i -lt 300 ] && kill -0 $bg 2>/dev/null; do
 	sleep 0.1
 	i=$((i + 1))
 done
