@@ -145,6 +145,7 @@ SYSCALL(mknodat);
 SYSCALL(chmod);
 SYSCALL(fchmod);
 SYSCALL(fchmodat);
+SYSCALL(fchmodat2);
 SYSCALL(chown);
 SYSCALL(lchown);
 SYSCALL(fchown);
@@ -175,6 +176,10 @@ SYSCALL(flistxattr);
 SYSCALL(removexattr);
 SYSCALL(lremovexattr);
 SYSCALL(fremovexattr);
+SYSCALL(setxattrat);
+SYSCALL(getxattrat);
+SYSCALL(listxattrat);
+SYSCALL(removexattrat);
 
 /* sys_copy.c */
 SYSCALL(sendfile);
@@ -198,6 +203,17 @@ SYSCALL(nanosleep);
 SYSCALL(clock_nanosleep);
 SYSCALL(getcpu);
 SYSCALL(futex);
+
+/* sys_futex2.c */
+SYSCALL(futex_waitv);
+SYSCALL(futex_wake);
+SYSCALL(futex_wait);
+SYSCALL(futex_requeue);
+
+/* sys_lsm.c */
+SYSCALL(lsm_list_modules);
+SYSCALL(lsm_get_self_attr);
+SYSCALL(lsm_set_self_attr);
 
 /* sys_timer.c */
 SYSCALL(alarm);

@@ -74,6 +74,19 @@ SYSCALL(fchmodat)
 	return do_chmod(t, (int)a->a[0], a->a[1], (uint32_t)a->a[2], true);
 }
 
+/* fchmodat2(dirfd, path, mode, flags): fchmodat with AT_SYMLINK_NOFOLLOW
+ * (a symlink's mode: EOPNOTSUPP) and AT_EMPTY_PATH. */
+SYSCALL(fchmodat2)
+{
+	unsigned flags = (unsigned)a->a[3];
+	struct iattr attr = {.valid = ATTR_MODE, .mode = (uint32_t)a->a[2] & 07777};
+
+	if (flags & ~(unsigned)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+		return -EINVAL;
+	return setattr_at(t, (int)a->a[0], a->a[1], !(flags & AT_SYMLINK_NOFOLLOW),
+			  flags & AT_EMPTY_PATH, &attr);
+}
+
 static long do_chown(struct task *t, int dirfd, uint64_t upath, uint32_t uid, uint32_t gid,
 		     int flags)
 {

@@ -1,4 +1,4 @@
-/* Extended attributes: {get,set,list,remove}xattr, l* and f* forms. */
+/* Extended attributes: {get,set,list,remove}xattr, their l*, f* and *at forms. */
 #include "config.h"
 #include "syscalls/handlers.h"
 #include "syscalls/util.h"
@@ -18,12 +18,40 @@
 #define XATTR_SIZE_MAX_LEN 65536
 #define XATTR_LIST_MAX_LEN 65536
 
-/* Resolve the inode the call is about: a path (following or not) or an fd. */
-static int xattr_target(struct task *t, uint64_t upath, int fd, bool follow, struct path *p,
-			bool *rdonly)
+/*
+ * Where a call's inode is: the file open at fd (the f* calls), or path
+ * (a guest string) from dirfd, with the *at calls' AT_SYMLINK_NOFOLLOW and
+ * AT_EMPTY_PATH (an empty or NULL path then names dirfd's open file).
+ */
+struct xattr_at {
+	int dirfd;
+	uint64_t upath;
+	bool byfd;
+	unsigned flags;
+};
+
+#define XATTR_FD(fd) ((struct xattr_at){.dirfd = (fd), .byfd = true})
+#define XATTR_PATH(p, flags_) \
+	((struct xattr_at){.dirfd = AT_FDCWD, .upath = (p), .flags = (flags_)})
+
+/* Resolve the inode the call is about. */
+static int xattr_target(struct task *t, const struct xattr_at *at, struct path *p, bool *rdonly)
 {
-	if (!upath) {
-		struct file *f = fd_get(t->files, fd);
+	char path[VFS_PATH_MAX];
+	bool byfd = at->byfd;
+
+	if (!byfd && (at->flags & AT_EMPTY_PATH)) {
+		int ret = at->upath ? path_in_empty_ok(t, at->upath, path) : 0;
+		if (ret)
+			return ret;
+		byfd = !at->upath || !path[0];
+	} else if (!byfd) {
+		int ret = path_in(t, at->upath, path);
+		if (ret)
+			return ret;
+	}
+	if (byfd) {
+		struct file *f = fd_get(t->files, at->dirfd);
 		if (!f)
 			return -EBADF;
 		if (!f->path.dentry || !f->path.dentry->inode) {
@@ -34,11 +62,8 @@ static int xattr_target(struct task *t, uint64_t upath, int fd, bool follow, str
 		path_get(p);
 		file_put(f);
 	} else {
-		char path[VFS_PATH_MAX];
-		int ret = path_in(t, upath, path);
-		if (ret)
-			return ret;
-		ret = vfs_lookup(t, AT_FDCWD, path, follow ? LOOKUP_FOLLOW : 0, p);
+		int ret = vfs_lookup(t, at->dirfd, path,
+				     (at->flags & AT_SYMLINK_NOFOLLOW) ? 0 : LOOKUP_FOLLOW, p);
 		if (ret)
 			return ret;
 	}
@@ -82,8 +107,8 @@ static int name_in(struct task *t, uint64_t uname, char *name)
 	return n == 0 ? -ERANGE : 0;
 }
 
-static long do_getxattr(struct task *t, uint64_t upath, int fd, bool follow, uint64_t uname,
-			uint64_t uval, uint64_t size)
+static long do_getxattr(struct task *t, const struct xattr_at *at, uint64_t uname, uint64_t uval,
+			uint64_t size)
 {
 	char name[XATTR_NAME_MAX_LEN + 1];
 	struct path p;
@@ -93,7 +118,7 @@ static long do_getxattr(struct task *t, uint64_t upath, int fd, bool follow, uin
 
 	if (ret)
 		return ret;
-	ret = xattr_target(t, upath, fd, follow, &p, &ro);
+	ret = xattr_target(t, at, &p, &ro);
 	if (ret)
 		return ret;
 	size = MIN(size, (uint64_t)XATTR_SIZE_MAX_LEN);
@@ -111,8 +136,8 @@ static long do_getxattr(struct task *t, uint64_t upath, int fd, bool follow, uin
 	return ret;
 }
 
-static long do_setxattr(struct task *t, uint64_t upath, int fd, bool follow, uint64_t uname,
-			uint64_t uval, uint64_t size, int flags)
+static long do_setxattr(struct task *t, const struct xattr_at *at, uint64_t uname, uint64_t uval,
+			uint64_t size, int flags)
 {
 	char name[XATTR_NAME_MAX_LEN + 1];
 	struct path p;
@@ -132,7 +157,7 @@ static long do_setxattr(struct task *t, uint64_t upath, int fd, bool follow, uin
 		free(buf);
 		return -EFAULT;
 	}
-	ret = xattr_target(t, upath, fd, follow, &p, &ro);
+	ret = xattr_target(t, at, &p, &ro);
 	if (ret == 0) {
 		struct inode *i = p.dentry->inode;
 		if (ro)
@@ -155,13 +180,12 @@ static long do_setxattr(struct task *t, uint64_t upath, int fd, bool follow, uin
 	return ret;
 }
 
-static long do_listxattr(struct task *t, uint64_t upath, int fd, bool follow, uint64_t ulist,
-			 uint64_t size)
+static long do_listxattr(struct task *t, const struct xattr_at *at, uint64_t ulist, uint64_t size)
 {
 	struct path p;
 	bool ro;
 	char *buf = NULL;
-	long ret = xattr_target(t, upath, fd, follow, &p, &ro);
+	long ret = xattr_target(t, at, &p, &ro);
 
 	if (ret)
 		return ret;
@@ -179,7 +203,7 @@ static long do_listxattr(struct task *t, uint64_t upath, int fd, bool follow, ui
 	return ret;
 }
 
-static long do_removexattr(struct task *t, uint64_t upath, int fd, bool follow, uint64_t uname)
+static long do_removexattr(struct task *t, const struct xattr_at *at, uint64_t uname)
 {
 	char name[XATTR_NAME_MAX_LEN + 1];
 	struct path p;
@@ -188,7 +212,7 @@ static long do_removexattr(struct task *t, uint64_t upath, int fd, bool follow, 
 
 	if (ret)
 		return ret;
-	ret = xattr_target(t, upath, fd, follow, &p, &ro);
+	ret = xattr_target(t, at, &p, &ro);
 	if (ret)
 		return ret;
 	if (ro)
@@ -209,60 +233,148 @@ static long do_removexattr(struct task *t, uint64_t upath, int fd, bool follow, 
 
 SYSCALL(getxattr)
 {
-	return do_getxattr(t, a->a[0], -1, true, a->a[1], a->a[2], a->a[3]);
+	return do_getxattr(t, &XATTR_PATH(a->a[0], 0), a->a[1], a->a[2], a->a[3]);
 }
 
 SYSCALL(lgetxattr)
 {
-	return do_getxattr(t, a->a[0], -1, false, a->a[1], a->a[2], a->a[3]);
+	return do_getxattr(t, &XATTR_PATH(a->a[0], AT_SYMLINK_NOFOLLOW), a->a[1], a->a[2], a->a[3]);
 }
 
 SYSCALL(fgetxattr)
 {
-	return do_getxattr(t, 0, (int)a->a[0], true, a->a[1], a->a[2], a->a[3]);
+	return do_getxattr(t, &XATTR_FD((int)a->a[0]), a->a[1], a->a[2], a->a[3]);
 }
 
 SYSCALL(setxattr)
 {
-	return do_setxattr(t, a->a[0], -1, true, a->a[1], a->a[2], a->a[3], (int)a->a[4]);
+	return do_setxattr(t, &XATTR_PATH(a->a[0], 0), a->a[1], a->a[2], a->a[3], (int)a->a[4]);
 }
 
 SYSCALL(lsetxattr)
 {
-	return do_setxattr(t, a->a[0], -1, false, a->a[1], a->a[2], a->a[3], (int)a->a[4]);
+	return do_setxattr(t, &XATTR_PATH(a->a[0], AT_SYMLINK_NOFOLLOW), a->a[1], a->a[2], a->a[3],
+			   (int)a->a[4]);
 }
 
 SYSCALL(fsetxattr)
 {
-	return do_setxattr(t, 0, (int)a->a[0], true, a->a[1], a->a[2], a->a[3], (int)a->a[4]);
+	return do_setxattr(t, &XATTR_FD((int)a->a[0]), a->a[1], a->a[2], a->a[3], (int)a->a[4]);
 }
 
 SYSCALL(listxattr)
 {
-	return do_listxattr(t, a->a[0], -1, true, a->a[1], a->a[2]);
+	return do_listxattr(t, &XATTR_PATH(a->a[0], 0), a->a[1], a->a[2]);
 }
 
 SYSCALL(llistxattr)
 {
-	return do_listxattr(t, a->a[0], -1, false, a->a[1], a->a[2]);
+	return do_listxattr(t, &XATTR_PATH(a->a[0], AT_SYMLINK_NOFOLLOW), a->a[1], a->a[2]);
 }
 
 SYSCALL(flistxattr)
 {
-	return do_listxattr(t, 0, (int)a->a[0], true, a->a[1], a->a[2]);
+	return do_listxattr(t, &XATTR_FD((int)a->a[0]), a->a[1], a->a[2]);
 }
 
 SYSCALL(removexattr)
 {
-	return do_removexattr(t, a->a[0], -1, true, a->a[1]);
+	return do_removexattr(t, &XATTR_PATH(a->a[0], 0), a->a[1]);
 }
 
 SYSCALL(lremovexattr)
 {
-	return do_removexattr(t, a->a[0], -1, false, a->a[1]);
+	return do_removexattr(t, &XATTR_PATH(a->a[0], AT_SYMLINK_NOFOLLOW), a->a[1]);
 }
 
 SYSCALL(fremovexattr)
 {
-	return do_removexattr(t, 0, (int)a->a[0], true, a->a[1]);
+	return do_removexattr(t, &XATTR_FD((int)a->a[0]), a->a[1]);
+}
+
+/*
+ * The *at calls (Linux 6.13): set and get take their value in a struct
+ * xattr_args of usize bytes, which may grow; bytes past the ones known must
+ * be zero (copy_struct_from_user).
+ */
+struct guest_xattr_args {
+	uint64_t value;
+	uint32_t size;
+	uint32_t flags;
+};
+
+#define XATTR_ARGS_SIZE_VER0 16
+#define XATTR_AT_FLAGS	     (AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH)
+
+static int xattr_args_in(struct task *t, uint64_t uargs, uint64_t usize,
+			 struct guest_xattr_args *args)
+{
+	if (usize < XATTR_ARGS_SIZE_VER0)
+		return -EINVAL;
+	if (usize > 4096)
+		return -E2BIG;
+	memset(args, 0, sizeof(*args));
+	if (mm_copy_in(t->mm, args, uargs, MIN(usize, sizeof(*args))) < 0)
+		return -EFAULT;
+	for (uint64_t off = sizeof(*args); off < usize;) {
+		uint8_t rest[256];
+		size_t n = (size_t)MIN(usize - off, (uint64_t)sizeof(rest));
+		if (mm_copy_in(t->mm, rest, uargs + off, n) < 0)
+			return -EFAULT;
+		for (size_t i = 0; i < n; i++)
+			if (rest[i])
+				return -E2BIG;
+		off += n;
+	}
+	return 0;
+}
+
+/* setxattrat(dirfd, path, at_flags, name, args, usize) */
+SYSCALL(setxattrat)
+{
+	struct xattr_at at = {.dirfd = (int)a->a[0], .upath = a->a[1], .flags = (unsigned)a->a[2]};
+	struct guest_xattr_args args;
+	int ret = xattr_args_in(t, a->a[4], a->a[5], &args);
+
+	if (ret)
+		return ret;
+	if (at.flags & ~(unsigned)XATTR_AT_FLAGS)
+		return -EINVAL;
+	return do_setxattr(t, &at, a->a[3], args.value, args.size, (int)args.flags);
+}
+
+/* getxattrat(dirfd, path, at_flags, name, args, usize) */
+SYSCALL(getxattrat)
+{
+	struct xattr_at at = {.dirfd = (int)a->a[0], .upath = a->a[1], .flags = (unsigned)a->a[2]};
+	struct guest_xattr_args args;
+	int ret = xattr_args_in(t, a->a[4], a->a[5], &args);
+
+	if (ret)
+		return ret;
+	if (args.flags)
+		return -EINVAL;
+	if (at.flags & ~(unsigned)XATTR_AT_FLAGS)
+		return -EINVAL;
+	return do_getxattr(t, &at, a->a[3], args.value, args.size);
+}
+
+/* listxattrat(dirfd, path, at_flags, list, size) */
+SYSCALL(listxattrat)
+{
+	struct xattr_at at = {.dirfd = (int)a->a[0], .upath = a->a[1], .flags = (unsigned)a->a[2]};
+
+	if (at.flags & ~(unsigned)XATTR_AT_FLAGS)
+		return -EINVAL;
+	return do_listxattr(t, &at, a->a[3], a->a[4]);
+}
+
+/* removexattrat(dirfd, path, at_flags, name) */
+SYSCALL(removexattrat)
+{
+	struct xattr_at at = {.dirfd = (int)a->a[0], .upath = a->a[1], .flags = (unsigned)a->a[2]};
+
+	if (at.flags & ~(unsigned)XATTR_AT_FLAGS)
+		return -EINVAL;
+	return do_removexattr(t, &at, a->a[3]);
 }

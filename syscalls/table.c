@@ -32,6 +32,27 @@
 #define REFUSED(name, err_, note_) \
 	[SYS_##name] = {.status = SYS_UNSUPPORTED, .note = note_, .err = err_}
 
+/* Numbers newer than the host's headers may name. */
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2 452
+#endif
+#ifndef SYS_futex_wake
+#define SYS_futex_wake	  454
+#define SYS_futex_wait	  455
+#define SYS_futex_requeue 456
+#endif
+#ifndef SYS_lsm_get_self_attr
+#define SYS_lsm_get_self_attr 459
+#define SYS_lsm_set_self_attr 460
+#define SYS_lsm_list_modules  461
+#endif
+#ifndef SYS_setxattrat
+#define SYS_setxattrat	  463
+#define SYS_getxattrat	  464
+#define SYS_listxattrat	  465
+#define SYS_removexattrat 466
+#endif
+
 /* Reasons shared by several rows. */
 #define R_OBSOLETE "obsolete: ENOSYS, as Linux 6.1 on x86-64"
 #define R_NEWER	   "newer than Linux 6.1, the kernel the sandbox presents: ENOSYS there too"
@@ -435,28 +456,42 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	NOSYS(kcmp, "not yet: ENOSYS"), NOSYS(ioprio_set, "not yet: ENOSYS"),
 	NOSYS(ioprio_get, "not yet: ENOSYS"), NOSYS(process_madvise, "not yet: ENOSYS"),
 	NOSYS(process_mrelease, "not yet: ENOSYS"),
-	NOSYS(futex_waitv, "not yet: ENOSYS (glibc does not use it)"), NOSYS(unshare, R_MOUNTS),
-	NOSYS(setns, R_MOUNTS), NOSYS(mount, R_MOUNTS), NOSYS(umount2, R_MOUNTS),
-	NOSYS(pivot_root, R_MOUNTS), NOSYS(open_tree, R_MOUNTS), NOSYS(move_mount, R_MOUNTS),
-	NOSYS(fsopen, R_MOUNTS), NOSYS(fsconfig, R_MOUNTS), NOSYS(fsmount, R_MOUNTS),
-	NOSYS(fspick, R_MOUNTS), NOSYS(mount_setattr, R_MOUNTS),
+	PART(futex_waitv,
+	     "FUTEX2_SIZE_U32 only, as Linux; FUTEX2_NUMA is EINVAL (as 6.7); a REALTIME deadline "
+	     "does not follow later clock changes",
+	     5, A_PTR, A_UINT, A_HEX, A_TIMESPEC, A_CLOCK),
+	NOSYS(unshare, R_MOUNTS), NOSYS(setns, R_MOUNTS), NOSYS(mount, R_MOUNTS),
+	NOSYS(umount2, R_MOUNTS), NOSYS(pivot_root, R_MOUNTS), NOSYS(open_tree, R_MOUNTS),
+	NOSYS(move_mount, R_MOUNTS), NOSYS(fsopen, R_MOUNTS), NOSYS(fsconfig, R_MOUNTS),
+	NOSYS(fsmount, R_MOUNTS), NOSYS(fspick, R_MOUNTS), NOSYS(mount_setattr, R_MOUNTS),
 	/* newer than the kernel the sandbox presents */
 	NOSYS_NR(451, R_NEWER), /* cachestat */
-	NOSYS_NR(452, R_NEWER), /* fchmodat2 */
+	PART(fchmodat2,
+	     "Linux 6.6's, offered beyond 6.1 (glibc 2.39 uses it); a symlink's mode: EOPNOTSUPP",
+	     4, A_DIRFD, A_STR, A_OCT, A_HEX),
 	NOSYS_NR(453, R_NEWER), /* map_shadow_stack */
-	NOSYS_NR(454, R_NEWER), /* futex_wake */
-	NOSYS_NR(455, R_NEWER), /* futex_wait */
-	NOSYS_NR(456, R_NEWER), /* futex_requeue */
+	PART(futex_wake,
+	     "Linux 6.7's, offered beyond 6.1; FUTEX2_SIZE_U32 only, FUTEX2_NUMA EINVAL", 4, A_PTR,
+	     A_HEX, A_INT, A_HEX),
+	PART(futex_wait,
+	     "as futex_wake; an absolute deadline (REALTIME: not following clock changes)", 6,
+	     A_PTR, A_UINT, A_HEX, A_HEX, A_TIMESPEC, A_CLOCK),
+	PART(futex_requeue, "as futex_wake", 4, A_PTR, A_HEX, A_INT, A_INT),
 	NOSYS_NR(457, R_NEWER), /* statmount */
 	NOSYS_NR(458, R_NEWER), /* listmount */
-	NOSYS_NR(459, R_NEWER), /* lsm_get_self_attr */
-	NOSYS_NR(460, R_NEWER), /* lsm_set_self_attr */
-	NOSYS_NR(461, R_NEWER), /* lsm_list_modules */
+	PART(lsm_get_self_attr, "no module provides attributes: EOPNOTSUPP after Linux's checks", 4,
+	     A_UINT, A_PTR, A_PTR, A_HEX),
+	PART(lsm_set_self_attr, "no module takes attributes: EOPNOTSUPP after Linux's checks", 4,
+	     A_UINT, A_PTR, A_UINT, A_HEX),
+	PART(lsm_list_modules, "Linux 6.8's: the one module is capability (LSM_ID_CAPABILITY)", 3,
+	     A_PTR, A_PTR, A_HEX),
 	NOSYS_NR(462, R_NEWER), /* mseal */
-	NOSYS_NR(463, R_NEWER), /* setxattrat */
-	NOSYS_NR(464, R_NEWER), /* getxattrat */
-	NOSYS_NR(465, R_NEWER), /* listxattrat */
-	NOSYS_NR(466, R_NEWER), /* removexattrat */
+	PART(setxattrat, "Linux 6.13's; as setxattr", 6, A_DIRFD, A_STR, A_HEX, A_STR, A_PTR,
+	     A_UINT),
+	PART(getxattrat, "Linux 6.13's; as getxattr", 6, A_DIRFD, A_STR, A_HEX, A_STR, A_PTR,
+	     A_UINT),
+	FULL(listxattrat, 5, A_DIRFD, A_STR, A_HEX, A_PTR, A_UINT),
+	PART(removexattrat, "Linux 6.13's; as getxattr", 4, A_DIRFD, A_STR, A_HEX, A_STR),
 	NOSYS_NR(467, R_NEWER), /* open_tree_attr */
 
 };

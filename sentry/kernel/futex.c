@@ -20,6 +20,7 @@
 #include "lib/util.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <linux/futex.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -104,8 +105,10 @@ static int get_key(struct task *t, uint64_t addr, bool private, bool write, stru
 			key->obj = v->mobj;
 			key->off = v->mobj_off + (addr - v->start);
 		} else {
+			/* A shared futex in private memory is not the private one
+			 * at the same address (Linux's FUT_OFF_MMSHARED). */
 			key->obj = mm;
-			key->off = addr;
+			key->off = addr | (private ? 0 : 1);
 		}
 	}
 	return ret;
@@ -235,8 +238,8 @@ static void unlock2(struct bucket *a, struct bucket *b)
 }
 
 /* FUTEX_REQUEUE and FUTEX_CMP_REQUEUE: wake n, move up to n2 to addr2. */
-static long futex_requeue(struct task *t, uint64_t addr, uint64_t addr2, bool private, int n,
-			  int n2, bool cmp, uint32_t val)
+static long futex_requeue(struct task *t, uint64_t addr, uint64_t addr2, bool private,
+			  bool private2, int n, int n2, bool cmp, uint32_t val)
 {
 	struct futex_key k1, k2;
 	struct futex_waiter *w, *nw;
@@ -249,7 +252,7 @@ static long futex_requeue(struct task *t, uint64_t addr, uint64_t addr2, bool pr
 		return -EINVAL;
 	ret = get_key(t, addr, private, false, &k1, &word);
 	if (ret == 0)
-		ret = get_key(t, addr2, private, false, &k2, &word2);
+		ret = get_key(t, addr2, private2, false, &k2, &word2);
 	if (ret)
 		return ret;
 	b1 = bucket_of(&k1);
@@ -371,8 +374,7 @@ static uint64_t now_ns(clockid_t clk)
 }
 
 /* The timeout argument as an absolute CLOCK_MONOTONIC deadline (0: none). */
-static int deadline_of(struct task *t, uint64_t utime, bool absolute, bool realtime,
-		       uint64_t *deadline)
+int futex_deadline(struct task *t, uint64_t utime, bool absolute, bool realtime, uint64_t *deadline)
 {
 	struct {
 		int64_t sec, nsec;
@@ -416,12 +418,12 @@ long do_futex(struct task *t, uint64_t addr, int op, uint32_t val, uint64_t utim
 		return -ENOSYS;
 	switch (cmd) {
 	case FUTEX_WAIT:
-		ret = deadline_of(t, utime, false, false, &deadline);
+		ret = futex_deadline(t, utime, false, false, &deadline);
 		if (ret)
 			return ret;
 		return futex_wait(t, addr, private, val, FUTEX_BITSET_MATCH_ANY, deadline);
 	case FUTEX_WAIT_BITSET:
-		ret = deadline_of(t, utime, true, realtime, &deadline);
+		ret = futex_deadline(t, utime, true, realtime, &deadline);
 		if (ret)
 			return ret;
 		return futex_wait(t, addr, private, val, val3, deadline);
@@ -447,11 +449,11 @@ long do_futex(struct task *t, uint64_t addr, int op, uint32_t val, uint64_t utim
 		else if (cmd == FUTEX_WAKE_BITSET)
 			ret = (int)futex_wake(t, addr, private, (int)val, val3);
 		else if (cmd == FUTEX_REQUEUE)
-			ret = (int)futex_requeue(t, addr, addr2, private, (int)val, (int)utime,
-						 false, 0);
+			ret = (int)futex_requeue(t, addr, addr2, private, private, (int)val,
+						 (int)utime, false, 0);
 		else if (cmd == FUTEX_CMP_REQUEUE)
-			ret = (int)futex_requeue(t, addr, addr2, private, (int)val, (int)utime,
-						 true, val3);
+			ret = (int)futex_requeue(t, addr, addr2, private, private, (int)val,
+						 (int)utime, true, val3);
 		else
 			ret = (int)futex_wake_op(t, addr, addr2, private, (int)val, (int)utime,
 						 val3, &cow);
@@ -503,4 +505,137 @@ void futex_owner_died(struct task *t, uint64_t addr)
 		}
 	}
 	pthread_rwlock_unlock(&t->mm->lock);
+}
+
+/*
+ * futex2: the calls of Linux 6.7 (futex_wait, futex_wake, futex_requeue) and
+ * futex_waitv. Their argument checks are in syscalls/sys_futex2.c.
+ */
+
+long futex2_wait(struct task *t, uint64_t addr, bool private, uint32_t val, uint32_t bitset,
+		 uint64_t deadline)
+{
+	pthread_once(&buckets_once, buckets_init);
+	return futex_wait(t, addr, private, val, bitset, deadline);
+}
+
+long futex2_wake(struct task *t, uint64_t addr, bool private, int n, uint32_t bitset)
+{
+	struct futex_key key;
+	uint32_t *word;
+	long ret;
+
+	if (!bitset)
+		return -EINVAL;
+	pthread_once(&buckets_once, buckets_init);
+	pthread_rwlock_rdlock(&t->mm->lock);
+	ret = get_key(t, addr, private, false, &key, &word);
+	/* Unlike futex(FUTEX_WAKE), a count of 0 wakes nobody. */
+	if (ret == 0 && n != 0)
+		ret = futex_wake(t, addr, private, n, bitset);
+	pthread_rwlock_unlock(&t->mm->lock);
+	return ret;
+}
+
+long futex2_requeue(struct task *t, const struct futex_vec v[2], int nr_wake, int nr_requeue)
+{
+	long ret;
+
+	pthread_once(&buckets_once, buckets_init);
+	pthread_rwlock_rdlock(&t->mm->lock);
+	ret = futex_requeue(t, v[0].uaddr, v[1].uaddr, v[0].private, v[1].private, nr_wake,
+			    nr_requeue, true, v[0].val);
+	pthread_rwlock_unlock(&t->mm->lock);
+	return ret;
+}
+
+/* Take every waiter of w[0..n) off its queue. The index of the last one a
+ * wake took off, or -1 if none was woken. */
+static int unqueue_multiple(struct futex_waiter *w, unsigned n)
+{
+	int woken = -1;
+
+	for (unsigned i = 0; i < n; i++) {
+		struct bucket *b = lock_waiter_bucket(&w[i]);
+		if (w[i].woken)
+			woken = (int)i;
+		else
+			list_del(&w[i].link);
+		pthread_mutex_unlock(&b->lock);
+	}
+	return woken;
+}
+
+/*
+ * Queue a waiter on each futex of v while it holds its value (Linux's
+ * futex_wait_multiple_setup). 0: all queued, sleep from *snap on; 1: one
+ * was woken already, *woken its index; -EAGAIN: a value differed; or the
+ * error of a bad address.
+ */
+static long wait_multiple_setup(struct task *t, const struct futex_vec *v, unsigned n,
+				struct futex_waiter *w, uint32_t **words, uint32_t *snap,
+				int *woken)
+{
+	long ret = 0;
+
+	pthread_rwlock_rdlock(&t->mm->lock);
+	for (unsigned i = 0; i < n && !ret; i++) {
+		w[i] = (struct futex_waiter){.bitset = FUTEX_BITSET_MATCH_ANY, .t = t};
+		ret = get_key(t, v[i].uaddr, v[i].private, false, &w[i].key, &words[i]);
+	}
+	if (ret) {
+		pthread_rwlock_unlock(&t->mm->lock);
+		return ret;
+	}
+	*snap = __atomic_load_n(&t->wake_seq, __ATOMIC_SEQ_CST);
+	for (unsigned i = 0; i < n; i++) {
+		struct bucket *b = bucket_of(&w[i].key);
+		pthread_mutex_lock(&b->lock);
+		if (__atomic_load_n(words[i], __ATOMIC_SEQ_CST) == v[i].val) {
+			list_add_tail(&w[i].link, &b->waiters);
+			pthread_mutex_unlock(&b->lock);
+			continue;
+		}
+		pthread_mutex_unlock(&b->lock);
+		/* A futex woken meanwhile is the answer, not the mismatch. */
+		*woken = unqueue_multiple(w, i);
+		ret = *woken >= 0 ? 1 : -EAGAIN;
+		break;
+	}
+	pthread_rwlock_unlock(&t->mm->lock);
+	return ret;
+}
+
+long futex2_wait_multiple(struct task *t, const struct futex_vec *v, unsigned n, uint64_t deadline)
+{
+	struct futex_waiter *w = xmalloc(n * sizeof(*w));
+	uint32_t **words = xmalloc(n * sizeof(*words));
+	long ret;
+
+	pthread_once(&buckets_once, buckets_init);
+	for (;;) {
+		uint32_t snap;
+		int woken = -1, bret;
+
+		ret = wait_multiple_setup(t, v, n, w, words, &snap, &woken);
+		if (ret) {
+			if (ret > 0)
+				ret = woken;
+			break;
+		}
+		bret = task_block(t, snap, deadline);
+		woken = unqueue_multiple(w, n);
+		if (woken >= 0) {
+			ret = woken;
+			break;
+		}
+		if (bret < 0) {
+			ret = bret == -ETIMEDOUT ? -ETIMEDOUT : -ERESTARTSYS;
+			break;
+		}
+		/* A wake of the task for something else: look at the values again. */
+	}
+	free(w);
+	free(words);
+	return ret;
 }

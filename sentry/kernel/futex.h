@@ -2,6 +2,7 @@
 #ifndef RUNG_FUTEX_H
 #define RUNG_FUTEX_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct task;
@@ -14,5 +15,29 @@ void futex_wake_addr(struct task *t, uint64_t addr);
 /* A robust-list lock the exiting thread t holds at addr: mark it
  * FUTEX_OWNER_DIED and wake a waiter (Linux's handle_futex_death). */
 void futex_owner_died(struct task *t, uint64_t addr);
+
+/* The timeout at utime (a guest struct timespec; 0: none) as an absolute
+ * CLOCK_MONOTONIC deadline in ns (0: none). EFAULT, EINVAL. */
+int futex_deadline(struct task *t, uint64_t utime, bool absolute, bool realtime,
+		   uint64_t *deadline);
+
+/* One futex of a futex2 call: its word's address, expected value, and
+ * whether it is process-private (FUTEX2_PRIVATE). */
+struct futex_vec {
+	uint64_t uaddr;
+	uint32_t val;
+	bool private;
+};
+
+/* futex_wait(2): 0 when woken, -EAGAIN, -ETIMEDOUT, -ERESTARTSYS. */
+long futex2_wait(struct task *t, uint64_t addr, bool private, uint32_t val, uint32_t bitset,
+		 uint64_t deadline);
+/* futex_wake(2): the number woken (n == 0 wakes none). */
+long futex2_wake(struct task *t, uint64_t addr, bool private, int n, uint32_t bitset);
+/* futex_requeue(2): v[0] holds v[0].val or -EAGAIN; wake nr_wake there and
+ * move up to nr_requeue of its waiters to v[1]. */
+long futex2_requeue(struct task *t, const struct futex_vec v[2], int nr_wake, int nr_requeue);
+/* futex_waitv(2): sleep on n futexes at once; the index of the one woken. */
+long futex2_wait_multiple(struct task *t, const struct futex_vec *v, unsigned n, uint64_t deadline);
 
 #endif

@@ -91,6 +91,9 @@ int vfs_setattr(struct task *t, struct path *p, struct iattr *attr)
 	/* (An anonymous file such as a memfd has no mount.) */
 	if (p->mnt && (p->mnt->flags & MNT_RDONLY))
 		return -EROFS;
+	/* A symlink's mode is not changed (Linux 6.6's notify_change). */
+	if ((attr->valid & ATTR_MODE) && S_ISLNK(inode->mode))
+		return -EOPNOTSUPP;
 	ret = setattr_allowed(t, inode, attr);
 	if (ret)
 		return ret;

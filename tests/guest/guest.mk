@@ -55,6 +55,8 @@ GUEST_TESTS = \
 	sig_core \
 	thr_basic \
 	futex_wake \
+	futex_waitv \
+	futex2 \
 	timerfd \
 	tls \
 	timer_alarm \
