@@ -51,40 +51,42 @@ static long setattr_at(struct task *t, int dirfd, uint64_t upath, bool follow, b
 	return ret;
 }
 
-static long do_chmod(struct task *t, int dirfd, uint64_t upath, uint32_t mode, bool follow)
+/* chmod of a path (never NULL: that is EFAULT, not the descriptor). */
+static long do_chmod(struct task *t, int dirfd, uint64_t upath, uint32_t mode, unsigned flags)
 {
 	struct iattr attr = {.valid = ATTR_MODE, .mode = mode & 07777};
 
-	return setattr_at(t, dirfd, upath, follow, false, &attr);
+	if (flags & ~(unsigned)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+		return -EINVAL;
+	if (!upath)
+		return -EFAULT;
+	return setattr_at(t, dirfd, upath, !(flags & AT_SYMLINK_NOFOLLOW), flags & AT_EMPTY_PATH,
+			  &attr);
 }
 
 SYSCALL(chmod)
 {
-	return do_chmod(t, AT_FDCWD, a->a[0], (uint32_t)a->a[1], true);
+	return do_chmod(t, AT_FDCWD, a->a[0], (uint32_t)a->a[1], 0);
 }
 
 SYSCALL(fchmod)
 {
-	return do_chmod(t, (int)a->a[0], 0, (uint32_t)a->a[1], true);
+	struct iattr attr = {.valid = ATTR_MODE, .mode = (uint32_t)a->a[1] & 07777};
+
+	return setattr_at(t, (int)a->a[0], 0, true, false, &attr);
 }
 
 SYSCALL(fchmodat)
 {
 	/* fchmodat has no flags argument in the kernel ABI (fchmodat2 does). */
-	return do_chmod(t, (int)a->a[0], a->a[1], (uint32_t)a->a[2], true);
+	return do_chmod(t, (int)a->a[0], a->a[1], (uint32_t)a->a[2], 0);
 }
 
 /* fchmodat2(dirfd, path, mode, flags): fchmodat with AT_SYMLINK_NOFOLLOW
  * (a symlink's mode: EOPNOTSUPP) and AT_EMPTY_PATH. */
 SYSCALL(fchmodat2)
 {
-	unsigned flags = (unsigned)a->a[3];
-	struct iattr attr = {.valid = ATTR_MODE, .mode = (uint32_t)a->a[2] & 07777};
-
-	if (flags & ~(unsigned)(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
-		return -EINVAL;
-	return setattr_at(t, (int)a->a[0], a->a[1], !(flags & AT_SYMLINK_NOFOLLOW),
-			  flags & AT_EMPTY_PATH, &attr);
+	return do_chmod(t, (int)a->a[0], a->a[1], (uint32_t)a->a[2], (unsigned)a->a[3]);
 }
 
 static long do_chown(struct task *t, int dirfd, uint64_t upath, uint32_t uid, uint32_t gid,

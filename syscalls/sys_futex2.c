@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <time.h>
 
-#define FUTEX2_SIZE_U32	  0x02
-#define FUTEX2_SIZE_MASK  0x03
-#define FUTEX2_PRIVATE	  0x80
+#define FUTEX2_SIZE_U32	 0x02
+#define FUTEX2_SIZE_MASK 0x03
+#define FUTEX2_PRIVATE	 0x80
 /* FUTEX2_NUMA and FUTEX2_MPOL (Linux 6.16) are not offered: EINVAL, as 6.7. */
 #define FUTEX2_VALID_MASK (FUTEX2_SIZE_MASK | FUTEX2_PRIVATE)
 #define FUTEX_WAITV_MAX	  128
@@ -120,8 +120,8 @@ SYSCALL(futex_wait)
 		return ret;
 	if (!(uint32_t)a->a[2])
 		return -EINVAL;
-	return futex2_wait(t, a->a[0], flags & FUTEX2_PRIVATE, (uint32_t)a->a[1],
-			   (uint32_t)a->a[2], deadline);
+	return futex2_wait(t, a->a[0], flags & FUTEX2_PRIVATE, (uint32_t)a->a[1], (uint32_t)a->a[2],
+			   deadline);
 }
 
 /* futex_requeue(waiters[2], flags, nr_wake, nr_requeue) */

@@ -3,6 +3,8 @@
  * capabilities, which provides no process attributes: lsm_list_modules
  * names it, and the attribute calls answer as a kernel whose modules
  * provide none (security/lsm_syscalls.c, security_{get,set}selfattr).
+ * A module the sandbox implements later (landlock: LSM_ID_LANDLOCK, 110)
+ * joins the list.
  */
 #include "config.h"
 #include "syscalls/handlers.h"

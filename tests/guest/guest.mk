@@ -73,6 +73,9 @@ GUEST_TESTS = \
 	fs_dir \
 	fs_lock \
 	fs_xattr \
+	fchmodat2 \
+	xattrat \
+	lsm_syscalls \
 	fs_inotify \
 	fs_special \
 	fs_mmap \
