@@ -386,7 +386,8 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	     "freeram what is left of it; no swap; loads are 0 (no load average is kept)",
 	     1, A_PTR),
 	/* deliberately absent */
-	NOSYS(rseq, "ENOSYS until rseq is really implemented (glibc copes)"),
+	NOSYS(rseq, "ENOSYS: guest threads run on host CPUs the sentry does not see, so cpu_id and "
+		    "aborts on preemption would be false; glibc and tcmalloc fall back"),
 	/* obsolete, or never implemented by Linux on x86-64 */
 	NOSYS(uselib, R_OBSOLETE), NOSYS(ustat, "obsolete (statfs tells the same): ENOSYS"),
 	NOSYS(sysfs, "obsolete (/proc/filesystems tells the same): ENOSYS"),
