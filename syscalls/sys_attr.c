@@ -28,7 +28,9 @@ static long setattr_at(struct task *t, int dirfd, uint64_t upath, bool follow, b
 		if (ret)
 			return ret;
 	}
-	if (!upath || (empty_ok && !path[0])) {
+	if (upath && empty_ok && !path[0] && dirfd == AT_FDCWD) {
+		fs_get_cwd(t->fs, &p); /* an empty path from AT_FDCWD: the cwd */
+	} else if (!upath || (empty_ok && !path[0])) {
 		/* fchmod/fchown/futimens need an open file; an empty path
 		 * (AT_EMPTY_PATH) names what the descriptor is at, O_PATH too. */
 		struct file *f = upath ? fd_get_raw(t->files, dirfd) : fd_get(t->files, dirfd);

@@ -28,6 +28,9 @@ struct xattr_at {
 	uint64_t upath;
 	bool byfd;
 	unsigned flags;
+	/* An empty path from AT_FDCWD names the cwd (getxattrat and setxattrat;
+	 * the others look for a descriptor: EBADF, as Linux 6.13). */
+	bool cwd_ok;
 };
 
 #define XATTR_FD(fd) ((struct xattr_at){.dirfd = (fd), .byfd = true})
@@ -50,7 +53,9 @@ static int xattr_target(struct task *t, const struct xattr_at *at, struct path *
 		if (ret)
 			return ret;
 	}
-	if (byfd) {
+	if (byfd && at->cwd_ok && at->dirfd == AT_FDCWD) {
+		fs_get_cwd(t->fs, p);
+	} else if (byfd) {
 		struct file *f = fd_get(t->files, at->dirfd);
 		if (!f)
 			return -EBADF;
@@ -332,7 +337,10 @@ static int xattr_args_in(struct task *t, uint64_t uargs, uint64_t usize,
 /* setxattrat(dirfd, path, at_flags, name, args, usize) */
 SYSCALL(setxattrat)
 {
-	struct xattr_at at = {.dirfd = (int)a->a[0], .upath = a->a[1], .flags = (unsigned)a->a[2]};
+	struct xattr_at at = {.dirfd = (int)a->a[0],
+			      .upath = a->a[1],
+			      .flags = (unsigned)a->a[2],
+			      .cwd_ok = true};
 	struct guest_xattr_args args;
 	int ret = xattr_args_in(t, a->a[4], a->a[5], &args);
 
@@ -346,7 +354,10 @@ SYSCALL(setxattrat)
 /* getxattrat(dirfd, path, at_flags, name, args, usize) */
 SYSCALL(getxattrat)
 {
-	struct xattr_at at = {.dirfd = (int)a->a[0], .upath = a->a[1], .flags = (unsigned)a->a[2]};
+	struct xattr_at at = {.dirfd = (int)a->a[0],
+			      .upath = a->a[1],
+			      .flags = (unsigned)a->a[2],
+			      .cwd_ok = true};
 	struct guest_xattr_args args;
 	int ret = xattr_args_in(t, a->a[4], a->a[5], &args);
 

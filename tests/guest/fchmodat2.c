@@ -59,6 +59,10 @@ int main(void)
 	CHECK_EQ(chmodat2(dfd, "", 0700, AT_EMPTY_PATH), 0, "AT_EMPTY_PATH on d's descriptor");
 	CHECK_EQ(mode_of("d"), 0700, "d is 0700");
 	close(dfd);
+	CHECK_EQ(chdir("d"), 0, "enter d");
+	CHECK_EQ(chmodat2(AT_FDCWD, "", 0750, AT_EMPTY_PATH), 0, "AT_EMPTY_PATH from AT_FDCWD");
+	CHECK_EQ(chdir(".."), 0, "leave d");
+	CHECK_EQ(mode_of("d"), 0750, "the cwd was d: it is 0750");
 	fd = open("f", O_PATH);
 	CHECK_EQ(chmodat2(fd, "", 0611, AT_EMPTY_PATH), 0, "AT_EMPTY_PATH on an O_PATH descriptor");
 	CHECK_EQ(mode_of("f"), 0611, "f is 0611");

@@ -121,6 +121,21 @@ int main(void)
 	CHECK_EQ(setat(fd, "", AT_EMPTY_PATH, "user.b", "w", 0), 0, "setxattrat on a descriptor");
 	close(fd);
 	CHECK_ERRNO(getat(-1, "", AT_EMPTY_PATH, "user.a"), EBADF, "AT_EMPTY_PATH on a bad descriptor");
+	fd = open("f", O_PATH);
+	CHECK_ERRNO(getat(fd, "", AT_EMPTY_PATH, "user.a"), EBADF,
+		    "AT_EMPTY_PATH on an O_PATH descriptor");
+	close(fd);
+	CHECK_EQ(chdir("d"), 0, "enter d");
+	CHECK_EQ(setat(AT_FDCWD, "", AT_EMPTY_PATH, "user.c", "cwd", 0), 0,
+		 "setxattrat of an empty path from AT_FDCWD sets the cwd's");
+	CHECK_EQ(getat(AT_FDCWD, "", AT_EMPTY_PATH, "user.c"), 3,
+		 "getxattrat of an empty path from AT_FDCWD reads it");
+	CHECK_ERRNO(syscall(NR_listxattrat, AT_FDCWD, "", AT_EMPTY_PATH, list, sizeof(list)), EBADF,
+		    "listxattrat of an empty path from AT_FDCWD");
+	CHECK_ERRNO(syscall(NR_removexattrat, AT_FDCWD, "", AT_EMPTY_PATH, "user.c"), EBADF,
+		    "removexattrat of an empty path from AT_FDCWD");
+	CHECK_EQ(chdir(".."), 0, "leave d");
+	CHECK_EQ(getxattr("d", "user.c", got, sizeof(got)), 3, "d has user.c");
 	dfd = open("d", O_RDONLY | O_DIRECTORY);
 	CHECK_EQ(getat(dfd, "../f", 0, "user.b"), 1, "getxattrat relative to d");
 	CHECK(strcmp(got, "w") == 0, "the value is w");
