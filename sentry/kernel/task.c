@@ -3,6 +3,7 @@
 #include "sentry/kernel/task.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/process.h"
+#include "sentry/kernel/landlock.h"
 #include "sentry/kernel/seccomp.h"
 #include "sentry/kernel/signal.h"
 #include "sentry/kernel/timers.h"
@@ -143,6 +144,7 @@ void task_free_unstarted(struct task *t)
 		fdtable_put(t->files);
 	if (t->fs)
 		fs_struct_put(t->fs);
+	landlock_task_exit(t);
 	path_put(&t->exe);
 	sighand_put(t->sighand);
 	task_put(t);
