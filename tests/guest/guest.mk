@@ -116,6 +116,7 @@ GUEST_TESTS = \
 	seccomp_strict \
 	seccomp_trap \
 	seccomp_vsyscall \
+	landlock_basic \
 	landlock_sandbox \
 	ipc_shm \
 	ipc_sem \
