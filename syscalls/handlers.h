@@ -272,6 +272,13 @@ SYSCALL(landlock_create_ruleset);
 SYSCALL(landlock_add_rule);
 SYSCALL(landlock_restrict_self);
 
+/* sys_kcmp.c */
+SYSCALL(kcmp);
+
+/* sys_ioprio.c */
+SYSCALL(ioprio_set);
+SYSCALL(ioprio_get);
+
 /* sys_socket.c */
 SYSCALL(socket);
 SYSCALL(socketpair);

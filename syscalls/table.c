@@ -437,8 +437,13 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	NOSYS(mq_getsetattr, "not yet: ENOSYS, as a kernel without POSIX message queues"),
 	/* not yet */
 	NOSYS(ptrace, "not yet: tracing between guests (gdb, strace): ENOSYS"),
-	NOSYS(kcmp, "not yet: ENOSYS"), NOSYS(ioprio_set, "not yet: ENOSYS"),
-	NOSYS(ioprio_get, "not yet: ENOSYS"), NOSYS(process_madvise, "not yet: ENOSYS"),
+	PART(kcmp,
+	     "KCMP_IO: a context once ioprio_set or CLONE_IO made one (Linux: also at first I/O); "
+	     "SYSVSEM: an undo list once SEM_UNDO was used",
+	     5, A_INT, A_INT, A_INT, A_HEX, A_HEX),
+	PART(ioprio_set, "recorded per task and reported back; the sandbox schedules no I/O by it",
+	     3, A_INT, A_INT, A_HEX),
+	FULL(ioprio_get, 2, A_INT, A_INT), NOSYS(process_madvise, "not yet: ENOSYS"),
 	NOSYS(process_mrelease, "not yet: ENOSYS"),
 	NOSYS(futex_waitv, "not yet: ENOSYS (glibc does not use it)"), NOSYS(unshare, R_MOUNTS),
 	NOSYS(setns, R_MOUNTS), NOSYS(mount, R_MOUNTS), NOSYS(umount2, R_MOUNTS),

@@ -125,8 +125,9 @@ int landlock_ruleset_add(struct landlock_ruleset *rs, const struct path *p, uint
 			rs->rules = xrealloc(rs->rules, rs->cap * sizeof(*rs->rules));
 		}
 		memmove(&rs->rules[i + 1], &rs->rules[i], (rs->n - i) * sizeof(*rs->rules));
-		rs->rules[i] = (struct ll_rule){
-			.inode = inode_get(inode), .dentry = dentry_get(p->dentry), .access = allowed};
+		rs->rules[i] = (struct ll_rule){.inode = inode_get(inode),
+						.dentry = dentry_get(p->dentry),
+						.access = allowed};
 		rs->n++;
 	}
 	pthread_mutex_unlock(&rs->lock);
@@ -248,7 +249,7 @@ static void masks_unmask(const struct landlock_domain *dom, const struct inode *
 		a = d->rules[i].access & request;
 		for (unsigned b = 0; b < LL_NUM_ACCESS; b++)
 			if (a & (1u << b))
-				m[b] &= (uint16_t)~(1u << (d->level - 1));
+				m[b] &= (uint16_t) ~(1u << (d->level - 1));
 	}
 }
 

@@ -8,6 +8,7 @@
 #include "sentry/fs/pidfd.h"
 #include "sentry/ipc/ipc.h"
 #include "sentry/kernel/signal.h"
+#include "sentry/kernel/ioprio.h"
 #include "sentry/kernel/landlock.h"
 #include "sentry/kernel/seccomp.h"
 #include "sentry/kernel/task.h"
@@ -596,6 +597,7 @@ long task_clone(struct task *t, const struct clone_req *r)
 	/* Under the lock, so that a thread's TSYNC reaches the child too. */
 	seccomp_fork_locked(c, t);
 	landlock_fork(c, t);
+	ioprio_fork(c, t, flags);
 	if (flags & CLONE_THREAD) {
 		c->tg = tg_get(t->tg);
 	} else {

@@ -117,6 +117,8 @@ GUEST_TESTS = \
 	seccomp_trap \
 	seccomp_vsyscall \
 	landlock_basic \
+	kcmp \
+	ioprio \
 	landlock_sandbox \
 	ipc_shm \
 	ipc_sem \
