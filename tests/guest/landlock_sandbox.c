@@ -103,6 +103,10 @@ static int restricted(const char *self)
 	CHECK_ERRNO(unlink(in(ro, "file")), EACCES, "unlink outside");
 	CHECK_ERRNO(rmdir(in(ro, "sub")), EACCES, "rmdir outside");
 	CHECK_ERRNO(open("/dev/null", O_WRONLY), EACCES, "writing /dev/null (not allowed)");
+	CHECK_ERRNO(open(ro, O_TMPFILE | O_RDWR, 0600), EACCES, "an O_TMPFILE file outside");
+	fd = open(rw, O_TMPFILE | O_RDWR, 0600);
+	CHECK(fd >= 0 || errno == EOPNOTSUPP, "an O_TMPFILE file in the writable directory");
+	close(fd);
 
 	/* Writes beneath the writable directory. */
 	fd = open(in(rw, "new"), O_WRONLY | O_CREAT, 0600);
