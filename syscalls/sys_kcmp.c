@@ -21,8 +21,17 @@
 #include <pthread.h>
 #include <sys/random.h>
 
-enum { KCMP_FILE, KCMP_VM, KCMP_FILES, KCMP_FS, KCMP_SIGHAND, KCMP_IO, KCMP_SYSVSEM,
-       KCMP_EPOLL_TFD, KCMP_TYPES };
+enum {
+	KCMP_FILE,
+	KCMP_VM,
+	KCMP_FILES,
+	KCMP_FS,
+	KCMP_SIGHAND,
+	KCMP_IO,
+	KCMP_SYSVSEM,
+	KCMP_EPOLL_TFD,
+	KCMP_TYPES
+};
 
 struct kcmp_epoll_slot {
 	uint32_t efd, tfd, toff;
@@ -54,8 +63,8 @@ static long kcmp_ptr(const void *a, const void *b, int type)
 /* ptrace_may_access(PTRACE_MODE_READ_REALCREDS), under the task lock. */
 static bool may_inspect(struct task *t, struct task *p)
 {
-	return p->tg == t->tg || (creds_may_attach(&t->creds, &p->creds, p->dumpable) &&
-				  landlock_may_ptrace(t, p));
+	return p->tg == t->tg ||
+	       (creds_may_attach(&t->creds, &p->creds, p->dumpable) && landlock_may_ptrace(t, p));
 }
 
 /* What kcmp compares for one task: an object's identity, or a file. */
@@ -97,14 +106,13 @@ static long side_of(struct task *p, int type, unsigned long idx, struct side *s)
 }
 
 /* KCMP_EPOLL_TFD: task 1's file idx1 against the file task 2's epoll slot names. */
-static long epoll_tfd(struct task *t, struct task *p2, struct side *s1, uint64_t uslot)
+static long epoll_tfd(struct task *t, struct task *p2, struct side *s1,
+		      const struct kcmp_epoll_slot *sl)
 {
-	struct kcmp_epoll_slot slot;
+	struct kcmp_epoll_slot slot = *sl;
 	struct file *ep;
 	const void *target;
 
-	if (mm_copy_in(t->mm, &slot, uslot, sizeof(slot)) < 0)
-		return -EFAULT;
 	pthread_mutex_lock(&t->k->lock);
 	ep = p2->files && slot.efd <= 0x7fffffff ? fd_get(p2->files, (int)slot.efd) : NULL;
 	pthread_mutex_unlock(&t->k->lock);
@@ -123,9 +131,14 @@ SYSCALL(kcmp)
 {
 	int pid1 = (int)a->a[0], pid2 = (int)a->a[1], type = (int)a->a[2];
 	struct side s1 = {0}, s2 = {0};
+	struct kcmp_epoll_slot slot = {0};
 	struct task *p1, *p2;
+	bool slot_fault = false;
 	long ret;
 
+	/* (Read first, reported where Linux reads it: after the permission.) */
+	if (type == KCMP_EPOLL_TFD)
+		slot_fault = mm_copy_in(t->mm, &slot, a->a[4], sizeof(slot)) < 0;
 	pthread_mutex_lock(&t->k->lock);
 	p1 = kernel_find_task_locked(t->k, pid1);
 	p2 = kernel_find_task_locked(t->k, pid2);
@@ -133,6 +146,8 @@ SYSCALL(kcmp)
 		ret = -ESRCH;
 	else if (!may_inspect(t, p1) || !may_inspect(t, p2))
 		ret = -EPERM;
+	else if (slot_fault)
+		ret = -EFAULT;
 	else if ((ret = side_of(p1, type, a->a[3], &s1)) == 0 && type != KCMP_EPOLL_TFD)
 		ret = side_of(p2, type, a->a[4], &s2);
 	if (ret == 0)
@@ -146,7 +161,7 @@ SYSCALL(kcmp)
 		ret = kcmp_ptr(s1.file, s2.file, KCMP_FILE);
 		break;
 	case KCMP_EPOLL_TFD:
-		ret = epoll_tfd(t, p2, &s1, a->a[4]);
+		ret = epoll_tfd(t, p2, &s1, &slot);
 		break;
 	case KCMP_SYSVSEM:
 		/* A process without SEM_UNDO adjustments has no undo list. */
