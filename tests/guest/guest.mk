@@ -120,6 +120,7 @@ GUEST_TESTS = \
 	kcmp \
 	ioprio \
 	landlock_sandbox \
+	landlock_refer \
 	ipc_shm \
 	ipc_sem \
 	ipc_msg \
