@@ -283,6 +283,18 @@ SYSCALL(seccomp);
 /* prctl's PR_SET_SECCOMP (arg2 the mode, arg3 the program) and PR_GET_SECCOMP. */
 long seccomp_prctl(struct task *t, int option, uint64_t arg2, uint64_t arg3);
 
+/* sys_landlock.c */
+SYSCALL(landlock_create_ruleset);
+SYSCALL(landlock_add_rule);
+SYSCALL(landlock_restrict_self);
+
+/* sys_kcmp.c */
+SYSCALL(kcmp);
+
+/* sys_ioprio.c */
+SYSCALL(ioprio_set);
+SYSCALL(ioprio_get);
+
 /* sys_socket.c */
 SYSCALL(socket);
 SYSCALL(socketpair);

@@ -6,6 +6,7 @@
 #include "sentry/fs/file.h"
 #include "sentry/fs/pidfd.h"
 #include "sentry/kernel/kernel.h"
+#include "sentry/kernel/landlock.h"
 #include "sentry/kernel/process.h"
 #include "sentry/kernel/task.h"
 
@@ -56,7 +57,7 @@ SYSCALL(pidfd_getfd)
 	p = list_first_entry_or_null(&tg->threads, struct task, tg_node);
 	if (!p || (tg->flags & (TG_ZOMBIE | TG_REAPED)))
 		ret = -ESRCH;
-	else if (!creds_may_attach(&t->creds, &p->creds, p->dumpable))
+	else if (!creds_may_attach(&t->creds, &p->creds, p->dumpable) || !landlock_may_ptrace(t, p))
 		ret = -EPERM;
 	else if (!p->files || !(f = fd_get(p->files, (int)a->a[1])))
 		ret = -EBADF;

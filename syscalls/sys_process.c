@@ -5,6 +5,7 @@
 #include "sentry/fs/file.h"
 #include "sentry/fs/pidfd.h"
 #include "sentry/kernel/kernel.h"
+#include "sentry/kernel/landlock.h"
 #include "sentry/kernel/process.h"
 #include "sentry/kernel/uts.h"
 #include "sentry/mm/mm.h"
@@ -333,7 +334,8 @@ SYSCALL(get_robust_list)
 	p = pid ? kernel_find_task_locked(t->k, pid) : t;
 	if (!p)
 		ret = -ESRCH;
-	else if (p != t && !creds_may_attach(&t->creds, &p->creds, p->dumpable))
+	else if (p != t && (!creds_may_attach(&t->creds, &p->creds, p->dumpable) ||
+			    !landlock_may_ptrace(t, p)))
 		ret = -EPERM;
 	else {
 		head = p->robust_list;

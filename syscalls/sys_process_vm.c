@@ -5,6 +5,7 @@
 #include "syscalls/handlers.h"
 #include "syscalls/util.h"
 #include "sentry/kernel/kernel.h"
+#include "sentry/kernel/landlock.h"
 #include "sentry/kernel/process.h"
 #include "sentry/kernel/task.h"
 #include "sentry/mm/mm.h"
@@ -28,7 +29,8 @@ static long remote_mm(struct task *t, int pid, struct mm **out)
 	p = tg ? list_first_entry_or_null(&tg->threads, struct task, tg_node) : NULL;
 	if (!p || !p->mm)
 		ret = -ESRCH;
-	else if (p->tg != t->tg && !creds_may_attach(&t->creds, &p->creds, p->dumpable))
+	else if (p->tg != t->tg && (!creds_may_attach(&t->creds, &p->creds, p->dumpable) ||
+				    !landlock_may_ptrace(t, p)))
 		ret = -EPERM;
 	else
 		*out = mm_get(p->mm);

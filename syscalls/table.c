@@ -440,9 +440,14 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	NOSYS(pkey_mprotect, "no protection keys: ENOSYS"),
 	NOSYS(pkey_alloc, "no protection keys: ENOSYS"),
 	NOSYS(pkey_free, "no protection keys: ENOSYS"),
-	NOSYS(landlock_create_ruleset, "not yet: ENOSYS, as a kernel without landlock"),
-	NOSYS(landlock_add_rule, "not yet: ENOSYS, as a kernel without landlock"),
-	NOSYS(landlock_restrict_self, "not yet: ENOSYS, as a kernel without landlock"),
+	PART(landlock_create_ruleset,
+	     "ABI 2 (Linux 6.1): filesystem rights up to REFER; no TRUNCATE, no network, no ERRATA "
+	     "flag",
+	     3, A_PTR, A_UINT, A_HEX),
+	PART(landlock_add_rule,
+	     "PATH_BENEATH, enforced by the sentry's VFS; at most 65536 rules per ruleset (E2BIG)",
+	     4, A_FD, A_INT, A_PTR, A_HEX),
+	FULL(landlock_restrict_self, 2, A_FD, A_HEX),
 	NOSYS(add_key, "not yet: ENOSYS, as a kernel without keys"),
 	NOSYS(request_key, "not yet: ENOSYS, as a kernel without keys"),
 	NOSYS(keyctl, "not yet: ENOSYS, as a kernel without keys"),
@@ -454,8 +459,13 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	NOSYS(mq_getsetattr, "not yet: ENOSYS, as a kernel without POSIX message queues"),
 	/* not yet */
 	NOSYS(ptrace, "not yet: tracing between guests (gdb, strace): ENOSYS"),
-	NOSYS(kcmp, "not yet: ENOSYS"), NOSYS(ioprio_set, "not yet: ENOSYS"),
-	NOSYS(ioprio_get, "not yet: ENOSYS"), NOSYS(process_madvise, "not yet: ENOSYS"),
+	PART(kcmp,
+	     "KCMP_IO: a context once ioprio_set or CLONE_IO made one (Linux: also at first I/O); "
+	     "SYSVSEM: an undo list once SEM_UNDO was used",
+	     5, A_INT, A_INT, A_INT, A_HEX, A_HEX),
+	PART(ioprio_set, "recorded per task and reported back; the sandbox schedules no I/O by it",
+	     3, A_INT, A_INT, A_HEX),
+	FULL(ioprio_get, 2, A_INT, A_INT), NOSYS(process_madvise, "not yet: ENOSYS"),
 	NOSYS(process_mrelease, "not yet: ENOSYS"),
 	PART(futex_waitv,
 	     "FUTEX2_SIZE_U32 only, as Linux; FUTEX2_NUMA is EINVAL (as 6.7); a REALTIME deadline "

@@ -846,3 +846,20 @@ struct file *epoll_file_new(int flags)
 	ep->file = anon_file_new("[eventpoll]", &epoll_ops, O_RDWR | flags, ep);
 	return ep->file;
 }
+
+const void *epoll_target_id(struct file *f, int tfd, unsigned long toff)
+{
+	struct eventpoll *ep = f->priv;
+	const void *found = NULL;
+
+	pthread_mutex_lock(&ep->mtx);
+	for (struct rb_node *n = rb_first(&ep->rbr); n; n = rb_next(n)) {
+		struct epitem *epi = rb_entry(n, struct epitem, rbn);
+		if (epi->fd == tfd && toff-- == 0) {
+			found = epi->file;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&ep->mtx);
+	return found;
+}

@@ -47,6 +47,10 @@ int epoll_ctl_file(struct file *f, int op, int fd, struct file *tf, struct epoll
 long epoll_wait_file(struct task *t, struct file *f, uint64_t uevents, int maxevents,
 		     const uint64_t *deadline);
 
+/* kcmp's KCMP_EPOLL_TFD: the toff-th file the epoll f watches as fd tfd
+ * (its identity only: not a reference), or NULL. */
+const void *epoll_target_id(struct file *f, int tfd, unsigned long toff);
+
 /* The last reference to f went: take it out of every epoll set. */
 void eventpoll_release_file(struct file *f);
 

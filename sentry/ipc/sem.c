@@ -300,6 +300,19 @@ out:
 	return ret;
 }
 
+bool sem_has_undo(struct ipc_ns *ns, int tgid)
+{
+	struct sem_undo *u;
+	bool found = false;
+
+	pthread_mutex_lock(&ns->lock);
+	list_for_each_entry(u, &ns->undos, node)
+		if (u->tgid == tgid)
+			found = true;
+	pthread_mutex_unlock(&ns->lock);
+	return found;
+}
+
 void sem_process_exit(struct ipc_ns *ns, int tgid)
 {
 	struct sem_undo *u, *n;

@@ -3,6 +3,7 @@
 #ifndef RUNG_SEM_H
 #define RUNG_SEM_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct task;
@@ -15,6 +16,8 @@ long sem_timedop(struct task *t, int id, uint64_t sops, uint64_t nsops, uint64_t
 long sem_ctl(struct task *t, int id, int semnum, int cmd, uint64_t arg);
 /* The process tgid is gone: its SEM_UNDO adjustments apply. */
 void sem_process_exit(struct ipc_ns *ns, int tgid);
+/* Has process tgid SEM_UNDO adjustments (Linux: an undo list)? kcmp's KCMP_SYSVSEM. */
+bool sem_has_undo(struct ipc_ns *ns, int tgid);
 /* /proc/sysvipc/sem, as Linux writes it. */
 void sem_proc_show(struct ipc_ns *ns, struct strbuf *o);
 

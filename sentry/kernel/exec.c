@@ -8,6 +8,7 @@
 #include "sentry/kernel/task.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/futex.h"
+#include "sentry/kernel/landlock.h"
 #include "sentry/kernel/process.h"
 #include "sentry/kernel/rusage.h"
 #include "sentry/kernel/timers.h"
@@ -118,6 +119,8 @@ static int open_exec(struct task *t, int dirfd, const char *path, unsigned looku
 		ret = -EACCES;
 	else
 		ret = inode_permission(&t->creds, inode, MAY_EXEC);
+	if (ret == 0)
+		ret = landlock_check_exec(t, &p);
 	if (ret == 0)
 		ret = vfs_open_path(t, &p, O_RDONLY, out);
 	path_put(&p);

@@ -8,6 +8,8 @@
 #include "sentry/fs/pidfd.h"
 #include "sentry/ipc/ipc.h"
 #include "sentry/kernel/signal.h"
+#include "sentry/kernel/ioprio.h"
+#include "sentry/kernel/landlock.h"
 #include "sentry/kernel/seccomp.h"
 #include "sentry/kernel/task.h"
 #include "sentry/kernel/kernel.h"
@@ -594,6 +596,8 @@ long task_clone(struct task *t, const struct clone_req *r)
 	c->tid = (int)ret;
 	/* Under the lock, so that a thread's TSYNC reaches the child too. */
 	seccomp_fork_locked(c, t);
+	landlock_fork(c, t);
+	ioprio_fork(c, t, flags);
 	if (flags & CLONE_THREAD) {
 		c->tg = tg_get(t->tg);
 	} else {
@@ -897,6 +901,7 @@ void task_do_exit(struct task *t)
 	mm_put(mm);
 	fs_struct_put(t->fs);
 	t->fs = NULL;
+	landlock_task_exit(t);
 	path_put(&t->exe);
 	sighand_put(t->sighand);
 	t->sighand = NULL;

@@ -3,6 +3,8 @@
 #include "sentry/kernel/task.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/process.h"
+#include "sentry/kernel/ioprio.h"
+#include "sentry/kernel/landlock.h"
 #include "sentry/kernel/seccomp.h"
 #include "sentry/kernel/signal.h"
 #include "sentry/kernel/timers.h"
@@ -54,6 +56,7 @@ void task_put(struct task *t)
 		t->ctx->ops->release(t->ctx);
 	sigpending_flush(&t->pending, ~0ull);
 	seccomp_task_release(t);
+	ioprio_task_release(t);
 	tg_put(t->tg);
 	free(t->cpu.fpu);
 	free(t->init_path);
@@ -143,6 +146,7 @@ void task_free_unstarted(struct task *t)
 		fdtable_put(t->files);
 	if (t->fs)
 		fs_struct_put(t->fs);
+	landlock_task_exit(t);
 	path_put(&t->exe);
 	sighand_put(t->sighand);
 	task_put(t);

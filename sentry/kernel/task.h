@@ -41,6 +41,8 @@ struct fs_struct;
 struct tg_timers;
 struct spawn_wait;
 struct seccomp_filter;
+struct landlock_domain;
+struct io_context;
 
 #define TASK_COMM_LEN 16
 #define GUEST_NSIG    64
@@ -227,6 +229,10 @@ struct task {
 	 * newest filter of the task's stack. */
 	int seccomp_mode;
 	struct seccomp_filter *seccomp;
+	/* Landlock (sentry/kernel/landlock.h): the task's domain, or NULL. */
+	struct landlock_domain *landlock;
+	/* I/O priority (sentry/kernel/ioprio.h), or NULL. */
+	struct io_context *io;
 
 	/* What the task execs first (kernel_start_init, kernel_spawn), and who
 	 * waits to learn whether that exec worked. */

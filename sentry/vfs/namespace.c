@@ -7,6 +7,7 @@
 #include "config.h"
 #include "sentry/vfs/vfs.h"
 #include "sentry/vfs/fsnotify.h"
+#include "sentry/kernel/landlock.h"
 #include "sentry/kernel/task.h"
 #include "lib/util.h"
 
@@ -95,8 +96,11 @@ int vfs_mkdir(struct task *t, int dirfd, const char *path, uint32_t mode)
 	if (ret)
 		return ret;
 	mode = (mode & 07777 & ~t->fs->umask) | S_IFDIR;
-	ret = cc.dir->ops->mkdir ? cc.dir->ops->mkdir(cc.dir, cc.pl.last, mode, &t->creds, &inode)
-				 : -EPERM;
+	ret = landlock_check_make(t, &cc.pl.parent, S_IFDIR);
+	if (ret == 0)
+		ret = cc.dir->ops->mkdir
+			      ? cc.dir->ops->mkdir(cc.dir, cc.pl.last, mode, &t->creds, &inode)
+			      : -EPERM;
 	return create_end(&cc, ret, inode);
 }
 
@@ -129,9 +133,11 @@ static int do_mknod(struct task *t, int dirfd, const char *path, uint32_t mode, 
 	if (ret)
 		return ret;
 	mode = (mode & S_IFMT) | (mode & 07777 & ~t->fs->umask);
-	ret = cc.dir->ops->mknod
-		      ? cc.dir->ops->mknod(cc.dir, cc.pl.last, mode, dev, &t->creds, &inode)
-		      : -EPERM;
+	ret = landlock_check_make(t, &cc.pl.parent, mode);
+	if (ret == 0)
+		ret = cc.dir->ops->mknod
+			      ? cc.dir->ops->mknod(cc.dir, cc.pl.last, mode, dev, &t->creds, &inode)
+			      : -EPERM;
 	return create_end_path(&cc, ret, inode, out);
 }
 
@@ -158,9 +164,11 @@ int vfs_symlink(struct task *t, const char *target, int dirfd, const char *path)
 	ret = create_begin(t, dirfd, path, false, &cc);
 	if (ret)
 		return ret;
-	ret = cc.dir->ops->symlink
-		      ? cc.dir->ops->symlink(cc.dir, cc.pl.last, target, &t->creds, &inode)
-		      : -EPERM;
+	ret = landlock_check_make(t, &cc.pl.parent, S_IFLNK);
+	if (ret == 0)
+		ret = cc.dir->ops->symlink
+			      ? cc.dir->ops->symlink(cc.dir, cc.pl.last, target, &t->creds, &inode)
+			      : -EPERM;
 	return create_end(&cc, ret, inode);
 }
 
@@ -209,6 +217,8 @@ int vfs_link(struct task *t, int olddirfd, const char *oldpath, int newdirfd, co
 		ret = -EPERM;
 	else if (!may_link_to(&t->creds, src))
 		ret = -EPERM;
+	else if ((ret = landlock_check_link(t, &old, &cc.pl.parent)))
+		;
 	else if (!cc.dir->ops->link)
 		ret = -EPERM;
 	else
@@ -250,7 +260,7 @@ int vfs_unlink(struct task *t, int dirfd, const char *path, bool rmdir)
 		ret = S_ISDIR(victim->mode) ? -EISDIR : -ENOTDIR;
 	else if (pl.parent.mnt->flags & MNT_RDONLY)
 		ret = -EROFS;
-	else
+	else if (!(ret = landlock_check_remove(t, &pl.parent, rmdir)))
 		ret = may_delete(&t->creds, dir, victim, rmdir);
 	if (ret == 0 && d->nmounts)
 		ret = -EBUSY;
@@ -364,6 +374,9 @@ static int rename_checks(struct task *t, struct parent_lookup *op, struct dentry
 		return -EINVAL;
 	if (dst && is_ancestor(nd, op->parent.dentry))
 		return (flags & RENAME_EXCHANGE) ? -EINVAL : -ENOTEMPTY;
+	ret = landlock_check_rename(t, &op->parent, od, &np->parent, nd, flags & RENAME_EXCHANGE);
+	if (ret)
+		return ret;
 	if (same_file(src, dst))
 		return 1; /* the same file: nothing to do */
 	ret = may_delete(&t->creds, op->parent.dentry->inode, src, src_dir);

@@ -7,6 +7,7 @@
 #include "sentry/vfs/vfs.h"
 #include "sentry/vfs/fsnotify.h"
 #include "sentry/fs/file.h"
+#include "sentry/kernel/landlock.h"
 #include "sentry/kernel/task.h"
 #include "lib/util.h"
 
@@ -100,6 +101,8 @@ int vfs_open_path(struct task *t, const struct path *p, int flags, struct file *
 		return 0;
 	}
 	ret = may_open(t, p, flags);
+	if (ret == 0)
+		ret = landlock_check_open(t, p, flags);
 	if (ret)
 		return ret;
 	if ((flags & O_TRUNC) && S_ISREG(inode->mode) && (acc_mask(flags) & MAY_WRITE)) {
@@ -136,6 +139,8 @@ static int create_locked(struct task *t, const struct path *dir, struct dentry *
 	if (dir->mnt->flags & MNT_RDONLY)
 		return -EROFS;
 	ret = inode_permission(&t->creds, dirnode, MAY_WRITE | MAY_EXEC);
+	if (ret == 0)
+		ret = landlock_check_make(t, dir, S_IFREG);
 	if (ret)
 		return ret;
 	if (!dirnode->ops->create)
@@ -165,6 +170,8 @@ static int create_locked(struct task *t, const struct path *dir, struct dentry *
 		if (ret == 0 && !f->path.dentry)
 			file_set_path(f, &p);
 	}
+	if (ret == 0 && (ret = landlock_check_open(t, &p, flags)))
+		file_put(f); /* made, but not to be opened so (as Linux) */
 	dentry_put(nd);
 	if (ret == 0) {
 		fsnotify_open(f, flags);
@@ -232,8 +239,11 @@ static int open_tmpfile(struct task *t, int dirfd, const char *path, int flags, 
 	snprintf(name, sizeof(name), "#%llu", (unsigned long long)inode->ino);
 	p.mnt = dir.mnt;
 	p.dentry = dentry_alloc_anon(dir.dentry, name, inode);
-	ret = inode->ops->open ? inode->ops->open(inode, p.dentry, flags & ~OPEN_TRANSIENT, &f)
-			       : -EOPNOTSUPP;
+	ret = landlock_check_open(t, &p, flags);
+	if (ret == 0)
+		ret = inode->ops->open
+			      ? inode->ops->open(inode, p.dentry, flags & ~OPEN_TRANSIENT, &f)
+			      : -EOPNOTSUPP;
 	if (ret == 0) {
 		if (!f->path.dentry)
 			file_set_path(f, &p);

@@ -121,6 +121,11 @@ GUEST_TESTS = \
 	seccomp_strict \
 	seccomp_trap \
 	seccomp_vsyscall \
+	landlock_basic \
+	kcmp \
+	ioprio \
+	landlock_sandbox \
+	landlock_refer \
 	ipc_shm \
 	ipc_sem \
 	ipc_msg \
