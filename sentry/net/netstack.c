@@ -273,6 +273,13 @@ struct ns_sock *ns_sock_new(int family, int type, int protocol)
 	ns->keepcnt = 9;
 	ns->ttl = -1;
 	ns->hops = -1;
+	ns->quickack = true;
+	ns->syncnt = 6;
+	ns->linger2 = 60;
+	ns->pmtudisc = IP_PMTUDISC_WANT;
+	ns->mc_ttl = ns->mc6_hops = 1;
+	ns->mc_loop = ns->mc6_loop = true;
+	memcpy(ns->congestion, "cubic", 6);
 	ns->rcvtimeo = ns->sndtimeo = SOCK_TIMEO_NONE;
 	waitq_init(&ns->wq);
 	pthread_mutex_init(&ns->rlock, NULL);

@@ -91,6 +91,14 @@ struct ns_sock {
 	int sndbuf, rcvbuf, rcvlowat, priority, maxseg, user_timeout;
 	int tos, ttl, tclass, hops;
 	bool recverr, quickack;
+	/* Kept and read back only: nothing in the stack acts on them (no
+	 * control messages, no routing by mark, no free bind). */
+	bool rcvbuf_locked, dontroute, rxq_ovfl, inq, freebind, mc_loop, mc6_loop;
+	bool recvtos, recvttl, pktinfo, recvpktinfo6, recvtclass6, recvhoplimit6;
+	int timestamp; /* 0, 1: SO_TIMESTAMP, 2: SO_TIMESTAMPNS */
+	int mark, busy_poll, syncnt, linger2, window_clamp, notsent_lowat, fastopen;
+	int pmtudisc, mc_ttl, mc6_hops;
+	char congestion[16];
 	uint64_t rcvtimeo, sndtimeo; /* ns, or SOCK_TIMEO_NONE */
 	struct waitq wq;
 	pthread_mutex_t rlock, wlock;

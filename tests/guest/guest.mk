@@ -133,7 +133,8 @@ GUEST_TESTS = \
 	net_errqueue \
 	net_socketpair \
 	nstack_many \
-	nstack_dual
+	nstack_dual \
+	nstack_sockopt_opts
 
 # Built like the others but not run by `make check` until rung passes them:
 # `GUEST_LIST=pending.list tests/guest/run.sh` runs them (see each one's
