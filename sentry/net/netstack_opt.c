@@ -9,7 +9,10 @@
 #include "sentry/net/netstack_priv.h"
 #include "lib/util.h"
 
+#include <lwip/priv/tcp_priv.h> /* struct tcp_seg, TCP_SLOW_INTERVAL */
 #include <lwip/tcp.h>
+#include <lwip/ip.h>
+#include <lwip/netif.h>
 #include <lwip/udp.h>
 
 #include <errno.h>
@@ -32,6 +35,7 @@
 #define TCP_FIN_TIMEOUT_MAX 120	    /* seconds */
 #define TCP_RMEM_MAX	    6291456 /* net.ipv4.tcp_rmem[2] */
 #define TCP_CA_NAME_MAX	    16
+#define TCP_INFO_LEN	    232 /* sizeof(struct tcp_info) in Linux 6.1 */
 #ifndef TCP_INQ
 #define TCP_INQ 36
 #endif
@@ -74,6 +78,42 @@ void ns_apply_opts(struct ns_sock *ns)
 		tcp_nagle_disable(ns->pcb.tcp);
 	else
 		tcp_nagle_enable(ns->pcb.tcp);
+}
+
+void ns_inherit_opts(struct ns_sock *ns, const struct ns_sock *l)
+{
+	ns->broadcast = l->broadcast;
+	ns->oobinline = l->oobinline;
+	ns->cork = l->cork;
+	ns->rcvbuf_locked = l->rcvbuf_locked;
+	ns->rcvlowat = l->rcvlowat;
+	ns->priority = l->priority;
+	ns->maxseg = l->maxseg;
+	ns->user_timeout = l->user_timeout;
+	ns->tclass = l->tclass;
+	ns->hops = l->hops;
+	ns->recverr = l->recverr;
+	ns->rcvtimeo = l->rcvtimeo;
+	ns->sndtimeo = l->sndtimeo;
+	ns->dontroute = l->dontroute;
+	ns->rxq_ovfl = l->rxq_ovfl;
+	ns->inq = l->inq;
+	ns->freebind = l->freebind;
+	ns->recvtos = l->recvtos;
+	ns->recvttl = l->recvttl;
+	ns->pktinfo = l->pktinfo;
+	ns->recvpktinfo6 = l->recvpktinfo6;
+	ns->recvtclass6 = l->recvtclass6;
+	ns->recvhoplimit6 = l->recvhoplimit6;
+	ns->timestamp = l->timestamp;
+	ns->mark = l->mark;
+	ns->busy_poll = l->busy_poll;
+	ns->syncnt = l->syncnt;
+	ns->linger2 = l->linger2;
+	ns->window_clamp = l->window_clamp;
+	ns->notsent_lowat = l->notsent_lowat;
+	ns->pmtudisc = l->pmtudisc;
+	memcpy(ns->congestion, l->congestion, sizeof(ns->congestion));
 }
 
 int ns_take_error(struct ns_sock *ns)
@@ -455,7 +495,43 @@ union optval {
 	struct timeval tv;
 	struct linger l;
 	char name[TCP_CA_NAME_MAX];
+	unsigned char info[TCP_INFO_LEN];
 };
+
+/* TCP_INFO from what lwIP knows of the connection: the state, the
+ * timers, the segment size and the congestion window; the rest 0. */
+static void tcp_info_fill(struct ns_sock *ns, union optval *v)
+{
+	struct tcp_pcb *p = ns->state == NS_LISTEN ? NULL : ns->pcb.tcp;
+	struct tcp_info ti;
+	struct tcp_seg *seg;
+
+	memset(&ti, 0, sizeof(ti));
+	ti.tcpi_state = (uint8_t)ns_linux_state(ns);
+	if (ns->state == NS_LISTEN) { /* as tcp_get_info: the queue and its limit */
+		ti.tcpi_unacked = (uint32_t)ns->acc_count;
+		ti.tcpi_sacked = (uint32_t)ns->backlog;
+		memcpy(v->info, &ti, sizeof(ti));
+		return;
+	}
+	ti.tcpi_rto = 1000000; /* TCP_TIMEOUT_INIT until lwIP has a pcb */
+	ti.tcpi_snd_mss = ns->maxseg ? (uint32_t)ns->maxseg : 536;
+	ti.tcpi_advmss = ti.tcpi_snd_mss;
+	if (p && ns->state == NS_CONNECTED) {
+		uint32_t mss = tcp_mss(p) ? tcp_mss(p) : 536;
+		ti.tcpi_retransmits = p->nrtx;
+		ti.tcpi_rto = (uint32_t)p->rto * TCP_SLOW_INTERVAL * 1000;
+		ti.tcpi_snd_mss = ti.tcpi_rcv_mss = ti.tcpi_advmss = mss;
+		ti.tcpi_rtt = (uint32_t)(p->sa >> 3) * TCP_SLOW_INTERVAL * 1000;
+		ti.tcpi_rttvar = (uint32_t)(p->sv >> 2) * TCP_SLOW_INTERVAL * 1000;
+		ti.tcpi_snd_cwnd = p->cwnd / mss;
+		ti.tcpi_snd_ssthresh = p->ssthresh / mss;
+		ti.tcpi_rcv_space = p->rcv_wnd;
+		for (seg = p->unacked; seg; seg = seg->next)
+			ti.tcpi_unacked++;
+	}
+	memcpy(v->info, &ti, sizeof(ti));
+}
 
 static int get_socket(struct ns_sock *ns, int name, union optval *v, unsigned *lv)
 {
@@ -547,6 +623,9 @@ static int get_socket(struct ns_sock *ns, int name, union optval *v, unsigned *l
 	return 0;
 }
 
+union optval;
+static void tcp_info_fill(struct ns_sock *ns, union optval *v);
+
 static int get_tcp(struct ns_sock *ns, int name, union optval *v, unsigned *lv)
 {
 	if (ns->sock.type != SOCK_STREAM)
@@ -590,6 +669,8 @@ static int get_tcp(struct ns_sock *ns, int name, union optval *v, unsigned *lv)
 		break;
 	case TCP_WINDOW_CLAMP:
 		v->i = ns->window_clamp;
+		if (!v->i && ns->state == NS_CONNECTED)
+			v->i = TCP_WND; /* lwIP's window: what the stack clamps to */
 		break;
 	case TCP_NOTSENT_LOWAT:
 		v->i = ns->notsent_lowat;
@@ -603,6 +684,10 @@ static int get_tcp(struct ns_sock *ns, int name, union optval *v, unsigned *lv)
 	case TCP_THIN_LINEAR_TIMEOUTS:
 		v->i = 0;
 		break;
+	case TCP_INFO:
+		tcp_info_fill(ns, v);
+		*lv = TCP_INFO_LEN;
+		break;
 	case TCP_CONGESTION:
 		memcpy(v->name, ns->congestion, sizeof(v->name));
 		*lv = sizeof(v->name);
@@ -610,6 +695,20 @@ static int get_tcp(struct ns_sock *ns, int name, union optval *v, unsigned *lv)
 	default:
 		return -ENOPROTOOPT;
 	}
+	return 0;
+}
+
+/* IP_MTU, IPV6_MTU: the MTU of the interface toward the peer. */
+static int route_mtu(struct ns_sock *ns, union optval *v)
+{
+	struct netif *n;
+
+	if (!ns->has_peer)
+		return -ENOTCONN;
+	n = ip_route(&ns->local_ip, &ns->remote_ip);
+	if (!n)
+		return -ENOTCONN;
+	v->i = n->mtu;
 	return 0;
 }
 
@@ -638,9 +737,7 @@ static int get_ip(struct ns_sock *ns, int name, union optval *v)
 		v->i = ns->pmtudisc;
 		break;
 	case IP_MTU:
-		if (!ns->has_peer)
-			return -ENOTCONN;
-		return -ENOPROTOOPT; /* the route's MTU is not known here */
+		return route_mtu(ns, v);
 	case IP_FREEBIND:
 		v->i = ns->freebind;
 		break;
@@ -693,9 +790,7 @@ static int get_ipv6(struct ns_sock *ns, int name, union optval *v)
 		v->i = ns->mc6_loop;
 		break;
 	case IPV6_MTU:
-		if (!ns->has_peer)
-			return -ENOTCONN;
-		return -ENOPROTOOPT;
+		return route_mtu(ns, v);
 	default:
 		return -ENOPROTOOPT;
 	}

@@ -140,6 +140,10 @@ extern struct list_head ns_all_socks;
 int ns_errno(int lwip_err);
 /* Is the caller capable of cap (a Linux capability number)? */
 bool ns_capable(int cap);
+/* A connection takes its listener's options, as sk_clone (netstack_opt.c). */
+void ns_inherit_opts(struct ns_sock *ns, const struct ns_sock *l);
+/* Linux's TCP state number of ns (TCP_ESTABLISHED, ...); netstack_proc.c. */
+int ns_linux_state(const struct ns_sock *ns);
 /* Does the DNS relay (dns_relay.h) run, and is ip one of its addresses? */
 bool ns_relay_active(void);
 bool ns_relay_has(const ip_addr_t *ip);
