@@ -75,6 +75,15 @@ static err_t lo_output6(struct netif *n, struct pbuf *p, const ip6_addr_t *dst)
 	return netif_loop_output(n, p);
 }
 
+int ns_ifindex(const struct netif *n)
+{
+	if (!n)
+		return 0;
+	if (n == &stack.lo)
+		return 1;
+	return lwip_link_ifindex(n);
+}
+
 static err_t lo_init(struct netif *n)
 {
 	n->name[0] = 'l';

@@ -51,6 +51,12 @@ struct ns_dgram {
 	struct pbuf *p;
 	ip_addr_t addr;
 	uint16_t port;
+	/* for control messages: the header's, the arrival's */
+	ip_addr_t dst;
+	uint8_t tos, ttl;
+	bool v4; /* came as IPv4 */
+	int ifindex;
+	struct timespec ts;
 };
 
 struct ns_sock {
@@ -142,6 +148,9 @@ int ns_errno(int lwip_err);
 bool ns_capable(int cap);
 /* A connection takes its listener's options, as sk_clone (netstack_opt.c). */
 void ns_inherit_opts(struct ns_sock *ns, const struct ns_sock *l);
+/* The guest's ifindex of a netif: 1 for the loopback, the host's for an
+ * attached interface, 0 for another (netstack.c). */
+int ns_ifindex(const struct netif *n);
 /* Linux's TCP state number of ns (TCP_ESTABLISHED, ...); netstack_proc.c. */
 int ns_linux_state(const struct ns_sock *ns);
 /* Does the DNS relay (dns_relay.h) run, and is ip one of its addresses? */
