@@ -288,6 +288,7 @@ struct ns_sock *ns_sock_new(int family, int type, int protocol)
 	ns->pmtudisc = IP_PMTUDISC_WANT;
 	ns->mc_ttl = ns->mc6_hops = 1;
 	ns->mc_loop = ns->mc6_loop = true;
+	ns->incoming_cpu = -1;
 	memcpy(ns->congestion, "cubic", 6);
 	ns->rcvtimeo = ns->sndtimeo = SOCK_TIMEO_NONE;
 	waitq_init(&ns->wq);

@@ -210,6 +210,14 @@ static int set_socket(struct ns_sock *ns, int name, const void *val, unsigned le
 	case SO_RXQ_OVFL:
 		ns->rxq_ovfl = v != 0;
 		return 0;
+	case SO_INCOMING_CPU:
+		ns->incoming_cpu = v;
+		return 0;
+	case SO_ZEROCOPY: /* accepted, as Linux for TCP and UDP; sends copy anyway */
+		if (v < 0 || v > 1)
+			return -EINVAL;
+		ns->zerocopy = v;
+		return 0;
 	case SO_PRIORITY:
 		if ((v < 0 || v > 6) && !ns_capable(KCAP_NET_ADMIN) && !ns_capable(KCAP_NET_RAW))
 			return -EPERM;
@@ -290,6 +298,10 @@ static int set_tcp(struct ns_sock *ns, int name, int v)
 			return -EINVAL;
 		ns->inq = v;
 		return 0;
+	case TCP_REPAIR:
+		if (!ns_capable(KCAP_NET_ADMIN))
+			return -EPERM;
+		return -ENOPROTOOPT; /* not done */
 	case TCP_FASTOPEN:
 		if (v < 0 || (ns->state != NS_CLOSED && ns->state != NS_LISTEN))
 			return -EINVAL;
@@ -496,6 +508,7 @@ union optval {
 	struct linger l;
 	char name[TCP_CA_NAME_MAX];
 	unsigned char info[TCP_INFO_LEN];
+	uint64_t u64;
 };
 
 /* TCP_INFO from what lwIP knows of the connection: the state, the
@@ -600,8 +613,19 @@ static int get_socket(struct ns_sock *ns, int name, union optval *v, unsigned *l
 		v->i = ns->rxq_ovfl;
 		break;
 	case SO_ZEROCOPY:
-		v->i = 0;
+		v->i = ns->zerocopy;
 		break;
+	case SO_INCOMING_CPU:
+		v->i = ns->incoming_cpu;
+		break;
+	case SO_COOKIE: {
+		static uint64_t next_cookie = 1; /* core lock held */
+		if (!ns->cookie)
+			ns->cookie = next_cookie++;
+		v->u64 = ns->cookie;
+		*lv = sizeof(v->u64);
+		break;
+	}
 	case SO_LINGER:
 		v->l.l_onoff = ns->linger_onoff;
 		v->l.l_linger = ns->linger_secs;
@@ -826,6 +850,8 @@ int ns_getsockopt(struct socket *s, int level, int name, void *val, unsigned *le
 	ns_unlock();
 	if (ret)
 		return ret;
+	if (level == SOL_SOCKET && name == SO_COOKIE && *len < lv)
+		return -EINVAL; /* no truncated cookie, as sk_getsockopt */
 	if (*len > lv)
 		*len = lv;
 	memcpy(val, &v, *len);

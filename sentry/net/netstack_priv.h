@@ -99,11 +99,12 @@ struct ns_sock {
 	bool recverr, quickack;
 	/* Kept and read back only: nothing in the stack acts on them (no
 	 * control messages, no routing by mark, no free bind). */
-	bool rcvbuf_locked, dontroute, rxq_ovfl, inq, freebind, mc_loop, mc6_loop;
+	bool rcvbuf_locked, zerocopy, dontroute, rxq_ovfl, inq, freebind, mc_loop, mc6_loop;
 	bool recvtos, recvttl, pktinfo, recvpktinfo6, recvtclass6, recvhoplimit6;
 	int timestamp; /* 0, 1: SO_TIMESTAMP, 2: SO_TIMESTAMPNS */
 	int mark, busy_poll, syncnt, linger2, window_clamp, notsent_lowat, fastopen;
-	int pmtudisc, mc_ttl, mc6_hops;
+	int pmtudisc, mc_ttl, mc6_hops, incoming_cpu;
+	uint64_t cookie; /* SO_COOKIE: given at the first ask, never 0 */
 	char congestion[16];
 	uint64_t rcvtimeo, sndtimeo; /* ns, or SOCK_TIMEO_NONE */
 	struct waitq wq;

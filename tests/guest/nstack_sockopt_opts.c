@@ -78,6 +78,27 @@ static void lens(int fd, int lvl, int name, const char *what)
 	printf("  get %s len 0: %s len %u\n", what, err(r), (unsigned)len);
 }
 
+static void cookies(int fd)
+{
+	uint64_t c1 = 0, c2 = 0, c3 = 0;
+	socklen_t len = sizeof(c1);
+	int other = socket(AF_INET, SOCK_DGRAM, 0), r;
+
+	r = getsockopt(fd, SOL_SOCKET, SO_COOKIE, &c1, &len);
+	printf("  get SO_COOKIE: %s len %u nonzero %d\n", err(r), (unsigned)len, c1 != 0);
+	len = sizeof(c2);
+	getsockopt(fd, SOL_SOCKET, SO_COOKIE, &c2, &len);
+	len = sizeof(c3);
+	getsockopt(other, SOL_SOCKET, SO_COOKIE, &c3, &len);
+	printf("  SO_COOKIE stable %d, another socket's differs %d\n", c1 == c2, c1 != c3);
+	len = 4;
+	r = getsockopt(fd, SOL_SOCKET, SO_COOKIE, &c2, &len);
+	printf("  get SO_COOKIE len 4: %s\n", err(r));
+	r = setsockopt(fd, SOL_SOCKET, SO_COOKIE, &c1, sizeof(c1));
+	printf("  set SO_COOKIE: %s\n", err(r));
+	close(other);
+}
+
 static void sol_socket(int fd, int tcp)
 {
 	struct linger l = {1, 0};
@@ -127,6 +148,12 @@ static void sol_socket(int fd, int tcp)
 	get(fd, O(SOL_SOCKET, SO_RXQ_OVFL));
 	set(fd, O(SOL_SOCKET, SO_RXQ_OVFL), 1);
 	get(fd, O(SOL_SOCKET, SO_ZEROCOPY));
+	set(fd, O(SOL_SOCKET, SO_ZEROCOPY), 1);
+	set(fd, O(SOL_SOCKET, SO_ZEROCOPY), 2);
+	set(fd, O(SOL_SOCKET, SO_ZEROCOPY), 0);
+	get(fd, O(SOL_SOCKET, SO_INCOMING_CPU));
+	set(fd, O(SOL_SOCKET, SO_INCOMING_CPU), 0);
+	cookies(fd);
 	set(fd, O(SOL_SOCKET, 12345), 1);
 	get(fd, O(SOL_SOCKET, 12345));
 	lens(fd, O(SOL_SOCKET, SO_KEEPALIVE));
