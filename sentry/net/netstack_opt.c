@@ -200,8 +200,6 @@ static int set_socket(struct ns_sock *ns, int name, const void *val, unsigned le
 	case SO_BUSY_POLL:
 		if (v < 0)
 			return -EINVAL;
-		if (v > ns->busy_poll && !ns_capable(KCAP_NET_ADMIN))
-			return -EPERM;
 		ns->busy_poll = v;
 		return 0;
 	case SO_DONTROUTE:

@@ -136,7 +136,8 @@ GUEST_TESTS = \
 	nstack_dual \
 	nstack_sockopt_opts \
 	nstack_sockopt_conn \
-	nstack_sockopt_cmsg
+	nstack_sockopt_cmsg \
+	nstack_sockopt_perm
 
 # Built like the others but not run by `make check` until rung passes them:
 # `GUEST_LIST=pending.list tests/guest/run.sh` runs them (see each one's
