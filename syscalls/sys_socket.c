@@ -27,7 +27,8 @@
 
 #define MAX_RW_COUNT (INT_MAX & ~(PAGE_SIZE - 1))
 /* What the kernel writes into a receive's control buffer, at most: credentials and SCM_MAX_FD descriptors. */
-#define RECV_CTL_MAX (CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(SCM_MAX_FD * sizeof(int)))
+#define RECV_CTL_MAX \
+	(CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(SCM_MAX_FD * sizeof(int)) + SCM_INET_MAX)
 
 /* The socket behind fd, with a reference on its file in *fp: EBADF, ENOTSOCK. */
 static struct socket *sock_lookup(struct task *t, int fd, struct file **fp, int *err)
@@ -560,7 +561,8 @@ struct ctl_out {
 };
 
 /* put_cmsg: one control message, truncated (MSG_CTRUNC) when short of room. */
-static void put_cmsg(struct ctl_out *c, int type, const void *data, size_t len, int *flags)
+static void put_cmsg_level(struct ctl_out *c, int level, int type, const void *data, size_t len,
+			   int *flags)
 {
 	size_t left = c->room - c->used, cmlen = CMSG_LEN(len);
 	struct cmsghdr h;
@@ -574,11 +576,16 @@ static void put_cmsg(struct ctl_out *c, int type, const void *data, size_t len, 
 		cmlen = left;
 	}
 	h.cmsg_len = cmlen;
-	h.cmsg_level = SOL_SOCKET;
+	h.cmsg_level = level;
 	h.cmsg_type = type;
 	memcpy(c->buf + c->used, &h, sizeof(h));
 	memcpy(c->buf + c->used + sizeof(h), data, cmlen - sizeof(h));
 	c->used += MIN(CMSG_SPACE(len), left);
+}
+
+static void put_cmsg(struct ctl_out *c, int type, const void *data, size_t len, int *flags)
+{
+	put_cmsg_level(c, SOL_SOCKET, type, data, len, flags);
 }
 
 /* scm_detach_fds: install what fits (MSG_CMSG_CLOEXEC), drop the rest. */
@@ -618,7 +625,7 @@ static void detach_fds(struct task *t, struct ctl_out *c, struct scm_fds *fds, i
 static void scm_deliver(struct task *t, struct ctl_out *c, struct scm *scm, int *flags)
 {
 	if (!c->uptr) {
-		if (scm->passcred || scm->fds)
+		if (scm->passcred || scm->fds || scm->inet_len)
 			*flags |= MSG_CTRUNC;
 		return;
 	}
@@ -626,6 +633,13 @@ static void scm_deliver(struct task *t, struct ctl_out *c, struct scm *scm, int 
 		put_cmsg(c, SCM_CREDENTIALS, &scm->creds, sizeof(scm->creds), flags);
 	if (scm->fds)
 		detach_fds(t, c, scm->fds, flags);
+	for (size_t off = 0; off + sizeof(struct cmsghdr) <= scm->inet_len;) {
+		struct cmsghdr h;
+		memcpy(&h, scm->inet + off, sizeof(h));
+		put_cmsg_level(c, h.cmsg_level, h.cmsg_type, scm->inet + off + sizeof(h),
+			       h.cmsg_len - sizeof(h), flags);
+		off += CMSG_SPACE(h.cmsg_len - sizeof(h));
+	}
 }
 
 /*

@@ -280,14 +280,13 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	FULL(accept4, 4, A_FD, A_PTR, A_PTR, A_HEX), FULL(getsockname, 3, A_FD, A_PTR, A_PTR),
 	FULL(getpeername, 3, A_FD, A_PTR, A_PTR), FULL(shutdown, 2, A_FD, A_INT),
 	PART(setsockopt,
-	     "AF_UNIX: SOL_SOCKET buffers (and *FORCE), timeouts, SO_PASSCRED, SO_REUSEADDR, "
-	     "SO_LINGER, SO_PRIORITY, SO_RCVLOWAT, flags (else ENOPROTOOPT), other levels "
-	     "EOPNOTSUPP; AF_INET/6: docs/network.md",
+	     "AF_UNIX: SOL_SOCKET buffers, timeouts, SO_PASSCRED, SO_REUSEADDR, SO_LINGER, "
+	     "SO_PRIORITY, SO_RCVLOWAT, flags (else ENOPROTOOPT; levels EOPNOTSUPP); AF_INET/6: "
+	     "docs/netstack.md",
 	     5, A_FD, A_INT, A_INT, A_PTR, A_INT),
 	PART(getsockopt,
 	     "SOL_SOCKET: SO_TYPE, SO_DOMAIN, SO_PROTOCOL, SO_ERROR, SO_PEERCRED, SO_ACCEPTCONN, "
-	     "buffers, timeouts (not rounded to jiffies); AF_INET/AF_INET6: docs/network.md; other "
-	     "levels EOPNOTSUPP",
+	     "buffers, timeouts; AF_INET/6: TCP_INFO from lwIP, docs/netstack.md; else EOPNOTSUPP",
 	     5, A_FD, A_INT, A_INT, A_PTR, A_PTR),
 	PART(sendto,
 	     "no MSG_OOB on AF_UNIX (EOPNOTSUPP); AF_INET/AF_INET6: the egress policy checks the "

@@ -416,3 +416,10 @@ void lwip_links_close(struct lwip_links *ls, bool running)
 	free(ls->links);
 	free(ls);
 }
+
+int lwip_link_ifindex(const struct netif *n)
+{
+	if (n->linkoutput != link_output)
+		return 0;
+	return ((const struct link *)n->state)->iface.index;
+}

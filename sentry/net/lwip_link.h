@@ -15,10 +15,14 @@ struct lwip_links;
 struct net_config;
 struct rung_error;
 
+struct netif;
+
 int lwip_links_open(const struct net_config *cfg, struct lwip_links **out, struct rung_error *err);
 /* The netifs and the readers (lwIP's thread runs; core lock not held). */
 void lwip_links_run(struct lwip_links *l);
 /* Stop the readers, take the netifs down (running: lwIP runs), close. */
 void lwip_links_close(struct lwip_links *l, bool running);
+/* The host's ifindex of an attached interface's netif; 0 for another netif. */
+int lwip_link_ifindex(const struct netif *n);
 
 #endif

@@ -75,6 +75,15 @@ static err_t lo_output6(struct netif *n, struct pbuf *p, const ip6_addr_t *dst)
 	return netif_loop_output(n, p);
 }
 
+int ns_ifindex(const struct netif *n)
+{
+	if (!n)
+		return 0;
+	if (n == &stack.lo)
+		return 1;
+	return lwip_link_ifindex(n);
+}
+
 static err_t lo_init(struct netif *n)
 {
 	n->name[0] = 'l';
@@ -273,6 +282,14 @@ struct ns_sock *ns_sock_new(int family, int type, int protocol)
 	ns->keepcnt = 9;
 	ns->ttl = -1;
 	ns->hops = -1;
+	ns->quickack = true;
+	ns->syncnt = 6;
+	ns->linger2 = 60;
+	ns->pmtudisc = IP_PMTUDISC_WANT;
+	ns->mc_ttl = ns->mc6_hops = 1;
+	ns->mc_loop = ns->mc6_loop = true;
+	ns->incoming_cpu = -1;
+	memcpy(ns->congestion, "cubic", 6);
 	ns->rcvtimeo = ns->sndtimeo = SOCK_TIMEO_NONE;
 	waitq_init(&ns->wq);
 	pthread_mutex_init(&ns->rlock, NULL);

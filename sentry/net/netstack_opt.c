@@ -9,7 +9,10 @@
 #include "sentry/net/netstack_priv.h"
 #include "lib/util.h"
 
+#include <lwip/priv/tcp_priv.h> /* struct tcp_seg, TCP_SLOW_INTERVAL */
 #include <lwip/tcp.h>
+#include <lwip/ip.h>
+#include <lwip/netif.h>
 #include <lwip/udp.h>
 
 #include <errno.h>
@@ -23,11 +26,22 @@
 #define SO_RCVTIMEO_NEW 66
 #define SO_SNDTIMEO_NEW 67
 #endif
-#define KCAP_NET_ADMIN	  12
-#define KCAP_NET_RAW	  13
-#define MAX_TCP_KEEPIDLE  32767
-#define MAX_TCP_KEEPINTVL 32767
-#define MAX_TCP_KEEPCNT	  127
+#define KCAP_NET_ADMIN	    12
+#define KCAP_NET_RAW	    13
+#define MAX_TCP_KEEPIDLE    32767
+#define MAX_TCP_KEEPINTVL   32767
+#define MAX_TCP_KEEPCNT	    127
+#define MAX_TCP_SYNCNT	    127
+#define TCP_FIN_TIMEOUT_MAX 120	    /* seconds */
+#define TCP_RMEM_MAX	    6291456 /* net.ipv4.tcp_rmem[2] */
+#define TCP_CA_NAME_MAX	    16
+#define TCP_INFO_LEN	    232 /* sizeof(struct tcp_info) in Linux 6.1 */
+#ifndef TCP_INQ
+#define TCP_INQ 36
+#endif
+#ifndef SO_BUSY_POLL
+#define SO_BUSY_POLL 46
+#endif
 
 /* The pcb's common part, whichever protocol (core lock held). */
 static struct ip_pcb *ip_pcb(struct ns_sock *ns)
@@ -64,6 +78,42 @@ void ns_apply_opts(struct ns_sock *ns)
 		tcp_nagle_disable(ns->pcb.tcp);
 	else
 		tcp_nagle_enable(ns->pcb.tcp);
+}
+
+void ns_inherit_opts(struct ns_sock *ns, const struct ns_sock *l)
+{
+	ns->broadcast = l->broadcast;
+	ns->oobinline = l->oobinline;
+	ns->cork = l->cork;
+	ns->rcvbuf_locked = l->rcvbuf_locked;
+	ns->rcvlowat = l->rcvlowat;
+	ns->priority = l->priority;
+	ns->maxseg = l->maxseg;
+	ns->user_timeout = l->user_timeout;
+	ns->tclass = l->tclass;
+	ns->hops = l->hops;
+	ns->recverr = l->recverr;
+	ns->rcvtimeo = l->rcvtimeo;
+	ns->sndtimeo = l->sndtimeo;
+	ns->dontroute = l->dontroute;
+	ns->rxq_ovfl = l->rxq_ovfl;
+	ns->inq = l->inq;
+	ns->freebind = l->freebind;
+	ns->recvtos = l->recvtos;
+	ns->recvttl = l->recvttl;
+	ns->pktinfo = l->pktinfo;
+	ns->recvpktinfo6 = l->recvpktinfo6;
+	ns->recvtclass6 = l->recvtclass6;
+	ns->recvhoplimit6 = l->recvhoplimit6;
+	ns->timestamp = l->timestamp;
+	ns->mark = l->mark;
+	ns->busy_poll = l->busy_poll;
+	ns->syncnt = l->syncnt;
+	ns->linger2 = l->linger2;
+	ns->window_clamp = l->window_clamp;
+	ns->notsent_lowat = l->notsent_lowat;
+	ns->pmtudisc = l->pmtudisc;
+	memcpy(ns->congestion, l->congestion, sizeof(ns->congestion));
 }
 
 int ns_take_error(struct ns_sock *ns)
@@ -111,10 +161,12 @@ static int set_socket(struct ns_sock *ns, int name, const void *val, unsigned le
 	case SO_RCVBUF: {
 		uint32_t n = MIN((uint32_t)v,
 				 (uint32_t)(name == SO_SNDBUF ? SOCK_WMEM_MAX : SOCK_RMEM_MAX));
-		if (name == SO_SNDBUF)
+		if (name == SO_SNDBUF) {
 			ns->sndbuf = MAX((int)n * 2, SOCK_MIN_SNDBUF);
-		else
+		} else {
 			ns->rcvbuf = MAX((int)n * 2, SOCK_MIN_RCVBUF);
+			ns->rcvbuf_locked = true;
+		}
 		return 0;
 	}
 	case SO_SNDBUFFORCE:
@@ -125,10 +177,44 @@ static int set_socket(struct ns_sock *ns, int name, const void *val, unsigned le
 		if (name == SO_SNDBUFFORCE)
 			ns->sndbuf = MAX(v * 2, SOCK_MIN_SNDBUF);
 		else
-			ns->rcvbuf = MAX(v * 2, SOCK_MIN_RCVBUF);
+			ns->rcvbuf = MAX(v * 2, SOCK_MIN_RCVBUF), ns->rcvbuf_locked = true;
 		return 0;
 	case SO_RCVLOWAT:
-		ns->rcvlowat = v < 0 ? INT_MAX : (v ? v : 1);
+		if (v < 0)
+			v = INT_MAX;
+		if (ns->sock.type == SOCK_STREAM) /* as tcp_set_rcvlowat */
+			v = MIN(v, (ns->rcvbuf_locked ? ns->rcvbuf : TCP_RMEM_MAX) >> 1);
+		ns->rcvlowat = v ? v : 1;
+		return 0;
+	case SO_SNDLOWAT:
+		return -ENOPROTOOPT; /* as Linux: read-only, always 1 */
+	case SO_MARK:
+		if (!ns_capable(KCAP_NET_ADMIN) && !ns_capable(KCAP_NET_RAW))
+			return -EPERM;
+		ns->mark = v;
+		return 0;
+	case SO_TIMESTAMP:
+	case SO_TIMESTAMPNS:
+		ns->timestamp = v ? (name == SO_TIMESTAMPNS ? 2 : 1) : 0;
+		return 0;
+	case SO_BUSY_POLL:
+		if (v < 0)
+			return -EINVAL;
+		ns->busy_poll = v;
+		return 0;
+	case SO_DONTROUTE:
+		ns->dontroute = v != 0;
+		return 0;
+	case SO_RXQ_OVFL:
+		ns->rxq_ovfl = v != 0;
+		return 0;
+	case SO_INCOMING_CPU:
+		ns->incoming_cpu = v;
+		return 0;
+	case SO_ZEROCOPY: /* accepted, as Linux for TCP and UDP; sends copy anyway */
+		if (v < 0 || v > 1)
+			return -EINVAL;
+		ns->zerocopy = v;
 		return 0;
 	case SO_PRIORITY:
 		if ((v < 0 || v > 6) && !ns_capable(KCAP_NET_ADMIN) && !ns_capable(KCAP_NET_RAW))
@@ -185,10 +271,60 @@ static int set_tcp(struct ns_sock *ns, int name, int v)
 		return 0;
 	case TCP_DEFER_ACCEPT:
 		return 0; /* connections are handed over at once */
+	case TCP_SYNCNT:
+		if (v < 1 || v > MAX_TCP_SYNCNT)
+			return -EINVAL;
+		ns->syncnt = v;
+		return 0;
+	case TCP_LINGER2:
+		ns->linger2 = v < 0 ? -1 : (v == 0 ? 60 : MIN(v, TCP_FIN_TIMEOUT_MAX));
+		return 0;
+	case TCP_WINDOW_CLAMP:
+		if (!v) {
+			if (ns->state != NS_CLOSED)
+				return -EINVAL;
+			ns->window_clamp = 0;
+		} else {
+			ns->window_clamp = MAX(v, SOCK_MIN_RCVBUF / 2);
+		}
+		return 0;
+	case TCP_NOTSENT_LOWAT:
+		ns->notsent_lowat = v;
+		return 0;
+	case TCP_INQ:
+		if (v < 0 || v > 1)
+			return -EINVAL;
+		ns->inq = v;
+		return 0;
+	case TCP_REPAIR:
+		if (!ns_capable(KCAP_NET_ADMIN))
+			return -EPERM;
+		return -ENOPROTOOPT; /* not done */
+	case TCP_FASTOPEN:
+		if (v < 0 || (ns->state != NS_CLOSED && ns->state != NS_LISTEN))
+			return -EINVAL;
+		ns->fastopen = v;
+		return 0;
 	default:
 		return -ENOPROTOOPT;
 	}
 	ns_apply_opts(ns);
+	return 0;
+}
+
+/* TCP_CONGESTION: the name of an algorithm Linux builds in. */
+static int set_congestion(struct ns_sock *ns, const char *val, unsigned len)
+{
+	char name[TCP_CA_NAME_MAX] = {0};
+
+	if (ns->sock.type != SOCK_STREAM)
+		return -ENOPROTOOPT;
+	if (len < 1)
+		return -EINVAL;
+	memcpy(name, val, MIN(len, (unsigned)TCP_CA_NAME_MAX - 1));
+	if (strcmp(name, "cubic") && strcmp(name, "reno"))
+		return -ENOENT;
+	memcpy(ns->congestion, name, sizeof(name));
 	return 0;
 }
 
@@ -211,6 +347,35 @@ static int set_ip(struct ns_sock *ns, int name, int v)
 	case IP_MTU_DISCOVER:
 		if (v < IP_PMTUDISC_DONT || v > IP_PMTUDISC_OMIT)
 			return -EINVAL;
+		ns->pmtudisc = v;
+		return 0;
+	case IP_RECVTOS:
+		ns->recvtos = v != 0;
+		return 0;
+	case IP_RECVTTL:
+		ns->recvttl = v != 0;
+		return 0;
+	case IP_PKTINFO:
+		ns->pktinfo = v != 0;
+		return 0;
+	case IP_FREEBIND:
+		ns->freebind = v != 0;
+		return 0;
+	case IP_TRANSPARENT:
+		if (!ns_capable(KCAP_NET_ADMIN) && !ns_capable(KCAP_NET_RAW))
+			return -EPERM;
+		return -ENOPROTOOPT; /* not done */
+	case IP_MULTICAST_TTL:
+		if (ns->sock.type == SOCK_STREAM)
+			return -EINVAL;
+		if (v == -1)
+			v = 1;
+		if (v < 0 || v > 255)
+			return -EINVAL;
+		ns->mc_ttl = v;
+		return 0;
+	case IP_MULTICAST_LOOP:
+		ns->mc_loop = v != 0;
 		return 0;
 	default:
 		return -ENOPROTOOPT;
@@ -242,6 +407,27 @@ static int set_ipv6(struct ns_sock *ns, int name, int v)
 	case IPV6_RECVERR:
 		ns->recverr = v != 0;
 		return 0;
+	case IPV6_RECVPKTINFO:
+		ns->recvpktinfo6 = v != 0;
+		return 0;
+	case IPV6_RECVTCLASS:
+		ns->recvtclass6 = v != 0;
+		return 0;
+	case IPV6_RECVHOPLIMIT:
+		ns->recvhoplimit6 = v != 0;
+		return 0;
+	case IPV6_MULTICAST_HOPS:
+		if (ns->sock.type == SOCK_STREAM)
+			return -ENOPROTOOPT;
+		if (v < -1 || v > 255)
+			return -EINVAL;
+		ns->mc6_hops = v == -1 ? 1 : v;
+		return 0;
+	case IPV6_MULTICAST_LOOP:
+		if (v != 0 && v != 1)
+			return -EINVAL;
+		ns->mc6_loop = v;
+		return 0;
 	default:
 		return -ENOPROTOOPT;
 	}
@@ -249,16 +435,49 @@ static int set_ipv6(struct ns_sock *ns, int name, int v)
 	return 0;
 }
 
+/* IP options whose value may be a single byte, as Linux's. */
+static bool ip_char_opt(int name)
+{
+	switch (name) {
+	case IP_TOS:
+	case IP_TTL:
+	case IP_RECVTOS:
+	case IP_RECVTTL:
+	case IP_PKTINFO:
+	case IP_MTU_DISCOVER:
+	case IP_RECVERR:
+	case IP_FREEBIND:
+	case IP_TRANSPARENT:
+	case IP_MULTICAST_TTL:
+	case IP_MULTICAST_LOOP:
+		return true;
+	}
+	return false;
+}
+
 int ns_setsockopt(struct socket *s, int level, int name, const void *val, unsigned len)
 {
 	struct ns_sock *ns = NS(s);
 	int v = 0, ret;
 
-	if (len >= sizeof(int))
+	if (level == IPPROTO_TCP && name == TCP_CONGESTION) {
+		ns_lock();
+		ret = set_congestion(ns, val, len);
+		ns_unlock();
+		return ret;
+	}
+	if (len >= sizeof(int)) {
 		memcpy(&v, val, sizeof(int));
-	else if (!(level == SOL_SOCKET &&
-		   (name == SO_RCVTIMEO || name == SO_SNDTIMEO || name == SO_LINGER)))
+	} else if (level == IPPROTO_IP && ip_char_opt(name)) {
+		/* do_ip_setsockopt: a char will do; some need at least that */
+		v = len ? *(const unsigned char *)val : 0;
+		if (!len &&
+		    (name == IP_TTL || name == IP_MULTICAST_TTL || name == IP_MULTICAST_LOOP))
+			return -EINVAL;
+	} else if (!(level == SOL_SOCKET &&
+		     (name == SO_RCVTIMEO || name == SO_SNDTIMEO || name == SO_LINGER))) {
 		return -EINVAL;
+	}
 	ns_lock();
 	switch (level) {
 	case SOL_SOCKET:
@@ -285,7 +504,45 @@ union optval {
 	int i;
 	struct timeval tv;
 	struct linger l;
+	char name[TCP_CA_NAME_MAX];
+	unsigned char info[TCP_INFO_LEN];
+	uint64_t u64;
 };
+
+/* TCP_INFO from what lwIP knows of the connection: the state, the
+ * timers, the segment size and the congestion window; the rest 0. */
+static void tcp_info_fill(struct ns_sock *ns, union optval *v)
+{
+	struct tcp_pcb *p = ns->state == NS_LISTEN ? NULL : ns->pcb.tcp;
+	struct tcp_info ti;
+	struct tcp_seg *seg;
+
+	memset(&ti, 0, sizeof(ti));
+	ti.tcpi_state = (uint8_t)ns_linux_state(ns);
+	if (ns->state == NS_LISTEN) { /* as tcp_get_info: the queue and its limit */
+		ti.tcpi_unacked = (uint32_t)ns->acc_count;
+		ti.tcpi_sacked = (uint32_t)ns->backlog;
+		memcpy(v->info, &ti, sizeof(ti));
+		return;
+	}
+	ti.tcpi_rto = 1000000; /* TCP_TIMEOUT_INIT until lwIP has a pcb */
+	ti.tcpi_snd_mss = ns->maxseg ? (uint32_t)ns->maxseg : 536;
+	ti.tcpi_advmss = ti.tcpi_snd_mss;
+	if (p && ns->state == NS_CONNECTED) {
+		uint32_t mss = tcp_mss(p) ? tcp_mss(p) : 536;
+		ti.tcpi_retransmits = p->nrtx;
+		ti.tcpi_rto = (uint32_t)p->rto * TCP_SLOW_INTERVAL * 1000;
+		ti.tcpi_snd_mss = ti.tcpi_rcv_mss = ti.tcpi_advmss = mss;
+		ti.tcpi_rtt = (uint32_t)(p->sa >> 3) * TCP_SLOW_INTERVAL * 1000;
+		ti.tcpi_rttvar = (uint32_t)(p->sv >> 2) * TCP_SLOW_INTERVAL * 1000;
+		ti.tcpi_snd_cwnd = p->cwnd / mss;
+		ti.tcpi_snd_ssthresh = p->ssthresh / mss;
+		ti.tcpi_rcv_space = p->rcv_wnd;
+		for (seg = p->unacked; seg; seg = seg->next)
+			ti.tcpi_unacked++;
+	}
+	memcpy(v->info, &ti, sizeof(ti));
+}
 
 static int get_socket(struct ns_sock *ns, int name, union optval *v, unsigned *lv)
 {
@@ -335,6 +592,38 @@ static int get_socket(struct ns_sock *ns, int name, union optval *v, unsigned *l
 	case SO_PRIORITY:
 		v->i = ns->priority;
 		break;
+	case SO_MARK:
+		v->i = ns->mark;
+		break;
+	case SO_TIMESTAMP:
+		v->i = ns->timestamp == 1;
+		break;
+	case SO_TIMESTAMPNS:
+		v->i = ns->timestamp == 2;
+		break;
+	case SO_BUSY_POLL:
+		v->i = ns->busy_poll;
+		break;
+	case SO_DONTROUTE:
+		v->i = ns->dontroute;
+		break;
+	case SO_RXQ_OVFL:
+		v->i = ns->rxq_ovfl;
+		break;
+	case SO_ZEROCOPY:
+		v->i = ns->zerocopy;
+		break;
+	case SO_INCOMING_CPU:
+		v->i = ns->incoming_cpu;
+		break;
+	case SO_COOKIE: {
+		static uint64_t next_cookie = 1; /* core lock held */
+		if (!ns->cookie)
+			ns->cookie = next_cookie++;
+		v->u64 = ns->cookie;
+		*lv = sizeof(v->u64);
+		break;
+	}
 	case SO_LINGER:
 		v->l.l_onoff = ns->linger_onoff;
 		v->l.l_linger = ns->linger_secs;
@@ -356,7 +645,10 @@ static int get_socket(struct ns_sock *ns, int name, union optval *v, unsigned *l
 	return 0;
 }
 
-static int get_tcp(struct ns_sock *ns, int name, union optval *v)
+union optval;
+static void tcp_info_fill(struct ns_sock *ns, union optval *v);
+
+static int get_tcp(struct ns_sock *ns, int name, union optval *v, unsigned *lv)
 {
 	if (ns->sock.type != SOCK_STREAM)
 		return -ENOPROTOOPT;
@@ -391,9 +683,54 @@ static int get_tcp(struct ns_sock *ns, int name, union optval *v)
 	case TCP_DEFER_ACCEPT:
 		v->i = 0;
 		break;
+	case TCP_SYNCNT:
+		v->i = ns->syncnt;
+		break;
+	case TCP_LINGER2:
+		v->i = ns->linger2;
+		break;
+	case TCP_WINDOW_CLAMP:
+		v->i = ns->window_clamp;
+		if (!v->i && ns->state == NS_CONNECTED)
+			v->i = TCP_WND; /* lwIP's window: what the stack clamps to */
+		break;
+	case TCP_NOTSENT_LOWAT:
+		v->i = ns->notsent_lowat;
+		break;
+	case TCP_INQ:
+		v->i = ns->inq;
+		break;
+	case TCP_FASTOPEN:
+		v->i = ns->fastopen;
+		break;
+	case TCP_THIN_LINEAR_TIMEOUTS:
+		v->i = 0;
+		break;
+	case TCP_INFO:
+		tcp_info_fill(ns, v);
+		*lv = TCP_INFO_LEN;
+		break;
+	case TCP_CONGESTION:
+		memcpy(v->name, ns->congestion, sizeof(v->name));
+		*lv = sizeof(v->name);
+		break;
 	default:
 		return -ENOPROTOOPT;
 	}
+	return 0;
+}
+
+/* IP_MTU, IPV6_MTU: the MTU of the interface toward the peer. */
+static int route_mtu(struct ns_sock *ns, union optval *v)
+{
+	struct netif *n;
+
+	if (!ns->has_peer)
+		return -ENOTCONN;
+	n = ip_route(&ns->local_ip, &ns->remote_ip);
+	if (!n)
+		return -ENOTCONN;
+	v->i = n->mtu;
 	return 0;
 }
 
@@ -408,6 +745,33 @@ static int get_ip(struct ns_sock *ns, int name, union optval *v)
 		break;
 	case IP_RECVERR:
 		v->i = ns->recverr;
+		break;
+	case IP_RECVTOS:
+		v->i = ns->recvtos;
+		break;
+	case IP_RECVTTL:
+		v->i = ns->recvttl;
+		break;
+	case IP_PKTINFO:
+		v->i = ns->pktinfo;
+		break;
+	case IP_MTU_DISCOVER:
+		v->i = ns->pmtudisc;
+		break;
+	case IP_MTU:
+		return route_mtu(ns, v);
+	case IP_FREEBIND:
+		v->i = ns->freebind;
+		break;
+	case IP_TRANSPARENT:
+	case IP_HDRINCL:
+		v->i = 0;
+		break;
+	case IP_MULTICAST_TTL:
+		v->i = ns->mc_ttl;
+		break;
+	case IP_MULTICAST_LOOP:
+		v->i = ns->mc_loop;
 		break;
 	default:
 		return -ENOPROTOOPT;
@@ -432,6 +796,23 @@ static int get_ipv6(struct ns_sock *ns, int name, union optval *v)
 	case IPV6_RECVERR:
 		v->i = ns->recverr;
 		break;
+	case IPV6_RECVPKTINFO:
+		v->i = ns->recvpktinfo6;
+		break;
+	case IPV6_RECVTCLASS:
+		v->i = ns->recvtclass6;
+		break;
+	case IPV6_RECVHOPLIMIT:
+		v->i = ns->recvhoplimit6;
+		break;
+	case IPV6_MULTICAST_HOPS:
+		v->i = ns->mc6_hops;
+		break;
+	case IPV6_MULTICAST_LOOP:
+		v->i = ns->mc6_loop;
+		break;
+	case IPV6_MTU:
+		return route_mtu(ns, v);
 	default:
 		return -ENOPROTOOPT;
 	}
@@ -452,7 +833,7 @@ int ns_getsockopt(struct socket *s, int level, int name, void *val, unsigned *le
 		ret = get_socket(ns, name, &v, &lv);
 		break;
 	case IPPROTO_TCP:
-		ret = get_tcp(ns, name, &v);
+		ret = get_tcp(ns, name, &v, &lv);
 		break;
 	case IPPROTO_IP:
 		ret = get_ip(ns, name, &v);
@@ -467,6 +848,8 @@ int ns_getsockopt(struct socket *s, int level, int name, void *val, unsigned *le
 	ns_unlock();
 	if (ret)
 		return ret;
+	if (level == SOL_SOCKET && name == SO_COOKIE && *len < lv)
+		return -EINVAL; /* no truncated cookie, as sk_getsockopt */
 	if (*len > lv)
 		*len = lv;
 	memcpy(val, &v, *len);

@@ -51,6 +51,12 @@ struct ns_dgram {
 	struct pbuf *p;
 	ip_addr_t addr;
 	uint16_t port;
+	/* for control messages: the header's, the arrival's */
+	ip_addr_t dst;
+	uint8_t tos, ttl;
+	bool v4; /* came as IPv4 */
+	int ifindex;
+	struct timespec ts;
 };
 
 struct ns_sock {
@@ -91,6 +97,15 @@ struct ns_sock {
 	int sndbuf, rcvbuf, rcvlowat, priority, maxseg, user_timeout;
 	int tos, ttl, tclass, hops;
 	bool recverr, quickack;
+	/* Kept and read back only: nothing in the stack acts on them (no
+	 * control messages, no routing by mark, no free bind). */
+	bool rcvbuf_locked, zerocopy, dontroute, rxq_ovfl, inq, freebind, mc_loop, mc6_loop;
+	bool recvtos, recvttl, pktinfo, recvpktinfo6, recvtclass6, recvhoplimit6;
+	int timestamp; /* 0, 1: SO_TIMESTAMP, 2: SO_TIMESTAMPNS */
+	int mark, busy_poll, syncnt, linger2, window_clamp, notsent_lowat, fastopen;
+	int pmtudisc, mc_ttl, mc6_hops, incoming_cpu;
+	uint64_t cookie; /* SO_COOKIE: given at the first ask, never 0 */
+	char congestion[16];
 	uint64_t rcvtimeo, sndtimeo; /* ns, or SOCK_TIMEO_NONE */
 	struct waitq wq;
 	pthread_mutex_t rlock, wlock;
@@ -132,6 +147,13 @@ extern struct list_head ns_all_socks;
 int ns_errno(int lwip_err);
 /* Is the caller capable of cap (a Linux capability number)? */
 bool ns_capable(int cap);
+/* A connection takes its listener's options, as sk_clone (netstack_opt.c). */
+void ns_inherit_opts(struct ns_sock *ns, const struct ns_sock *l);
+/* The guest's ifindex of a netif: 1 for the loopback, the host's for an
+ * attached interface, 0 for another (netstack.c). */
+int ns_ifindex(const struct netif *n);
+/* Linux's TCP state number of ns (TCP_ESTABLISHED, ...); netstack_proc.c. */
+int ns_linux_state(const struct ns_sock *ns);
 /* Does the DNS relay (dns_relay.h) run, and is ip one of its addresses? */
 bool ns_relay_active(void);
 bool ns_relay_has(const ip_addr_t *ip);

@@ -32,7 +32,7 @@ enum {
 	L_CLOSING
 };
 
-static int linux_state(const struct ns_sock *ns)
+int ns_linux_state(const struct ns_sock *ns)
 {
 	static const int of_lwip[] = {
 		[CLOSED] = L_CLOSE,
@@ -104,7 +104,7 @@ void netstack_proc(struct kernel *k, int family, int type, struct strbuf *o)
 		strbuf_printf(o,
 			      " %02X %08X:%08X 00:00000000 00000000 %5u        0 %lu 1 "
 			      "0000000000000000 100 0 0 10 0\n",
-			      linux_state(ns), tx, (unsigned)ns->rx_len, ino ? ino->uid : 0,
+			      ns_linux_state(ns), tx, (unsigned)ns->rx_len, ino ? ino->uid : 0,
 			      ino ? (unsigned long)ino->ino : 0ul);
 	}
 	ns_unlock();

@@ -177,6 +177,7 @@ static err_t on_accept(void *arg, struct tcp_pcb *newpcb, err_t err)
 	ns->linger_secs = l->linger_secs;
 	ns->tos = l->tos;
 	ns->ttl = l->ttl;
+	ns_inherit_opts(ns, l);
 	ns->state = NS_CONNECTED;
 	ns->pcb.tcp = newpcb;
 	set_callbacks(ns, newpcb);

@@ -10,6 +10,7 @@
 #include "sentry/fs/file.h"
 #include "lib/util.h"
 
+#include <lwip/ip.h>
 #include <lwip/netif.h>
 #include <lwip/udp.h>
 
@@ -18,6 +19,8 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <time.h>
 
 #define EV_IN		 (POLLIN | POLLRDNORM)
 #define EV_OUT		 (POLLOUT | POLLWRNORM | POLLWRBAND)
@@ -41,6 +44,18 @@ void ns_dgram_queue(struct ns_sock *ns, struct pbuf *p, const ip_addr_t *addr, u
 	d->p = p;
 	ip_addr_copy(d->addr, *addr);
 	d->port = port;
+	/* Called from lwIP's input: the packet's header is at hand. */
+	ip_addr_copy(d->dst, *ip_current_dest_addr());
+	d->v4 = !ip_current_is_v6();
+	if (!d->v4) {
+		d->tos = (uint8_t)IP6H_TC(ip6_current_header());
+		d->ttl = (uint8_t)IP6H_HOPLIM(ip6_current_header());
+	} else {
+		d->tos = (uint8_t)IPH_TOS(ip4_current_header());
+		d->ttl = (uint8_t)IPH_TTL(ip4_current_header());
+	}
+	d->ifindex = ns_ifindex(ip_current_input_netif());
+	clock_gettime(CLOCK_REALTIME, &d->ts);
 	list_add_tail(&d->link, &ns->dgrams);
 	ns->rx_len += p->tot_len + DGRAM_OVERHEAD;
 	ns_wake(ns, EV_IN);
@@ -203,6 +218,63 @@ out:
 	return ret;
 }
 
+static void put_meta(struct scm *scm, int level, int type, const void *data, size_t len)
+{
+	struct cmsghdr h = {.cmsg_len = CMSG_LEN(len), .cmsg_level = level, .cmsg_type = type};
+
+	if (scm->inet_len + CMSG_SPACE(len) > sizeof(scm->inet))
+		return;
+	memset(scm->inet + scm->inet_len, 0, CMSG_SPACE(len));
+	memcpy(scm->inet + scm->inet_len, &h, sizeof(h));
+	memcpy(scm->inet + scm->inet_len + sizeof(h), data, len);
+	scm->inet_len += CMSG_SPACE(len);
+}
+
+/* The control messages the socket's options ask for, in Linux's order:
+ * the timestamp (sock_recv_timestamp), then ip_cmsg_recv's or
+ * ip6_datagram_recv_ctl's (core lock held). */
+static void dgram_meta(struct ns_sock *ns, const struct ns_dgram *d, struct scm *scm)
+{
+	int i;
+
+	if (ns->timestamp == 1) {
+		struct timeval tv = {d->ts.tv_sec, d->ts.tv_nsec / 1000};
+		put_meta(scm, SOL_SOCKET, SCM_TIMESTAMP, &tv, sizeof(tv));
+	} else if (ns->timestamp == 2) {
+		put_meta(scm, SOL_SOCKET, SCM_TIMESTAMPNS, &d->ts, sizeof(d->ts));
+	}
+	if (ns->family == AF_INET6 && ns->recvpktinfo6) {
+		struct in6_pktinfo pi = {.ipi6_ifindex = (unsigned)d->ifindex};
+		struct sockaddr_storage ss;
+		ns_addr_out(ns, &d->dst, 0, &ss);
+		pi.ipi6_addr = ((struct sockaddr_in6 *)&ss)->sin6_addr;
+		put_meta(scm, IPPROTO_IPV6, IPV6_PKTINFO, &pi, sizeof(pi));
+	}
+	if (d->v4) { /* also on an AF_INET6 socket, as ip6_datagram_recv_ctl */
+		if (ns->pktinfo) {
+			struct in_pktinfo pi = {.ipi_ifindex = d->ifindex};
+			pi.ipi_spec_dst.s_addr = ip_2_ip4(&d->dst)->addr;
+			pi.ipi_addr.s_addr = ip_2_ip4(&d->dst)->addr;
+			put_meta(scm, IPPROTO_IP, IP_PKTINFO, &pi, sizeof(pi));
+		}
+		if (ns->recvttl) {
+			i = d->ttl;
+			put_meta(scm, IPPROTO_IP, IP_TTL, &i, sizeof(i));
+		}
+		if (ns->recvtos)
+			put_meta(scm, IPPROTO_IP, IP_TOS, &d->tos, 1);
+		return;
+	}
+	if (ns->recvhoplimit6) {
+		i = d->ttl;
+		put_meta(scm, IPPROTO_IPV6, IPV6_HOPLIMIT, &i, sizeof(i));
+	}
+	if (ns->recvtclass6) {
+		i = d->tos;
+		put_meta(scm, IPPROTO_IPV6, IPV6_TCLASS, &i, sizeof(i));
+	}
+}
+
 long ns_dgram_recvmsg(struct socket *s, struct sock_msg *m)
 {
 	struct ns_sock *ns = NS(s);
@@ -241,6 +313,7 @@ long ns_dgram_recvmsg(struct socket *s, struct sock_msg *m)
 	pbuf_copy_partial(d->p, buf, (u16_t)n, 0);
 	ip_addr_copy(from, d->addr);
 	port = d->port;
+	dgram_meta(ns, d, &m->scm);
 	if (!(m->flags & MSG_PEEK)) {
 		list_del(&d->link);
 		ns->rx_len -= dlen + DGRAM_OVERHEAD;

@@ -69,11 +69,17 @@ struct scm_fds *scm_fds_dup(const struct scm_fds *fds);
 void scm_fds_put(struct scm_fds *fds);
 
 /* Ancillary data of one message, in the sentry. */
+#define SCM_INET_MAX 192 /* a timestamp, IP_PKTINFO, IP_TOS, IP_TTL, IPv6 the same */
+
 struct scm {
 	bool creds_set; /* send: SCM_CREDENTIALS given; recv: the message had them */
 	struct ucred creds;
 	bool passcred; /* recv: the socket wants SCM_CREDENTIALS */
 	struct scm_fds *fds;
+	/* recv, AF_INET/AF_INET6: control messages the stack made (whole
+	 * cmsghdrs, each CMSG_SPACE long), put after the others */
+	unsigned char inet[SCM_INET_MAX];
+	size_t inet_len;
 };
 
 struct sock_msg {

@@ -143,7 +143,11 @@ GUEST_TESTS = \
 	net_errqueue \
 	net_socketpair \
 	nstack_many \
-	nstack_dual
+	nstack_dual \
+	nstack_sockopt_opts \
+	nstack_sockopt_conn \
+	nstack_sockopt_cmsg \
+	nstack_sockopt_perm
 
 # Built like the others but not run by `make check` until rung passes them:
 # `GUEST_LIST=pending.list tests/guest/run.sh` runs them (see each one's
