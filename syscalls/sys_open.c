@@ -7,6 +7,7 @@
 #include "sentry/kernel/process.h"
 #include "sentry/fs/file.h"
 #include "sentry/fs/memfd.h"
+#include "sentry/fs/tmpfs.h"
 #include "sentry/fs/pipe.h"
 #include "sentry/fs/tty.h"
 #include "sentry/vfs/vfs.h"
@@ -177,17 +178,21 @@ SYSCALL(memfd_create)
 	struct file *f = NULL;
 	long ret;
 
-	if (flags & ~(MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_HUGETLB | 0x8u /* NOEXEC_SEAL */ |
-		      0x10u /* EXEC */))
+	/* 6.1's flags: MFD_NOEXEC_SEAL and MFD_EXEC came later (EINVAL). With
+	 * MFD_HUGETLB, the huge page size bits may be set too. */
+	if (flags & ~(MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_HUGETLB |
+		      ((flags & MFD_HUGETLB) ? ((unsigned)MAP_HUGE_MASK << MAP_HUGE_SHIFT) : 0)))
 		return -EINVAL;
 	if (flags & MFD_HUGETLB)
-		return -EINVAL; /* no huge pages in the sandbox */
+		return -ENOSYS; /* as a kernel built without hugetlbfs */
 	ret = mm_strncpy_in(t->mm, name, a->a[0], sizeof(name) - 6);
 	if (ret < 0)
 		return ret == -ENAMETOOLONG ? -EINVAL : ret;
 	/* Its anonymous dentry "memfd:NAME" is what /proc/self/fd shows. */
 	snprintf(full, sizeof(full), "memfd:%s", name);
 	ret = memfd_file_new(t->k, full, 0, &t->creds, &f);
+	if (ret == 0 && (flags & MFD_ALLOW_SEALING))
+		tmpfs_allow_sealing(f->inode);
 	if (ret == 0) {
 		ret = fd_install(t->files, f, 0, flags & MFD_CLOEXEC, task_nofile(t));
 		file_put(f);

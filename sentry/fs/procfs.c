@@ -465,6 +465,7 @@ static const struct proc_node sys_nodes[] = {
 /* /proc/<pid>, /proc/<tid> (which Linux resolves but does not list) and
  * /proc/<pid>/task/<tid>: see pid_node_listed. */
 static const struct proc_node pid_nodes[] = {
+	{"auxv", S_IFREG | 0400, PK_FILE, proc_gen_auxv},
 	{"cgroup", S_IFREG | 0444, PK_FILE, proc_gen_cgroup},
 	{"children", S_IFREG | 0444, PK_FILE, gen_children},
 	{"cmdline", S_IFREG | 0444, PK_FILE, proc_gen_cmdline},

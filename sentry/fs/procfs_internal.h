@@ -65,6 +65,9 @@ void proc_gen_status(struct proc_ctx *c, struct strbuf *o);
 void proc_gen_cmdline(struct proc_ctx *c, struct strbuf *o);
 void proc_gen_environ(struct proc_ctx *c, struct strbuf *o);
 
+/* /proc/<pid>/auxv (procfs_pid_auxv.c). */
+void proc_gen_auxv(struct proc_ctx *c, struct strbuf *o);
+
 /* /proc/<pid>/statm, smaps, smaps_rollup (procfs_pid_mem.c). */
 void proc_gen_statm(struct proc_ctx *c, struct strbuf *o);
 void proc_gen_smaps(struct proc_ctx *c, struct strbuf *o);

@@ -105,6 +105,10 @@ struct mm {
 	uint64_t start_stack;	     /* initial stack pointer */
 	uint64_t arg_start, arg_end; /* argv strings */
 	uint64_t env_start, env_end; /* envp strings */
+	/* The auxiliary vector exec built, AT_NULL pair included (Linux's
+	 * saved_auxv, what /proc/<pid>/auxv shows). */
+	uint64_t saved_auxv[64];
+	unsigned saved_auxv_words;
 
 	uint64_t committed; /* bytes of VMAs that have memory behind them */
 	uint64_t limit;	    /* the sandbox's guest memory limit */

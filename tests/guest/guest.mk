@@ -40,6 +40,7 @@ GUEST_TESTS = \
 	proc_task_dir \
 	proc_stat_state \
 	proc_cmdline \
+	proc_auxv \
 	proc_files \
 	sysinfo \
 	process \
