@@ -23,6 +23,7 @@ GUEST_TESTS = \
 	fd_close_range \
 	filemap \
 	memfd_attr \
+	memfd_seals \
 	mmap \
 	mremap \
 	mm_shared_access \
