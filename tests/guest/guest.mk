@@ -42,6 +42,7 @@ GUEST_TESTS = \
 	proc_stat_state \
 	proc_cmdline \
 	proc_auxv \
+	proc_fdinfo \
 	proc_files \
 	sysinfo \
 	process \
