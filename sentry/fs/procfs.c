@@ -477,6 +477,7 @@ static const struct proc_node pid_nodes[] = {
 	{"fdinfo", S_IFDIR | 0500, PK_FDINFO_DIR},
 	{"limits", S_IFREG | 0444, PK_FILE, gen_limits},
 	{"maps", S_IFREG | 0444, PK_FILE, gen_maps},
+	{"mem", S_IFREG | 0600, PK_MEM},
 	{"mountinfo", S_IFREG | 0444, PK_FILE, gen_mountinfo},
 	{"mounts", S_IFREG | 0444, PK_FILE, gen_mounts},
 	{"ns", S_IFDIR | 0511, PK_DIR, NULL, proc_ns_nodes},
@@ -955,6 +956,12 @@ static int proc_open(struct inode *inode, struct dentry *dentry, int flags, stru
 		f->fmode = FMODE_PREAD | FMODE_ATPOS;
 		*out = f;
 		return 0;
+	}
+	if (n->kind == PK_MEM) {
+		struct task *t = proc_task(inode);
+		int ret = t ? proc_mem_open(t, flags, out) : -ESRCH;
+		task_put(t);
+		return ret;
 	}
 	if (n->kind != PK_FILE)
 		return -ENXIO;

@@ -31,6 +31,7 @@ enum proc_kind {
 	PK_TASK_DIR,   /* /proc/<pid>/task: one entry per thread */
 	PK_NS,	       /* /proc/<pid>/ns/<name>: "name:[inode]" (target: the name) */
 	PK_FDINFO_DIR, /* /proc/<pid>/fdinfo: one file per descriptor */
+	PK_MEM,	       /* /proc/<pid>/mem (procfs_pid_memfile.c) */
 };
 
 struct proc_ctx {
@@ -72,6 +73,11 @@ void proc_gen_auxv(struct proc_ctx *c, struct strbuf *o);
 
 /* /proc/<pid>/fdinfo/<n> (procfs_pid_fdinfo.c). */
 void proc_gen_fdinfo(struct proc_ctx *c, struct strbuf *o);
+
+/* /proc/<pid>/mem: a file on target's address space, opened by the
+ * current task with flags; 0 or -EACCES (procfs_pid_memfile.c). */
+struct file;
+int proc_mem_open(struct task *target, int flags, struct file **out);
 
 /* /proc/<pid>/statm, smaps, smaps_rollup (procfs_pid_mem.c). */
 void proc_gen_statm(struct proc_ctx *c, struct strbuf *o);
