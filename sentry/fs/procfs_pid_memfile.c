@@ -100,8 +100,7 @@ int proc_mem_open(struct task *target, int flags, struct file **out)
 	if (!me)
 		return -EACCES;
 	pthread_mutex_lock(&target->k->lock);
-	ok = target->tg == me->tg ||
-	     creds_may_attach(&me->creds, &target->creds, target->dumpable);
+	ok = target->tg == me->tg || creds_may_attach(&me->creds, &target->creds, target->dumpable);
 	if (ok && target->mm)
 		mm = mm_get(target->mm);
 	pthread_mutex_unlock(&target->k->lock);
