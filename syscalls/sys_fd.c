@@ -9,6 +9,7 @@
 #include "sentry/fs/locks.h"
 #include "sentry/fs/pipe.h"
 #include "sentry/fs/pty.h"
+#include "sentry/fs/tmpfs.h"
 #include "sentry/fs/tty.h"
 #include "sentry/net/ifioctl.h"
 #include "sentry/net/socket.h"
@@ -158,6 +159,12 @@ SYSCALL(fcntl)
 		break;
 	case F_GETLEASE:
 		ret = locks_getlease(f);
+		break;
+	case F_ADD_SEALS:
+		ret = tmpfs_add_seals(f, (unsigned)arg);
+		break;
+	case F_GET_SEALS:
+		ret = tmpfs_get_seals(f);
 		break;
 	case F_GETPIPE_SZ:
 		ret = file_is_pipe(f) ? pipe_get_size(f) : -EBADF;

@@ -7,6 +7,7 @@
 #include "sentry/fs/file.h"
 #include "sentry/fs/devices.h"
 #include "sentry/fs/filemap.h"
+#include "sentry/fs/tmpfs.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -103,15 +104,21 @@ SYSCALL(mmap)
 	if (ret == 0 && req.len && req.off + ALIGN_UP(req.len, PAGE_SIZE) < req.off)
 		ret = -EOVERFLOW;
 	if (ret == 0) {
+		bool shared = (req.flags & MAP_TYPE) != MAP_PRIVATE;
+		bool shared_wr = shared && flags_writable(file_getfl(f)), nowrite = !shared_wr;
+
+		if (!file_is_dev_zero(f))
+			ret = tmpfs_mmap_seals(f, req.prot, shared_wr, &nowrite);
 		if (file_is_dev_zero(f)) {
 			req.off = 0;
 		} else {
-			req.bops = &file_backing_ops;
+			req.bops = shared_wr ? &file_writable_backing_ops : &file_backing_ops;
 			req.bobj = f;
 		}
-		if ((req.flags & MAP_TYPE) != MAP_PRIVATE && !flags_writable(file_getfl(f)))
+		if (shared && nowrite)
 			req.vma_flags |= VMA_NOWRITE;
-		ret = mm_mmap(t->mm, &req);
+		if (ret == 0)
+			ret = mm_mmap(t->mm, &req);
 	}
 	file_put(f);
 	return ret;

@@ -7,6 +7,7 @@
 #include "sentry/kernel/process.h"
 #include "sentry/fs/file.h"
 #include "sentry/fs/memfd.h"
+#include "sentry/fs/tmpfs.h"
 #include "sentry/fs/pipe.h"
 #include "sentry/fs/tty.h"
 #include "sentry/vfs/vfs.h"
@@ -20,9 +21,9 @@
 #include <sys/mman.h>
 
 /* The O_* flags open() knows (Linux's VALID_OPEN_FLAGS). */
-#define VALID_OPEN_FLAGS                                                                    \
-	(O_RDONLY | O_WRONLY | O_RDWR | O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | O_APPEND |  \
-	 O_NDELAY | O_NONBLOCK | O_DSYNC | O_ASYNC | O_DIRECT | O_LARGEFILE | O_DIRECTORY | \
+#define VALID_OPEN_FLAGS                                                                     \
+	(O_RDONLY | O_WRONLY | O_RDWR | O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | O_APPEND |   \
+	 O_NDELAY | O_NONBLOCK | O_DSYNC | O_ASYNC | O_DIRECT | KO_LARGEFILE | O_DIRECTORY | \
 	 O_NOFOLLOW | O_NOATIME | O_CLOEXEC | O_SYNC | O_PATH | O_TMPFILE)
 #ifndef OPEN_HOW_SIZE_VER0
 #define OPEN_HOW_SIZE_VER0 24
@@ -41,7 +42,7 @@ static unsigned resolve_to_lookup(uint64_t resolve)
 }
 
 static long do_open(struct task *t, int dirfd, uint64_t upath, int flags, uint32_t mode,
-		    unsigned lookup)
+		    unsigned lookup, bool legacy)
 {
 	char path[VFS_PATH_MAX];
 	struct file *f;
@@ -49,8 +50,12 @@ static long do_open(struct task *t, int dirfd, uint64_t upath, int flags, uint32
 
 	if (ret)
 		return ret;
-	/* O_LARGEFILE is implied on 64-bit; O_SYNC includes O_DSYNC. */
-	flags |= O_LARGEFILE;
+	/* open, openat and creat imply O_LARGEFILE on 64-bit (openat2 does
+	 * not), O_PATH keeps only its own flags (build_open_how). */
+	if (legacy && !(flags & O_PATH))
+		flags |= KO_LARGEFILE;
+	else if (legacy)
+		flags &= O_PATH | O_CLOEXEC | O_DIRECTORY | O_NOFOLLOW;
 	ret = vfs_open(t, dirfd, path, flags, mode & 07777, lookup, &f);
 	if (ret)
 		return ret;
@@ -63,17 +68,18 @@ static long do_open(struct task *t, int dirfd, uint64_t upath, int flags, uint32
 
 SYSCALL(open)
 {
-	return do_open(t, AT_FDCWD, a->a[0], (int)a->a[1], (uint32_t)a->a[2], 0);
+	return do_open(t, AT_FDCWD, a->a[0], (int)a->a[1], (uint32_t)a->a[2], 0, true);
 }
 
 SYSCALL(openat)
 {
-	return do_open(t, (int)a->a[0], a->a[1], (int)a->a[2], (uint32_t)a->a[3], 0);
+	return do_open(t, (int)a->a[0], a->a[1], (int)a->a[2], (uint32_t)a->a[3], 0, true);
 }
 
 SYSCALL(creat)
 {
-	return do_open(t, AT_FDCWD, a->a[0], O_CREAT | O_WRONLY | O_TRUNC, (uint32_t)a->a[1], 0);
+	return do_open(t, AT_FDCWD, a->a[0], O_CREAT | O_WRONLY | O_TRUNC, (uint32_t)a->a[1], 0,
+		       true);
 }
 
 SYSCALL(openat2)
@@ -112,7 +118,7 @@ SYSCALL(openat2)
 	    (how.flags & ~(uint64_t)(O_PATH | O_CLOEXEC | O_DIRECTORY | O_NOFOLLOW)))
 		return -EINVAL;
 	return do_open(t, (int)a->a[0], a->a[1], (int)how.flags, (uint32_t)how.mode,
-		       resolve_to_lookup(how.resolve));
+		       resolve_to_lookup(how.resolve), false);
 }
 
 SYSCALL(close_range)
@@ -177,17 +183,21 @@ SYSCALL(memfd_create)
 	struct file *f = NULL;
 	long ret;
 
-	if (flags & ~(MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_HUGETLB | 0x8u /* NOEXEC_SEAL */ |
-		      0x10u /* EXEC */))
+	/* 6.1's flags: MFD_NOEXEC_SEAL and MFD_EXEC came later (EINVAL). With
+	 * MFD_HUGETLB, the huge page size bits may be set too. */
+	if (flags & ~(MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_HUGETLB |
+		      ((flags & MFD_HUGETLB) ? ((unsigned)MAP_HUGE_MASK << MAP_HUGE_SHIFT) : 0)))
 		return -EINVAL;
 	if (flags & MFD_HUGETLB)
-		return -EINVAL; /* no huge pages in the sandbox */
+		return -ENOSYS; /* as a kernel built without hugetlbfs */
 	ret = mm_strncpy_in(t->mm, name, a->a[0], sizeof(name) - 6);
 	if (ret < 0)
 		return ret == -ENAMETOOLONG ? -EINVAL : ret;
 	/* Its anonymous dentry "memfd:NAME" is what /proc/self/fd shows. */
 	snprintf(full, sizeof(full), "memfd:%s", name);
 	ret = memfd_file_new(t->k, full, 0, &t->creds, &f);
+	if (ret == 0 && (flags & MFD_ALLOW_SEALING))
+		tmpfs_allow_sealing(f->inode);
 	if (ret == 0) {
 		ret = fd_install(t->files, f, 0, flags & MFD_CLOEXEC, task_nofile(t));
 		file_put(f);

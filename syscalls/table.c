@@ -77,7 +77,10 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	FULL(openat2, 4, A_DIRFD, A_STR, A_PTR, A_UINT), FULL(creat, 2, A_STR, A_OCT),
 	FULL(close_range, 3, A_UINT, A_UINT, A_HEX), FULL(pipe, 1, A_PTR),
 	FULL(pipe2, 2, A_PTR, A_OPEN_FLAGS),
-	PART(memfd_create, "no sealing (F_ADD_SEALS), no MFD_HUGETLB", 2, A_STR, A_HEX),
+	PART(memfd_create,
+	     "sealing as 6.1; MFD_HUGETLB: ENOSYS (no hugetlbfs); MFD_NOEXEC_SEAL, MFD_EXEC: "
+	     "EINVAL",
+	     2, A_STR, A_HEX),
 	FULL(getdents64, 3, A_FD, A_PTR, A_UINT), FULL(getdents, 3, A_FD, A_PTR, A_UINT),
 	FULL(chdir, 1, A_STR), FULL(fchdir, 1, A_FD), FULL(getcwd, 2, A_PTR, A_UINT),
 	FULL(chroot, 1, A_STR), FULL(umask, 1, A_OCT), FULL(mkdir, 2, A_STR, A_OCT),
@@ -130,7 +133,7 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	FULL(dup2, 2, A_FD, A_FD), FULL(dup3, 3, A_FD, A_FD, A_OPEN_FLAGS),
 	PART(fcntl,
 	     "descriptors, status flags, record and OFD locks, pipe sizes; leases among lease "
-	     "holders (never broken: no SIGIO); seals, F_SETOWN/F_SETSIG: EINVAL",
+	     "holders (never broken: no SIGIO); memfd seals; F_SETOWN/F_SETSIG: EINVAL",
 	     3, A_FD, A_FCNTL_CMD, A_HEX),
 	PART(ioctl,
 	     "ttys and ptys (job control, termios, sizes, queues, TIOCGPTPEER), FIONREAD, FIONBIO, "

@@ -8,6 +8,7 @@
 #include "sentry/mm/mm.h"
 #include "lib/list.h"
 #include "lib/rbtree.h"
+#include "lib/strbuf.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -826,7 +827,29 @@ static void ep_release(struct file *f)
 		ep_free(ep);
 }
 
+/* One line per watched descriptor, in the interest set's order. */
+static void ep_show_fdinfo(struct file *f, struct strbuf *o)
+{
+	struct eventpoll *ep = f->priv;
+	struct rb_node *n;
+
+	pthread_mutex_lock(&ep->mtx);
+	for (n = rb_first(&ep->rbr); n; n = rb_next(n)) {
+		struct epitem *epi = rb_entry(n, struct epitem, rbn);
+		struct kstat st = {0};
+
+		if (epi->file->inode)
+			inode_stat(epi->file->inode, &st);
+		strbuf_printf(o, "tfd: %8d events: %8x data: %16llx  pos:%lli ino:%llx sdev:%x\n",
+			      epi->fd, epi->events, (unsigned long long)epi->data,
+			      (long long)epi->file->pos, (unsigned long long)st.ino,
+			      kdev_of(st.dev));
+	}
+	pthread_mutex_unlock(&ep->mtx);
+}
+
 static const struct file_ops epoll_ops = {
+	.show_fdinfo = ep_show_fdinfo,
 	.llseek = ep_llseek,
 	.poll = ep_eventpoll_poll,
 	.release = ep_release,

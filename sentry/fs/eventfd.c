@@ -12,6 +12,7 @@
 #include "sentry/kernel/signal.h"
 #include "sentry/kernel/task.h"
 #include "sentry/kernel/wait.h"
+#include "lib/strbuf.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -25,7 +26,10 @@ struct eventfd_ctx {
 	struct waitq wq;      /* readers and writers, and poll/epoll */
 	uint64_t count;
 	bool semaphore;
+	int id; /* fdinfo's eventfd-id */
 };
+
+static int eventfd_ids; /* the next id (Linux's eventfd_ida, never reused here) */
 
 /* Wait on ctx->wq with ctx->lock held (returned held): 0 or -ERESTARTSYS. */
 static int eventfd_wait(struct eventfd_ctx *ctx)
@@ -135,7 +139,20 @@ static void eventfd_release(struct file *f)
 	free(ctx);
 }
 
+static void eventfd_show_fdinfo(struct file *f, struct strbuf *o)
+{
+	struct eventfd_ctx *ctx = f->priv;
+	uint64_t cnt;
+
+	pthread_mutex_lock(&ctx->lock);
+	cnt = ctx->count;
+	pthread_mutex_unlock(&ctx->lock);
+	strbuf_printf(o, "eventfd-count: %16llx\neventfd-id: %d\n", (unsigned long long)cnt,
+		      ctx->id);
+}
+
 static const struct file_ops eventfd_ops = {
+	.show_fdinfo = eventfd_show_fdinfo,
 	.read = eventfd_read,
 	.write = eventfd_write,
 	.llseek = eventfd_llseek,
@@ -151,5 +168,6 @@ struct file *eventfd_file_new(uint64_t count, int flags)
 	waitq_init(&ctx->wq);
 	ctx->count = count;
 	ctx->semaphore = flags & EFD_SEMAPHORE_FLAG;
+	ctx->id = __atomic_fetch_add(&eventfd_ids, 1, __ATOMIC_RELAXED);
 	return anon_file_new("[eventfd]", &eventfd_ops, O_RDWR | (flags & O_NONBLOCK), ctx);
 }

@@ -24,6 +24,7 @@ struct file;
 struct epitems_head;
 struct kstat;
 struct pagestore;
+struct strbuf;
 struct waitq;
 
 /*
@@ -92,6 +93,9 @@ struct file_ops {
 	 * what may change it. NULL: always ready for reading and writing
 	 * (regular files). Wakers use waitq_wake_events() with the new events. */
 	unsigned (*poll)(struct file *f, struct poll_table *pt);
+	/* The lines /proc/<pid>/fdinfo/<n> adds for this kind of file
+	 * (Linux's show_fdinfo). Optional. */
+	void (*show_fdinfo)(struct file *f, struct strbuf *o);
 	void (*release)(struct file *f);
 };
 
@@ -126,8 +130,22 @@ void file_put(struct file *f);
 /* Attach the path (and its inode) a file was opened from; takes references. */
 void file_set_path(struct file *f, const struct path *p);
 
+/* A device number as Linux keeps it inside the kernel (MAJOR << 20 |
+ * MINOR), the sdev that fdinfo lines print. */
+static inline unsigned kdev_of(uint64_t dev)
+{
+	unsigned major = (unsigned)(((dev >> 32) & ~0xfffull) | ((dev >> 8) & 0xfff));
+	unsigned minor = (unsigned)(((dev >> 12) & ~0xffull) | (dev & 0xff));
+
+	return major << 20 | minor;
+}
+
 /* The file's status flags, from the host for host-backed files. */
 int file_getfl(struct file *f);
+
+/* Linux's O_LARGEFILE: glibc defines O_LARGEFILE as 0 on x86-64, where the
+ * kernel still keeps this bit in the status flags of files open() made. */
+#define KO_LARGEFILE 0100000
 
 /* Access modes of status flags (O_RDONLY 0, O_WRONLY 1, O_RDWR 2; 3 is neither). */
 static inline bool flags_readable(int flags)

@@ -66,6 +66,33 @@ const struct mm_backing_ops file_backing_ops = {
 	.writeback = fm_writeback,
 };
 
+/* A shared mapping through a file open for writing: counted on the inode
+ * (Linux's i_mmap_writable), which F_SEAL_WRITE asks about. Each VMA piece
+ * counts once; the count is nonzero while any exists. */
+static void fm_wr_get(void *obj, uint64_t pgoff)
+{
+	struct file *f = obj;
+
+	__atomic_add_fetch(&f->inode->mmap_writable, 1, __ATOMIC_SEQ_CST);
+	file_get(f);
+}
+
+static void fm_wr_put(void *obj, uint64_t pgoff)
+{
+	struct file *f = obj;
+
+	__atomic_sub_fetch(&f->inode->mmap_writable, 1, __ATOMIC_SEQ_CST);
+	file_put(f);
+}
+
+const struct mm_backing_ops file_writable_backing_ops = {
+	.get = fm_wr_get,
+	.put = fm_wr_put,
+	.read = fm_read,
+	.pages = fm_pages,
+	.writeback = fm_writeback,
+};
+
 long file_mmap_access(struct file *f, int prot, int flags)
 {
 	int fl = file_getfl(f);

@@ -8,6 +8,9 @@ struct file;
 
 /* The backing ops of every file mapping: vma->bobj is then a struct file. */
 extern const struct mm_backing_ops file_backing_ops;
+/* The same for a shared mapping of a file open for writing (counted in
+ * inode->mmap_writable). */
+extern const struct mm_backing_ops file_writable_backing_ops;
 
 /* Linux's checks for mapping f with prot and flags (MAP_*): 0 or -errno. */
 long file_mmap_check(struct file *f, int prot, int flags);
@@ -18,7 +21,7 @@ long file_mmap_access(struct file *f, int prot, int flags);
 /* The file a VMA maps, or NULL (anonymous memory). */
 static inline struct file *vma_file(const struct vma *v)
 {
-	if (v->bops == &file_backing_ops)
+	if (v->bops == &file_backing_ops || v->bops == &file_writable_backing_ops)
 		return (struct file *)v->bobj;
 	return v->bops && v->bops->file ? v->bops->file(v->bobj) : NULL;
 }

@@ -16,6 +16,7 @@
 #include "sentry/kernel/signal.h"
 #include "sentry/kernel/task.h"
 #include "sentry/kernel/wait.h"
+#include "lib/strbuf.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -464,7 +465,28 @@ static void inotify_release(struct file *f)
 	free(in);
 }
 
+/* One line per watch, newest first as Linux lists the group's marks
+ * (without the file handle Linux appends where the filesystem exports one). */
+static void inotify_show_fdinfo(struct file *f, struct strbuf *o)
+{
+	struct inotify_instance *in = f->priv;
+	struct list_head *p;
+
+	pthread_mutex_lock(&inotify_lock);
+	for (p = in->watches.prev; p != &in->watches; p = p->prev) {
+		struct inotify_watch *w = container_of(p, struct inotify_watch, on_instance);
+		struct kstat st = {0};
+
+		inode_stat(w->inode, &st);
+		strbuf_printf(o, "inotify wd:%x ino:%llx sdev:%x mask:%x ignored_mask:0 \n", w->wd,
+			      (unsigned long long)st.ino, kdev_of(st.dev),
+			      w->mask & (IN_ALL_EVENTS | IN_ONESHOT | IN_EXCL_UNLINK));
+	}
+	pthread_mutex_unlock(&inotify_lock);
+}
+
 static const struct file_ops inotify_ops = {
+	.show_fdinfo = inotify_show_fdinfo,
 	.read = inotify_read,
 	.ioctl = inotify_ioctl,
 	.llseek = inotify_llseek,

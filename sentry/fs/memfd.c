@@ -52,7 +52,7 @@ int memfd_file_new(struct kernel *k, const char *name, uint64_t size, const stru
 		ret = inode->ops->open(inode, p.dentry, O_RDWR, &f);
 	if (ret == 0) {
 		file_set_path(f, &p);
-		f->flags = O_RDWR | O_LARGEFILE;
+		f->flags = O_RDWR | KO_LARGEFILE;
 		*out = f;
 	}
 	path_put(&p);

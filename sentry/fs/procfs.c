@@ -465,6 +465,7 @@ static const struct proc_node sys_nodes[] = {
 /* /proc/<pid>, /proc/<tid> (which Linux resolves but does not list) and
  * /proc/<pid>/task/<tid>: see pid_node_listed. */
 static const struct proc_node pid_nodes[] = {
+	{"auxv", S_IFREG | 0400, PK_FILE, proc_gen_auxv},
 	{"cgroup", S_IFREG | 0444, PK_FILE, proc_gen_cgroup},
 	{"children", S_IFREG | 0444, PK_FILE, gen_children},
 	{"cmdline", S_IFREG | 0444, PK_FILE, proc_gen_cmdline},
@@ -473,8 +474,10 @@ static const struct proc_node pid_nodes[] = {
 	{"environ", S_IFREG | 0400, PK_FILE, proc_gen_environ},
 	{"exe", S_IFLNK | 0777, PK_EXE},
 	{"fd", S_IFDIR | 0500, PK_FD_DIR},
+	{"fdinfo", S_IFDIR | 0500, PK_FDINFO_DIR},
 	{"limits", S_IFREG | 0444, PK_FILE, gen_limits},
 	{"maps", S_IFREG | 0444, PK_FILE, gen_maps},
+	{"mem", S_IFREG | 0600, PK_MEM},
 	{"mountinfo", S_IFREG | 0444, PK_FILE, gen_mountinfo},
 	{"mounts", S_IFREG | 0444, PK_FILE, gen_mounts},
 	{"ns", S_IFDIR | 0511, PK_DIR, NULL, proc_ns_nodes},
@@ -581,6 +584,7 @@ static const struct proc_node root_node = {"/", S_IFDIR | 0555, PK_ROOT};
 static const struct proc_node pid_node = {NULL, S_IFDIR | 0555, PK_PID, NULL, pid_nodes};
 static const struct proc_node tid_node = {NULL, S_IFDIR | 0555, PK_PID, NULL, pid_nodes};
 static const struct proc_node fd_node = {NULL, S_IFLNK | 0700, PK_FD};
+static const struct proc_node fdinfo_node = {NULL, S_IFREG | 0444, PK_FILE, proc_gen_fdinfo};
 
 /*
  * Is c in the directory of node dir? Linux's thread directory (tid_base_stuff)
@@ -714,7 +718,8 @@ static int proc_lookup(struct inode *dir, const char *name, struct inode **out)
 	case PK_DIR:
 		c = n->children;
 		break;
-	case PK_FD_DIR: {
+	case PK_FD_DIR:
+	case PK_FDINFO_DIR: {
 		int fd = parse_num(name);
 		struct task *t = proc_task(dir);
 		struct file *f = (t && t->files && fd >= 0) ? fd_get_raw(t->files, fd) : NULL;
@@ -722,7 +727,8 @@ static int proc_lookup(struct inode *dir, const char *name, struct inode **out)
 		if (!f)
 			return -ENOENT;
 		file_put(f);
-		*out = proc_inode_tid(dir->sb, &fd_node, pid, PI(dir)->tid, fd);
+		*out = proc_inode_tid(dir->sb, n->kind == PK_FD_DIR ? &fd_node : &fdinfo_node, pid,
+				      PI(dir)->tid, fd);
 		return 0;
 	}
 	case PK_TASK_DIR: {
@@ -928,7 +934,8 @@ static struct proc_ctx proc_ctx_of(struct inode *inode)
 {
 	return (struct proc_ctx){.k = KERNEL_OF(inode->sb),
 				 .id = PI(inode)->tid ? PI(inode)->tid : PI(inode)->pid,
-				 .thread = PI(inode)->tid != 0};
+				 .thread = PI(inode)->tid != 0,
+				 .fd = PI(inode)->fd};
 }
 
 struct proc_text {
@@ -949,6 +956,12 @@ static int proc_open(struct inode *inode, struct dentry *dentry, int flags, stru
 		f->fmode = FMODE_PREAD | FMODE_ATPOS;
 		*out = f;
 		return 0;
+	}
+	if (n->kind == PK_MEM) {
+		struct task *t = proc_task(inode);
+		int ret = t ? proc_mem_open(t, flags, out) : -ESRCH;
+		task_put(t);
+		return ret;
 	}
 	if (n->kind != PK_FILE)
 		return -ENXIO;
@@ -1115,7 +1128,9 @@ static int proc_getdents(struct file *f, struct dir_emitter *e)
 				      IFTODT(c->mode)))
 				return 0;
 		return 0;
-	case PK_FD_DIR: {
+	case PK_FD_DIR:
+	case PK_FDINFO_DIR: {
+		const struct proc_node *en = n->kind == PK_FD_DIR ? &fd_node : &fdinfo_node;
 		struct task *t = proc_task(dir);
 		struct fd_list fl = {0};
 		if (t && t->files)
@@ -1123,8 +1138,8 @@ static int proc_getdents(struct file *f, struct dir_emitter *e)
 		task_put(t);
 		for (size_t i = 0; i < fl.n; i++) {
 			snprintf(name, sizeof(name), "%d", fl.fds[i]);
-			if (!list_one(&l, name, proc_ino(&fd_node, pid, PI(dir)->tid, fl.fds[i]),
-				      DT_LNK))
+			if (!list_one(&l, name, proc_ino(en, pid, PI(dir)->tid, fl.fds[i]),
+				      IFTODT(en->mode)))
 				break;
 		}
 		free(fl.fds);

@@ -28,8 +28,10 @@ enum proc_kind {
 	PK_EXE,	   /* magic links: exe, cwd, root */
 	PK_CWD,
 	PK_ROOTDIR,
-	PK_TASK_DIR, /* /proc/<pid>/task: one entry per thread */
-	PK_NS,	     /* /proc/<pid>/ns/<name>: "name:[inode]" (target: the name) */
+	PK_TASK_DIR,   /* /proc/<pid>/task: one entry per thread */
+	PK_NS,	       /* /proc/<pid>/ns/<name>: "name:[inode]" (target: the name) */
+	PK_FDINFO_DIR, /* /proc/<pid>/fdinfo: one file per descriptor */
+	PK_MEM,	       /* /proc/<pid>/mem (procfs_pid_memfile.c) */
 };
 
 struct proc_ctx {
@@ -39,6 +41,7 @@ struct proc_ctx {
 	struct thread_group *zombie;
 	int id;	     /* the pid or tid its directory is named by */
 	bool thread; /* under /proc/<pid>/task/<tid>: the thread, not the process */
+	int fd;	     /* /proc/<pid>/fdinfo/<fd>: the descriptor */
 };
 
 /* proc_node->flags */
@@ -64,6 +67,17 @@ void proc_gen_status(struct proc_ctx *c, struct strbuf *o);
 /* /proc/<pid>/cmdline and environ (procfs_pid_args.c). */
 void proc_gen_cmdline(struct proc_ctx *c, struct strbuf *o);
 void proc_gen_environ(struct proc_ctx *c, struct strbuf *o);
+
+/* /proc/<pid>/auxv (procfs_pid_auxv.c). */
+void proc_gen_auxv(struct proc_ctx *c, struct strbuf *o);
+
+/* /proc/<pid>/fdinfo/<n> (procfs_pid_fdinfo.c). */
+void proc_gen_fdinfo(struct proc_ctx *c, struct strbuf *o);
+
+/* /proc/<pid>/mem: a file on target's address space, opened by the
+ * current task with flags; 0 or -EACCES (procfs_pid_memfile.c). */
+struct file;
+int proc_mem_open(struct task *target, int flags, struct file **out);
 
 /* /proc/<pid>/statm, smaps, smaps_rollup (procfs_pid_mem.c). */
 void proc_gen_statm(struct proc_ctx *c, struct strbuf *o);

@@ -14,6 +14,7 @@
 #include "sentry/kernel/signal.h"
 #include "sentry/kernel/task.h"
 #include "sentry/kernel/wait.h"
+#include "lib/strbuf.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -181,7 +182,23 @@ static void signalfd_release(struct file *f)
 	free(f->priv);
 }
 
+/* The mask as given (less SIGKILL and SIGSTOP), as render_sigset_t prints it. */
+static void signalfd_show_fdinfo(struct file *f, struct strbuf *o)
+{
+	struct signalfd_ctx *ctx = f->priv;
+	struct task *t = current_task();
+	uint64_t mask;
+
+	if (t)
+		pthread_mutex_lock(&t->k->lock);
+	mask = ctx->mask;
+	if (t)
+		pthread_mutex_unlock(&t->k->lock);
+	strbuf_printf(o, "sigmask:\t%016llx\n", (unsigned long long)mask);
+}
+
 static const struct file_ops signalfd_ops = {
+	.show_fdinfo = signalfd_show_fdinfo,
 	.read = signalfd_read,
 	.llseek = signalfd_llseek,
 	.setfl = signalfd_setfl,

@@ -24,6 +24,7 @@
 #include <linux/fs.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/xattr.h>
 
 #define TMPFS_MAGIC 0x01021994
@@ -57,6 +58,8 @@ struct tmpfs_inode {
 	/* regular files: bytes counted against the filesystem's size limit
 	 * (whole pages up to the furthest byte written) */
 	uint64_t charged;
+	/* regular files: F_SEAL_* (F_SEAL_SEAL unless a memfd allows sealing) */
+	unsigned seals;
 };
 
 struct tmpfs_sb {
@@ -146,6 +149,7 @@ static struct inode *tmpfs_new_inode(struct super_block *sb, uint32_t mode, cons
 	list_init(&ti->xattrs);
 	ti->next_serial = 2; /* 0 and 1 are "." and ".." */
 	ps_init(&ti->data, ts->mf);
+	ti->seals = F_SEAL_SEAL;
 	i->priv = ti;
 	i->uid = c ? c->fsuid : 0;
 	i->gid = c ? c->fsgid : 0;
@@ -483,6 +487,12 @@ static int tmpfs_setattr(struct inode *inode, const struct iattr *a)
 
 	clock_gettime(CLOCK_REALTIME, &now);
 	pthread_mutex_lock(&inode->lock);
+	if ((a->valid & ATTR_SIZE) &&
+	    (((TI(inode)->seals & F_SEAL_SHRINK) && a->size < inode->size) ||
+	     ((TI(inode)->seals & F_SEAL_GROW) && a->size > inode->size))) {
+		pthread_mutex_unlock(&inode->lock);
+		return -EPERM;
+	}
 	if (a->valid & ATTR_SIZE) {
 		if (a->size < inode->size) {
 			ps_truncate(&TI(inode)->data, a->size);
@@ -686,7 +696,11 @@ static long tmpfs_write(struct file *f, const void *buf, size_t len, int64_t *po
 	pthread_mutex_lock(&i->lock);
 	if (f->flags & O_APPEND)
 		*pos = (int64_t)i->size;
-	if (len && !(len = (size_t)charge(i, (uint64_t)*pos, len, false)))
+	/* Seals, as shmem_write_begin checks them. */
+	if ((TI(i)->seals & (F_SEAL_WRITE | F_SEAL_FUTURE_WRITE)) ||
+	    ((TI(i)->seals & F_SEAL_GROW) && (uint64_t)*pos + len > i->size))
+		n = -EPERM;
+	else if (len && !(len = (size_t)charge(i, (uint64_t)*pos, len, false)))
 		n = -ENOSPC;
 	else
 		n = ps_write(&TI(i)->data, buf, len, (uint64_t)*pos);
@@ -739,7 +753,13 @@ static int tmpfs_fallocate(struct file *f, int mode, int64_t off, int64_t len)
 
 	pthread_mutex_lock(&i->lock);
 	charged = TI(i)->charged;
-	if (mode & FALLOC_FL_PUNCH_HOLE) {
+	if ((mode & FALLOC_FL_PUNCH_HOLE) &&
+	    (TI(i)->seals & (F_SEAL_WRITE | F_SEAL_FUTURE_WRITE))) {
+		ret = -EPERM;
+	} else if (!(mode & FALLOC_FL_PUNCH_HOLE) && (TI(i)->seals & F_SEAL_GROW) &&
+		   end > i->size) {
+		ret = -EPERM;
+	} else if (mode & FALLOC_FL_PUNCH_HOLE) {
 		if (!(mode & FALLOC_FL_KEEP_SIZE))
 			ret = -EOPNOTSUPP;
 		else
@@ -910,4 +930,77 @@ void tmpfs_set_size_limit(struct super_block *sb, uint64_t bytes)
 bool inode_is_tmpfs(const struct inode *i)
 {
 	return i->ops == &tmpfs_inode_ops;
+}
+
+/* --- seals (Linux's mm/memfd.c) -------------------------------------------------- */
+
+#define SEALS_ALL (F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_FUTURE_WRITE)
+
+static bool sealable(const struct file *f)
+{
+	return f->inode && inode_is_tmpfs(f->inode) && S_ISREG(f->inode->mode);
+}
+
+void tmpfs_allow_sealing(struct inode *i)
+{
+	pthread_mutex_lock(&i->lock);
+	TI(i)->seals &= ~(unsigned)F_SEAL_SEAL;
+	pthread_mutex_unlock(&i->lock);
+}
+
+long tmpfs_get_seals(struct file *f)
+{
+	long ret;
+
+	if (!sealable(f))
+		return -EINVAL;
+	pthread_mutex_lock(&f->inode->lock);
+	ret = TI(f->inode)->seals;
+	pthread_mutex_unlock(&f->inode->lock);
+	return ret;
+}
+
+long tmpfs_add_seals(struct file *f, unsigned seals)
+{
+	struct inode *i = f->inode;
+	long ret = 0;
+
+	if (!sealable(f))
+		return -EINVAL;
+	if (seals & ~(unsigned)SEALS_ALL)
+		return -EINVAL;
+	if (!flags_writable(file_getfl(f)))
+		return -EPERM;
+	pthread_mutex_lock(&i->lock);
+	if (TI(i)->seals & F_SEAL_SEAL)
+		ret = -EPERM;
+	/* Writable shared mappings could still write (mapping_deny_writable). */
+	else if ((seals & F_SEAL_WRITE) && !(TI(i)->seals & F_SEAL_WRITE) &&
+		 __atomic_load_n(&i->mmap_writable, __ATOMIC_SEQ_CST) > 0)
+		ret = -EBUSY;
+	else
+		TI(i)->seals |= seals;
+	pthread_mutex_unlock(&i->lock);
+	return ret;
+}
+
+long tmpfs_mmap_seals(struct file *f, int prot, bool shared_writable, bool *nowrite)
+{
+	unsigned seals;
+
+	if (!sealable(f))
+		return 0;
+	pthread_mutex_lock(&f->inode->lock);
+	seals = TI(f->inode)->seals;
+	pthread_mutex_unlock(&f->inode->lock);
+	/* 6.1: a write seal refuses every shared mapping of a writable file
+	 * (i_mmap_writable denied), whatever its protection. */
+	if ((seals & F_SEAL_WRITE) && shared_writable)
+		return -EPERM;
+	if (seals & F_SEAL_FUTURE_WRITE) {
+		if (shared_writable && (prot & PROT_WRITE))
+			return -EPERM;
+		*nowrite = true; /* no VM_MAYWRITE: mprotect cannot add it */
+	}
+	return 0;
 }

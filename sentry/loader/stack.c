@@ -150,6 +150,8 @@ int stack_build(struct mm *mm, uint64_t stack_top, uint64_t stack_limit,
 		mm->arg_start = str;
 		mm->arg_end = mm->env_start = str + argbytes;
 		mm->env_end = mm->env_start + envbytes;
+		memcpy(mm->saved_auxv, aux, na * sizeof(uint64_t));
+		mm->saved_auxv_words = na;
 		*sp_out = sp;
 	}
 	free(vec);

@@ -10,6 +10,7 @@
 #include "sentry/mm/mm.h"
 #include "sentry/mm/memfile.h"
 #include "sentry/mm/mobj.h"
+#include "sentry/mm/vma.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -106,6 +107,64 @@ size_t mm_copy_in_partial(struct mm *mm, void *dst, uint64_t addr, size_t len)
 size_t mm_copy_out_partial(struct mm *mm, uint64_t addr, const void *src, size_t len)
 {
 	return copy(mm, addr, (void *)src, len, true, true);
+}
+
+/* May a forced write (FOLL_FORCE) store into v? A writable VMA, or a
+ * private one, whose pages become the process's own copies (is_cow_mapping).
+ * Never a shared mobj behind a read-only VMA (the vDSO's, another
+ * process's file pages). */
+static bool force_writable(const struct vma *v)
+{
+	return (v->prot & PROT_WRITE) || (!(v->flags & VMA_SHARED) && !v->mobj->shared);
+}
+
+/* Under the read lock, which it drops and takes again: make the pages of
+ * [addr, addr+len) in a private VMA the process's own. */
+static int force_unshare(struct mm *mm, uint64_t addr, size_t len)
+{
+	struct vma *v;
+	bool copied;
+	int ret = -EFAULT;
+
+	pthread_rwlock_unlock(&mm->lock);
+	pthread_rwlock_wrlock(&mm->lock);
+	v = mm_find_vma(mm, addr);
+	if (v && v->mobj && force_writable(v))
+		ret = vma_unshare(mm, v, ALIGN_DOWN(addr, PAGE_SIZE),
+				  MIN(v->end, ALIGN_UP(addr + len, PAGE_SIZE)), false, &copied);
+	pthread_rwlock_unlock(&mm->lock);
+	pthread_rwlock_rdlock(&mm->lock);
+	return ret;
+}
+
+size_t mm_access_force(struct mm *mm, uint64_t addr, void *buf, size_t len, bool write)
+{
+	size_t done = 0;
+
+	if (addr + len < addr)
+		len = UINT64_MAX - addr;
+	pthread_rwlock_rdlock(&mm->lock);
+	while (done < len) {
+		struct vma *v = mm_find_vma(mm, addr + done);
+		size_t chunk = len - done;
+		bool cow = false;
+		char *p;
+
+		if (!v || !v->mobj || (write && !force_writable(v)))
+			break;
+		p = translate(mm, addr + done, write ? PROT_WRITE : PROT_ANY, &chunk, false, &cow);
+		if (!p && cow && force_unshare(mm, addr + done, chunk) == 0)
+			continue;
+		if (!p)
+			break;
+		if (write)
+			memcpy(p, (const char *)buf + done, chunk);
+		else
+			memcpy((char *)buf + done, p, chunk);
+		done += chunk;
+	}
+	pthread_rwlock_unlock(&mm->lock);
+	return done;
 }
 
 int mm_peek(struct mm *mm, void *dst, uint64_t addr, size_t len)

@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <signal.h>
 
@@ -122,6 +123,8 @@ int mm_fork(struct mm *old, struct mm **out)
 	mm->arg_end = old->arg_end;
 	mm->env_start = old->env_start;
 	mm->env_end = old->env_end;
+	memcpy(mm->saved_auxv, old->saved_auxv, sizeof(mm->saved_auxv));
+	mm->saved_auxv_words = old->saved_auxv_words;
 	mm->thp_disable = old->thp_disable;
 	mm->membarrier_reg = old->membarrier_reg;
 	for (v = vma_first(old); v && ret == 0; v = vma_next(v)) {

@@ -105,6 +105,10 @@ struct mm {
 	uint64_t start_stack;	     /* initial stack pointer */
 	uint64_t arg_start, arg_end; /* argv strings */
 	uint64_t env_start, env_end; /* envp strings */
+	/* The auxiliary vector exec built, AT_NULL pair included (Linux's
+	 * saved_auxv, what /proc/<pid>/auxv shows). */
+	uint64_t saved_auxv[64];
+	unsigned saved_auxv_words;
 
 	uint64_t committed; /* bytes of VMAs that have memory behind them */
 	uint64_t limit;	    /* the sandbox's guest memory limit */
@@ -232,6 +236,14 @@ static inline bool mm_range_ok(uint64_t addr, size_t len)
 
 /* Could the whole of [addr, addr+len) be written (want_write) or read? */
 bool mm_access_ok(struct mm *mm, uint64_t addr, size_t len, bool want_write);
+/*
+ * Linux's access_remote_vm with FOLL_FORCE (/proc/<pid>/mem, and what a
+ * tracer's PEEKDATA/POKEDATA need): read any mapped byte whatever its
+ * protection; write where the VMA is writable or private (a read-only
+ * private mapping gets the process's own copy of the page, its protection
+ * unchanged). Returns the bytes done before the first that is not.
+ */
+size_t mm_access_force(struct mm *mm, uint64_t addr, void *buf, size_t len, bool write);
 /* Read guest memory regardless of its protection (instruction bytes for reports). */
 int mm_peek(struct mm *mm, void *dst, uint64_t addr, size_t len);
 

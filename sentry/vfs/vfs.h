@@ -163,6 +163,7 @@ struct inode {
 	uint64_t hash_key;
 	struct inotify_marks *inotify; /* watches on it (sentry/fs/inotify.c), or NULL */
 	unsigned nopen;		       /* open files that report their close (fsnotify.h) */
+	int mmap_writable;	       /* shared mappings of it through writable files (atomic) */
 };
 
 /* inode->flags */

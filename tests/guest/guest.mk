@@ -23,6 +23,7 @@ GUEST_TESTS = \
 	fd_close_range \
 	filemap \
 	memfd_attr \
+	memfd_seals \
 	mmap \
 	mremap \
 	mm_shared_access \
@@ -40,6 +41,9 @@ GUEST_TESTS = \
 	proc_task_dir \
 	proc_stat_state \
 	proc_cmdline \
+	proc_auxv \
+	proc_fdinfo \
+	proc_mem \
 	proc_files \
 	sysinfo \
 	process \
