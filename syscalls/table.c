@@ -435,9 +435,18 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	NOSYS(kcmp, "not yet: ENOSYS"), NOSYS(ioprio_set, "not yet: ENOSYS"),
 	NOSYS(ioprio_get, "not yet: ENOSYS"), NOSYS(process_madvise, "not yet: ENOSYS"),
 	NOSYS(process_mrelease, "not yet: ENOSYS"),
-	NOSYS(futex_waitv, "not yet: ENOSYS (glibc does not use it)"), NOSYS(unshare, R_MOUNTS),
-	NOSYS(setns, R_MOUNTS), NOSYS(mount, R_MOUNTS), NOSYS(umount2, R_MOUNTS),
-	NOSYS(pivot_root, R_MOUNTS), NOSYS(open_tree, R_MOUNTS), NOSYS(move_mount, R_MOUNTS),
+	NOSYS(futex_waitv, "not yet: ENOSYS (glibc does not use it)"),
+	PART(unshare,
+	     "mnt, user, uts: own copies; ipc, net, pid, cgroup: own ids, shared objects; no "
+	     "CLONE_NEWTIME",
+	     1, A_HEX),
+	NOSYS(setns, R_MOUNTS),
+	PART(mount,
+	     "tmpfs, proc, sysfs, devpts, bind, remount, move; propagation recorded, not "
+	     "propagated; else ENODEV",
+	     5, A_STR, A_STR, A_STR, A_HEX, A_PTR),
+	PART(umount2, "MNT_EXPIRE is EAGAIN; MNT_FORCE as a plain umount", 2, A_STR, A_HEX),
+	FULL(pivot_root, 2, A_STR, A_STR), NOSYS(open_tree, R_MOUNTS), NOSYS(move_mount, R_MOUNTS),
 	NOSYS(fsopen, R_MOUNTS), NOSYS(fsconfig, R_MOUNTS), NOSYS(fsmount, R_MOUNTS),
 	NOSYS(fspick, R_MOUNTS), NOSYS(mount_setattr, R_MOUNTS),
 	/* newer than the kernel the sandbox presents */

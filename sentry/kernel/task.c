@@ -4,6 +4,7 @@
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/process.h"
 #include "sentry/kernel/seccomp.h"
+#include "sentry/kernel/nsproxy.h"
 #include "sentry/kernel/signal.h"
 #include "sentry/kernel/timers.h"
 #include "sentry/kernel/spawn.h"
@@ -54,6 +55,7 @@ void task_put(struct task *t)
 		t->ctx->ops->release(t->ctx);
 	sigpending_flush(&t->pending, ~0ull);
 	seccomp_task_release(t);
+	nsproxy_put(t->nsproxy);
 	tg_put(t->tg);
 	free(t->cpu.fpu);
 	free(t->init_path);
