@@ -123,6 +123,10 @@ SYSCALL(chdir);
 SYSCALL(fchdir);
 SYSCALL(getcwd);
 SYSCALL(chroot);
+SYSCALL(mount);
+SYSCALL(umount2);
+SYSCALL(pivot_root);
+SYSCALL(unshare);
 SYSCALL(umask);
 
 /* sys_namei.c */

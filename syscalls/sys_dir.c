@@ -170,7 +170,7 @@ SYSCALL(chroot)
 	struct path p;
 	int ret;
 
-	if (!creds_capable(&t->creds, KCAP_SYS_CHROOT))
+	if (!creds_own_capable(&t->creds, KCAP_SYS_CHROOT))
 		return -EPERM;
 	ret = path_in(t, a->a[0], path);
 	if (ret)

@@ -65,7 +65,7 @@ static long set_securebits(struct task *t, unsigned long bits)
 
 	if ((((old & SECURE_ALL_LOCKS) >> 1) & (old ^ bits)) || (old & SECURE_ALL_LOCKS & ~bits) ||
 	    (bits & ~(unsigned long)(SECURE_ALL_LOCKS | SECURE_ALL_BITS)) ||
-	    !creds_capable(&c, KCAP_SETPCAP))
+	    !creds_own_capable(&c, KCAP_SETPCAP))
 		return -EPERM;
 	c.securebits = (uint32_t)bits;
 	task_commit_creds(t, &c);
@@ -130,7 +130,7 @@ static long capbset_drop(struct task *t, unsigned long cap)
 {
 	struct creds c = t->creds;
 
-	if (!creds_capable(&c, KCAP_SETPCAP))
+	if (!creds_own_capable(&c, KCAP_SETPCAP))
 		return -EPERM;
 	if (!cap_valid(cap))
 		return -EINVAL;

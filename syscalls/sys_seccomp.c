@@ -42,7 +42,7 @@ static long filter_in(struct task *t, uint64_t uprog, struct seccomp_filter **ou
 	/* Unprivileged filters only under no_new_privs: a filter must not
 	 * be able to mislead a program that gains privileges by exec. */
 	if (!__atomic_load_n(&t->no_new_privs, __ATOMIC_RELAXED) &&
-	    !creds_capable(&t->creds, KCAP_SYS_ADMIN))
+	    !creds_own_capable(&t->creds, KCAP_SYS_ADMIN))
 		return -EACCES;
 	if (!fprog.filter)
 		return -EINVAL; /* (bpf_check_basics_ok) */

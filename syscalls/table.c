@@ -473,10 +473,19 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	     "FUTEX2_SIZE_U32 only, as Linux; FUTEX2_NUMA is EINVAL (as 6.7); a REALTIME deadline "
 	     "does not follow later clock changes",
 	     5, A_PTR, A_UINT, A_HEX, A_TIMESPEC, A_CLOCK),
-	NOSYS(unshare, R_MOUNTS), NOSYS(setns, R_MOUNTS), NOSYS(mount, R_MOUNTS),
-	NOSYS(umount2, R_MOUNTS), NOSYS(pivot_root, R_MOUNTS), NOSYS(open_tree, R_MOUNTS),
-	NOSYS(move_mount, R_MOUNTS), NOSYS(fsopen, R_MOUNTS), NOSYS(fsconfig, R_MOUNTS),
-	NOSYS(fsmount, R_MOUNTS), NOSYS(fspick, R_MOUNTS), NOSYS(mount_setattr, R_MOUNTS),
+	PART(unshare,
+	     "mnt, uts: own copies; user: no uid_map/gid_map files yet; ipc, net, pid, cgroup: own "
+	     "ids, shared objects; no CLONE_NEWTIME",
+	     1, A_HEX),
+	NOSYS(setns, R_MOUNTS),
+	PART(mount,
+	     "tmpfs, proc, sysfs, devpts, bind, remount, move; propagation recorded, not "
+	     "propagated; else ENODEV",
+	     5, A_STR, A_STR, A_STR, A_HEX, A_PTR),
+	PART(umount2, "MNT_EXPIRE is EAGAIN; MNT_FORCE as a plain umount", 2, A_STR, A_HEX),
+	PART(pivot_root, "only when the root is the mount namespace's root", 2, A_STR, A_STR), NOSYS(open_tree, R_MOUNTS), NOSYS(move_mount, R_MOUNTS),
+	NOSYS(fsopen, R_MOUNTS), NOSYS(fsconfig, R_MOUNTS), NOSYS(fsmount, R_MOUNTS),
+	NOSYS(fspick, R_MOUNTS), NOSYS(mount_setattr, R_MOUNTS),
 	/* newer than the kernel the sandbox presents */
 	NOSYS_NR(451, R_NEWER), /* cachestat */
 	PART(fchmodat2,

@@ -19,6 +19,7 @@
 #include "sentry/ipc/sem.h"
 #include "sentry/ipc/shm.h"
 #include "sentry/fs/procfs_internal.h"
+#include "sentry/kernel/nsproxy.h"
 #include "sentry/fs/anon.h"
 #include "sentry/fs/file.h"
 #include "sentry/fs/filemap.h"
@@ -187,7 +188,14 @@ static void gen_mounts_common(struct proc_ctx *c, struct strbuf *o, bool info)
 		mc.root = c->k->root;
 		path_get(&mc.root);
 	}
-	mntns_for_each(c->k->mntns, one_mount, &mc);
+	if (c->t) {
+		/* The process's own mount namespace. */
+		struct nsproxy *n = task_ns_get(c->t);
+		mntns_for_each(n->mnt, one_mount, &mc);
+		nsproxy_put(n);
+	} else {
+		mntns_for_each(c->k->mntns, one_mount, &mc);
+	}
 	path_put(&mc.root);
 }
 

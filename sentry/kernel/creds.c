@@ -6,6 +6,7 @@
 #include "config.h"
 #include "sentry/kernel/creds.h"
 #include "sentry/kernel/kernel.h"
+#include "sentry/kernel/nsproxy.h"
 #include "sentry/kernel/task.h"
 
 #include <errno.h>
@@ -93,32 +94,43 @@ void creds_init_host(struct creds *c)
 }
 
 /* cap_emulate_setxuid: the capability sets follow a ruid/euid/suid change. */
+uint32_t creds_root_uid(const struct creds *c)
+{
+	int64_t r = ns_make_kuid(c->user_ns, 0);
+
+	return r < 0 ? (uint32_t)-2 : (uint32_t)r; /* (-2: no id is root there) */
+}
+
 static void fix_setuid(struct creds *n, const struct creds *old)
 {
+	uint32_t r = creds_root_uid(old);
+
 	if (n->securebits & SECBIT_NO_SETUID_FIXUP)
 		return;
-	if ((old->uid == 0 || old->euid == 0 || old->suid == 0) &&
-	    (n->uid != 0 && n->euid != 0 && n->suid != 0)) {
+	if ((old->uid == r || old->euid == r || old->suid == r) &&
+	    (n->uid != r && n->euid != r && n->suid != r)) {
 		if (!(n->securebits & SECBIT_KEEP_CAPS)) {
 			n->cap_permitted = 0;
 			n->cap_effective = 0;
 		}
 		n->cap_ambient = 0;
 	}
-	if (old->euid == 0 && n->euid != 0)
+	if (old->euid == r && n->euid != r)
 		n->cap_effective = 0;
-	if (old->euid != 0 && n->euid == 0)
+	if (old->euid != r && n->euid == r)
 		n->cap_effective = n->cap_permitted;
 }
 
 /* The fs capabilities follow an fsuid change (cap_task_fix_setuid, LSM_SETID_FS). */
 static void fix_setfsuid(struct creds *n, uint32_t old_fsuid)
 {
+	uint32_t r = creds_root_uid(n);
+
 	if (n->securebits & SECBIT_NO_SETUID_FIXUP)
 		return;
-	if (old_fsuid == 0 && n->fsuid != 0)
+	if (old_fsuid == r && n->fsuid != r)
 		n->cap_effective &= ~CAP_FS_SET;
-	if (old_fsuid != 0 && n->fsuid == 0)
+	if (old_fsuid != r && n->fsuid == r)
 		n->cap_effective |= n->cap_permitted & CAP_FS_SET;
 }
 
@@ -128,7 +140,7 @@ int creds_setuid(struct creds *c, uint32_t uid)
 
 	if (uid == NO_ID)
 		return -EINVAL;
-	if (creds_capable(c, KCAP_SETUID))
+	if (creds_own_capable(c, KCAP_SETUID))
 		n.uid = n.suid = uid;
 	else if (uid != c->uid && uid != c->suid)
 		return -EPERM;
@@ -141,7 +153,7 @@ int creds_setuid(struct creds *c, uint32_t uid)
 int creds_setreuid(struct creds *c, uint32_t ruid, uint32_t euid)
 {
 	struct creds n = *c;
-	bool priv = creds_capable(c, KCAP_SETUID);
+	bool priv = creds_own_capable(c, KCAP_SETUID);
 
 	if (ruid != NO_ID) {
 		n.uid = ruid;
@@ -178,7 +190,7 @@ int creds_setresuid(struct creds *c, uint32_t ruid, uint32_t euid, uint32_t suid
 		return 0;
 	if ((id_new(ruid, c->uid, c->euid, c->suid) || id_new(euid, c->uid, c->euid, c->suid) ||
 	     id_new(suid, c->uid, c->euid, c->suid)) &&
-	    !creds_capable(c, KCAP_SETUID))
+	    !creds_own_capable(c, KCAP_SETUID))
 		return -EPERM;
 	if (ruid != NO_ID)
 		n.uid = ruid;
@@ -196,7 +208,7 @@ int creds_setgid(struct creds *c, uint32_t gid)
 {
 	if (gid == NO_ID)
 		return -EINVAL;
-	if (creds_capable(c, KCAP_SETGID))
+	if (creds_own_capable(c, KCAP_SETGID))
 		c->gid = c->egid = c->sgid = c->fsgid = gid;
 	else if (gid == c->gid || gid == c->sgid)
 		c->egid = c->fsgid = gid;
@@ -208,7 +220,7 @@ int creds_setgid(struct creds *c, uint32_t gid)
 int creds_setregid(struct creds *c, uint32_t rgid, uint32_t egid)
 {
 	struct creds n = *c;
-	bool priv = creds_capable(c, KCAP_SETGID);
+	bool priv = creds_own_capable(c, KCAP_SETGID);
 
 	if (rgid != NO_ID) {
 		if (rgid != c->gid && rgid != c->egid && !priv)
@@ -235,7 +247,7 @@ int creds_setresgid(struct creds *c, uint32_t rgid, uint32_t egid, uint32_t sgid
 		return 0;
 	if ((id_new(rgid, c->gid, c->egid, c->sgid) || id_new(egid, c->gid, c->egid, c->sgid) ||
 	     id_new(sgid, c->gid, c->egid, c->sgid)) &&
-	    !creds_capable(c, KCAP_SETGID))
+	    !creds_own_capable(c, KCAP_SETGID))
 		return -EPERM;
 	if (rgid != NO_ID)
 		c->gid = rgid;
@@ -254,7 +266,7 @@ uint32_t creds_setfsuid(struct creds *c, uint32_t fsuid)
 	if (fsuid == NO_ID)
 		return old;
 	if (fsuid == c->uid || fsuid == c->euid || fsuid == c->suid || fsuid == c->fsuid ||
-	    creds_capable(c, KCAP_SETUID)) {
+	    creds_own_capable(c, KCAP_SETUID)) {
 		if (fsuid != old) {
 			c->fsuid = fsuid;
 			fix_setfsuid(c, old);
@@ -270,14 +282,14 @@ uint32_t creds_setfsgid(struct creds *c, uint32_t fsgid)
 	if (fsgid == NO_ID)
 		return old;
 	if (fsgid == c->gid || fsgid == c->egid || fsgid == c->sgid || fsgid == c->fsgid ||
-	    creds_capable(c, KCAP_SETGID))
+	    creds_own_capable(c, KCAP_SETGID))
 		c->fsgid = fsgid;
 	return old;
 }
 
 int creds_setgroups(struct creds *c, const uint32_t *groups, uint32_t n)
 {
-	if (!creds_capable(c, KCAP_SETGID))
+	if (!creds_own_capable(c, KCAP_SETGID))
 		return -EPERM;
 	if (n > CREDS_MAX_GROUPS)
 		return -EINVAL;
@@ -300,7 +312,7 @@ int creds_capset(struct creds *c, uint64_t effective, uint64_t inheritable, uint
 	inheritable &= CAP_ALL_MASK;
 	permitted &= CAP_ALL_MASK;
 	/* Without CAP_SETPCAP, inheritable may only take what is permitted. */
-	if (!creds_capable(c, KCAP_SETPCAP) &&
+	if (!creds_own_capable(c, KCAP_SETPCAP) &&
 	    !cap_subset(inheritable, c->cap_inheritable | c->cap_permitted))
 		return -EPERM;
 	/* Nothing new in inheritable from outside the bounding set. */
@@ -319,7 +331,8 @@ int creds_capset(struct creds *c, uint64_t effective, uint64_t inheritable, uint
 
 bool creds_exec(struct creds *c)
 {
-	bool root_real = c->uid == 0, root_eff = c->euid == 0, effective = false;
+	uint32_t r = creds_root_uid(c);
+	bool root_real = c->uid == r, root_eff = c->euid == r, effective = false;
 
 	/* Without file capabilities the permitted set starts empty (get_file_caps). */
 	c->cap_permitted = 0;

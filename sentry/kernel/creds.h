@@ -65,12 +65,31 @@ struct creds {
 	uint32_t ngroups;
 	uint32_t groups[CREDS_MAX_GROUPS]; /* sorted, as Linux keeps them */
 	uint64_t cap_effective, cap_permitted, cap_inheritable, cap_bounding, cap_ambient;
+	/* The user namespace the capabilities are for (sentry/kernel/nsproxy.h),
+	 * NULL for the sandbox's initial one; the task's nsproxy holds it. */
+	const struct user_ns *user_ns;
 };
 
-static inline bool creds_capable(const struct creds *c, int cap)
+/* Has c cap in its own user namespace (what set*id, setgroups and capset
+ * ask: Linux's ns_capable(cred->user_ns, cap)). */
+static inline bool creds_own_capable(const struct creds *c, int cap)
 {
 	return c->cap_effective & (1ull << cap);
 }
+
+/* Has c cap over the whole sandbox (Linux's capable(cap): in the initial
+ * user namespace). A task in a user namespace of its own has none. */
+static inline bool creds_capable(const struct creds *c, int cap)
+{
+	return !c->user_ns && creds_own_capable(c, cap);
+}
+
+/* Linux's capable_wrt_inode_uidgid: cap in c's own user namespace, in
+ * which both the file's uid and gid have a name. */
+bool creds_capable_ids(const struct creds *c, int cap, uint32_t uid, uint32_t gid);
+
+/* The sandbox's uid that is root in c's user namespace (0 in the initial one). */
+uint32_t creds_root_uid(const struct creds *c);
 
 static inline bool creds_in_group(const struct creds *c, uint32_t gid)
 {

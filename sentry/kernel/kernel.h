@@ -62,6 +62,10 @@ struct kernel {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	struct mnt_namespace *mntns;
+	/* The initial namespaces' nsproxy (sentry/kernel/nsproxy.c), made on
+	 * first use under lock; user namespaces made (max_user_namespaces). */
+	struct nsproxy *init_nsproxy;
+	unsigned nr_user_ns;
 	struct path root; /* the guest's "/" */
 	/* The init program is a host path read by the sentry itself (no rootfs
 	 * configured: the issue-2 mode, for static test programs). */

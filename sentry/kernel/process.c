@@ -5,6 +5,7 @@
  */
 #include "config.h"
 #include "sentry/kernel/process.h"
+#include "sentry/kernel/nsproxy.h"
 #include "sentry/fs/pidfd.h"
 #include "sentry/ipc/ipc.h"
 #include "sentry/kernel/signal.h"
@@ -48,10 +49,6 @@
 #ifndef CLONE_CLEAR_SIGHAND
 #define CLONE_CLEAR_SIGHAND 0x100000000ull
 #endif
-
-#define NS_FLAGS                                                                                   \
-	(CLONE_NEWNS | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | \
-	 CLONE_NEWCGROUP | CLONE_NEWTIME)
 
 /* A vfork parent waits for its child's exec or exit; both hold a reference. */
 struct vfork_done {
@@ -416,8 +413,8 @@ static long clone_flags_valid(struct task *t, uint64_t flags)
 		return -EINVAL;
 	if ((flags & CLONE_SIGHAND) && (flags & CLONE_CLEAR_SIGHAND))
 		return -EINVAL;
-	if (flags & NS_FLAGS)
-		return -EPERM; /* no namespaces inside the sandbox */
+	if (flags & CLONE_NEWTIME)
+		return -EINVAL; /* no time namespaces: as a kernel without CONFIG_TIME_NS */
 	return 0;
 }
 
@@ -541,6 +538,13 @@ long task_clone(struct task *t, const struct clone_req *r)
 			if (c->sighand->action[i].handler != (uint64_t)(uintptr_t)SIG_IGN)
 				c->sighand->action[i] = (struct k_sigaction){0};
 	}
+
+	/* Namespaces (CLONE_NEW*, and a pid_for_children of the parent's own). */
+	ret = nsproxy_for_clone(t, flags, &c->creds, &c->nsproxy);
+	if (ret < 0)
+		goto fail;
+	if (flags & CLONE_NEWNS)
+		nsproxy_clone_mnt(c, c->nsproxy);
 
 	/* The address space. */
 	if (flags & CLONE_VM) {

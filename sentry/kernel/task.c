@@ -6,6 +6,7 @@
 #include "sentry/kernel/ioprio.h"
 #include "sentry/kernel/landlock.h"
 #include "sentry/kernel/seccomp.h"
+#include "sentry/kernel/nsproxy.h"
 #include "sentry/kernel/signal.h"
 #include "sentry/kernel/timers.h"
 #include "sentry/kernel/spawn.h"
@@ -57,6 +58,7 @@ void task_put(struct task *t)
 	sigpending_flush(&t->pending, ~0ull);
 	seccomp_task_release(t);
 	ioprio_task_release(t);
+	nsproxy_put(t->nsproxy);
 	tg_put(t->tg);
 	free(t->cpu.fpu);
 	free(t->init_path);

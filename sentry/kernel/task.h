@@ -183,6 +183,7 @@ struct task {
 	struct path exe;      /* the program file (/proc/pid/exe) */
 	uint64_t start_ns;    /* CLOCK_MONOTONIC when it started */
 	struct creds creds;
+	struct nsproxy *nsproxy; /* NULL: the sandbox's initial namespaces (nsproxy.h) */
 
 	/* Signals: dispositions (shared), the mask, thread-directed pending. */
 	struct sighand *sighand;

@@ -220,6 +220,11 @@ static int mode_permission(const struct creds *c, struct inode *inode, int mask)
 	return (mask & ~mode & 7) ? -EACCES : 0;
 }
 
+static bool creds_capable_wrt(const struct creds *c, int cap, const struct inode *i)
+{
+	return creds_capable_ids(c, cap, i->uid, i->gid);
+}
+
 int inode_permission(const struct creds *c, struct inode *inode, int mask)
 {
 	int ret = mode_permission(c, inode, mask);
@@ -227,23 +232,23 @@ int inode_permission(const struct creds *c, struct inode *inode, int mask)
 	if (ret == 0)
 		return 0;
 	if (S_ISDIR(inode->mode)) {
-		if (!(mask & MAY_WRITE) && creds_capable(c, KCAP_DAC_READ_SEARCH))
+		if (!(mask & MAY_WRITE) && creds_capable_wrt(c, KCAP_DAC_READ_SEARCH, inode))
 			return 0;
-		return creds_capable(c, KCAP_DAC_OVERRIDE) ? 0 : -EACCES;
+		return creds_capable_wrt(c, KCAP_DAC_OVERRIDE, inode) ? 0 : -EACCES;
 	}
 	mask &= MAY_READ | MAY_WRITE | MAY_EXEC;
-	if (mask == MAY_READ && creds_capable(c, KCAP_DAC_READ_SEARCH))
+	if (mask == MAY_READ && creds_capable_wrt(c, KCAP_DAC_READ_SEARCH, inode))
 		return 0;
 	/* Executing needs at least one execute bit, even for root. */
 	if (!(mask & MAY_EXEC) || (inode->mode & (S_IXUSR | S_IXGRP | S_IXOTH)))
-		if (creds_capable(c, KCAP_DAC_OVERRIDE))
+		if (creds_capable_wrt(c, KCAP_DAC_OVERRIDE, inode))
 			return 0;
 	return -EACCES;
 }
 
 bool inode_owner_or_capable(const struct creds *c, struct inode *inode)
 {
-	return c->fsuid == inode->uid || creds_capable(c, KCAP_FOWNER);
+	return c->fsuid == inode->uid || creds_capable_wrt(c, KCAP_FOWNER, inode);
 }
 
 int may_delete(const struct creds *c, struct inode *dir, struct inode *victim, bool isdir)
@@ -254,7 +259,7 @@ int may_delete(const struct creds *c, struct inode *dir, struct inode *victim, b
 		return ret;
 	/* The sticky bit: only the owner of the file or the directory may. */
 	if ((dir->mode & S_ISVTX) && c->fsuid != victim->uid && c->fsuid != dir->uid &&
-	    !creds_capable(c, KCAP_FOWNER))
+	    !creds_capable_wrt(c, KCAP_FOWNER, victim))
 		return -EPERM;
 	if (isdir && !S_ISDIR(victim->mode))
 		return -ENOTDIR;

@@ -8,6 +8,8 @@
 #include <string.h>
 
 static pthread_mutex_t mount_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Mount ids are unique across namespaces, as Linux's (under mount_lock). */
+static unsigned next_mount_id = 20;
 
 struct mount *mount_get(struct mount *m)
 {
@@ -25,6 +27,7 @@ void mount_put(struct mount *m)
 	if (m->parent)
 		mount_put(m->parent);
 	sb_put(m->sb);
+	free(m->opts);
 	free(m->source);
 	free(m);
 }
@@ -38,10 +41,12 @@ static struct mount *mount_alloc(struct mnt_namespace *ns, struct super_block *s
 	m->sb = sb_get(sb);
 	m->root = dentry_get(root);
 	m->flags = flags;
-	m->id = ns->next_id++;
+	m->id = next_mount_id++;
 	m->source = xstrdup(source ? source : "none");
 	list_init(&m->children);
 	list_init(&m->sibling);
+	m->ns = ns;
+	ns->nr_mounts++;
 	list_add_tail(&m->all, &ns->mounts);
 	return m;
 }
@@ -66,7 +71,8 @@ struct mnt_namespace *mntns_new(struct super_block *sb, unsigned flags, const ch
 	struct mnt_namespace *ns = xzalloc(sizeof(*ns));
 
 	list_init(&ns->mounts);
-	ns->next_id = 20;
+	ns->refs = 1;
+	ns->ino = 4026531841ull; /* Linux's first mount namespace */
 	pthread_mutex_lock(&mount_lock);
 	ns->root = mount_alloc(ns, sb, sb->root, flags, source);
 	pthread_mutex_unlock(&mount_lock);
@@ -168,4 +174,317 @@ void mntns_for_each(struct mnt_namespace *ns, void (*fn)(struct mount *m, void *
 		mount_put(all[i]);
 	}
 	free(all);
+}
+
+/* --- namespaces of guests ------------------------------------------------------ */
+
+struct mnt_namespace *mntns_get(struct mnt_namespace *ns)
+{
+	__atomic_add_fetch(&ns->refs, 1, __ATOMIC_RELAXED);
+	return ns;
+}
+
+/* Take m out of its namespace (mount_lock held); the namespace's reference
+ * goes to *drop. Its parent and mountpoint stay as they were, so that a
+ * path still on it (an open directory, a cwd) has a valid ".." to read. */
+static void mount_unhash(struct mount *m, struct mount ***drop, size_t *n, size_t *cap)
+{
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 16;
+		*drop = xrealloc(*drop, *cap * sizeof(**drop));
+	}
+	list_del_init(&m->all);
+	list_del_init(&m->sibling);
+	if (m->mountpoint)
+		m->mountpoint->nmounts--;
+	if (m->ns)
+		m->ns->nr_mounts--;
+	m->ns = NULL;
+	(*drop)[(*n)++] = m;
+}
+
+/* m and every mount under it, children before parents. */
+static void unhash_tree(struct mount *m, struct mount ***drop, size_t *n, size_t *cap)
+{
+	while (!list_empty(&m->children))
+		unhash_tree(list_first_entry(&m->children, struct mount, sibling), drop, n, cap);
+	mount_unhash(m, drop, n, cap);
+}
+
+static void drop_all(struct mount **drop, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		mount_put(drop[i]);
+	free(drop);
+}
+
+void mntns_put(struct mnt_namespace *ns)
+{
+	struct mount **drop = NULL;
+	size_t n = 0, cap = 0;
+
+	if (!ns || __atomic_sub_fetch(&ns->refs, 1, __ATOMIC_ACQ_REL) != 0)
+		return;
+	pthread_mutex_lock(&mount_lock);
+	while (!list_empty(&ns->mounts)) {
+		struct mount *m = list_first_entry(&ns->mounts, struct mount, all);
+		while (m->parent && m->parent->ns == ns)
+			m = m->parent;
+		unhash_tree(m, &drop, &n, &cap);
+	}
+	pthread_mutex_unlock(&mount_lock);
+	drop_all(drop, n);
+	free(ns);
+}
+
+bool mount_in_ns(const struct mount *m, const struct mnt_namespace *ns)
+{
+	return m && ns && __atomic_load_n(&m->ns, __ATOMIC_ACQUIRE) == ns;
+}
+
+/* A copy of m (same filesystem, subtree and flags) in ns, attached nowhere. */
+static struct mount *mount_clone(struct mnt_namespace *ns, struct mount *m, struct dentry *root)
+{
+	struct mount *c = mount_alloc(ns, m->sb, root, m->flags & ~MNT_INTERNAL, m->source);
+
+	c->peer_group = m->peer_group;
+	c->locked = m->locked;
+	c->opts = m->opts ? xstrdup(m->opts) : NULL;
+	return c;
+}
+
+static void attach_locked(struct mount *m, struct mount *parent, struct dentry *mp)
+{
+	m->parent = mount_get(parent);
+	m->mountpoint = dentry_get(mp);
+	mp->nmounts++;
+	list_add_tail(&m->sibling, &parent->children);
+}
+
+/* Copy the mounts under src (children of src whose mountpoints are under
+ * root, recursively) onto dst, the copy of src. Unbindable ones are left
+ * out, as Linux's copy_tree does for a bind. */
+static void copy_children(struct mnt_namespace *ns, struct mount *src, struct dentry *root,
+			  struct mount *dst, bool skip_unbindable, bool lock)
+{
+	struct mount *c;
+
+	list_for_each_entry(c, &src->children, sibling) {
+		struct mount *n;
+		if (skip_unbindable && (c->flags & MNT_UNBINDABLE))
+			continue;
+		if (!dentry_is_under(c->mountpoint, root))
+			continue;
+		n = mount_clone(ns, c, c->root);
+		c->copy = n;
+		if (lock)
+			n->locked |= (n->flags & MNT_LOCKABLE) | MNT_LOCKED;
+		attach_locked(n, dst, c->mountpoint);
+		copy_children(ns, c, c->root, n, skip_unbindable, lock);
+	}
+}
+
+struct mnt_namespace *mntns_copy(struct mnt_namespace *old, struct path **paths, size_t n,
+				 bool lock)
+{
+	struct mnt_namespace *ns = xzalloc(sizeof(*ns));
+	struct mount *root;
+
+	list_init(&ns->mounts);
+	ns->refs = 1;
+	pthread_mutex_lock(&mount_lock);
+	root = mount_clone(ns, old->root, old->root->root);
+	old->root->copy = root;
+	ns->root = root;
+	if (lock)
+		root->locked |= root->flags & MNT_LOCKABLE;
+	copy_children(ns, old->root, old->root->root, root, false, lock);
+	/* Each path onto the copy of its mount (copy is valid under the lock
+	 * for every mount of old, all of which were just copied). */
+	for (size_t i = 0; i < n; i++) {
+		struct mount *m = paths[i]->mnt;
+		if (m && m->ns == old) {
+			paths[i]->mnt = mount_get(m->copy);
+			mount_put(m); /* not the last: old still holds it */
+		}
+	}
+	pthread_mutex_unlock(&mount_lock);
+	return ns;
+}
+
+bool dentry_is_under(struct dentry *d, struct dentry *ancestor)
+{
+	struct dentry *p = dentry_get(d);
+	bool found = false;
+
+	if (d->sb != ancestor->sb) {
+		dentry_put(p);
+		return false;
+	}
+	for (;;) {
+		struct dentry *up;
+		if (p == ancestor) {
+			found = true;
+			break;
+		}
+		up = dentry_get_parent(p);
+		if (up == p) {
+			dentry_put(up);
+			break;
+		}
+		dentry_put(p);
+		p = up;
+	}
+	dentry_put(p);
+	return found;
+}
+
+bool mount_path_under(const struct path *p, const struct path *r)
+{
+	struct mount *m = p->mnt;
+	struct dentry *d = p->dentry;
+	bool ret = false;
+
+	pthread_mutex_lock(&mount_lock);
+	for (;;) {
+		if (m == r->mnt) {
+			ret = dentry_is_under(d, r->dentry);
+			break;
+		}
+		if (!m->parent || !m->ns)
+			break;
+		d = m->mountpoint;
+		m = m->parent;
+	}
+	pthread_mutex_unlock(&mount_lock);
+	return ret;
+}
+
+int mount_bind(struct mnt_namespace *ns, const struct path *at, const struct path *from, bool rec,
+	       unsigned flags)
+{
+	struct mount *top;
+
+	if (!at->dentry->inode || !from->dentry->inode)
+		return -ENOENT;
+	if (S_ISDIR(at->dentry->inode->mode) != S_ISDIR(from->dentry->inode->mode))
+		return S_ISDIR(from->dentry->inode->mode) ? -ENOTDIR : -EISDIR;
+	pthread_mutex_lock(&mount_lock);
+	if (from->mnt->flags & MNT_UNBINDABLE) {
+		pthread_mutex_unlock(&mount_lock);
+		return -EINVAL;
+	}
+	/* The whole copy is made before it is attached: a bind of a tree
+	 * into itself copies what was there, not its own new mounts. */
+	top = mount_clone(ns, from->mnt, from->dentry);
+	top->flags = (top->flags & ~MNT_PROPAGATION) | flags;
+	top->peer_group = 0;
+	top->locked &= ~MNT_LOCKED; /* the caller's own mount */
+	if (rec)
+		copy_children(ns, from->mnt, from->dentry, top, true, false);
+	attach_locked(top, at->mnt, at->dentry);
+	pthread_mutex_unlock(&mount_lock);
+	return 0;
+}
+
+int mount_umount(struct mnt_namespace *ns, struct mount *m, bool lazy)
+{
+	struct mount **drop = NULL;
+	size_t n = 0, cap = 0;
+
+	pthread_mutex_lock(&mount_lock);
+	if (m->ns != ns || !m->parent || (m->locked & MNT_LOCKED)) {
+		pthread_mutex_unlock(&mount_lock);
+		return -EINVAL;
+	}
+	/* Busy: something mounted under it, or a reference beyond the
+	 * namespace's and the caller's (an open file, a cwd, a root). */
+	if (!lazy &&
+	    (!list_empty(&m->children) || __atomic_load_n(&m->refs, __ATOMIC_RELAXED) > 2)) {
+		pthread_mutex_unlock(&mount_lock);
+		return -EBUSY;
+	}
+	unhash_tree(m, &drop, &n, &cap);
+	pthread_mutex_unlock(&mount_lock);
+	drop_all(drop, n);
+	return 0;
+}
+
+/* Take m off its parent (mount_lock held); the parent and mountpoint
+ * references go to *parent and *mp. */
+static void detach_locked(struct mount *m, struct mount **parent, struct dentry **mp)
+{
+	list_del_init(&m->sibling);
+	m->mountpoint->nmounts--;
+	*parent = m->parent;
+	*mp = m->mountpoint;
+	m->parent = NULL;
+	m->mountpoint = NULL;
+}
+
+int mount_pivot(struct mnt_namespace *ns, const struct path *new_root, const struct path *put_old)
+{
+	struct mount *nm = new_root->mnt, *old = ns->root;
+	struct mount *nparent = NULL;
+	struct dentry *nmp = NULL;
+
+	pthread_mutex_lock(&mount_lock);
+	if (nm->ns != ns || !nm->parent || old == nm) {
+		pthread_mutex_unlock(&mount_lock);
+		return -EINVAL;
+	}
+	detach_locked(nm, &nparent, &nmp);
+	ns->root = nm;
+	attach_locked(old, put_old->mnt, put_old->dentry);
+	pthread_mutex_unlock(&mount_lock);
+	mount_put(nparent);
+	dentry_put(nmp);
+	return 0;
+}
+
+int mount_move(struct mnt_namespace *ns, struct mount *m, const struct path *at)
+{
+	struct mount *parent = NULL, *p;
+	struct dentry *mp = NULL;
+
+	pthread_mutex_lock(&mount_lock);
+	if (m->ns != ns || !m->parent || (m->locked & MNT_LOCKED)) {
+		pthread_mutex_unlock(&mount_lock);
+		return -EINVAL;
+	}
+	/* Not under itself. */
+	for (p = at->mnt; p; p = p->parent)
+		if (p == m) {
+			pthread_mutex_unlock(&mount_lock);
+			return -ELOOP;
+		}
+	detach_locked(m, &parent, &mp);
+	attach_locked(m, at->mnt, at->dentry);
+	pthread_mutex_unlock(&mount_lock);
+	mount_put(parent);
+	dentry_put(mp);
+	return 0;
+}
+
+static unsigned next_peer_group = 1;
+
+static void set_propagation(struct mount *m, unsigned type, bool rec)
+{
+	struct mount *c;
+
+	m->flags = (m->flags & ~MNT_PROPAGATION) | type;
+	if (type == MNT_SHARED && !m->peer_group)
+		m->peer_group = next_peer_group++;
+	else if (type == 0 || type == MNT_UNBINDABLE)
+		m->peer_group = 0;
+	if (rec)
+		list_for_each_entry(c, &m->children, sibling)
+			set_propagation(c, type, rec);
+}
+
+void mount_set_propagation(struct mount *m, unsigned type, bool rec)
+{
+	pthread_mutex_lock(&mount_lock);
+	set_propagation(m, type, rec);
+	pthread_mutex_unlock(&mount_lock);
 }

@@ -230,7 +230,22 @@ struct dentry {
 #define MNT_NODEV  0x08
 /* Not in any namespace: the home of anonymous files (pipes, memfds), so
  * that /proc/self/fd can reopen them. Paths through it name no place. */
-#define MNT_INTERNAL 0x10
+#define MNT_INTERNAL	0x10
+#define MNT_NOATIME	0x20
+#define MNT_NODIRATIME	0x40
+#define MNT_RELATIME	0x80
+#define MNT_STRICTATIME 0x100
+#define MNT_NOSYMFOLLOW 0x200
+/* Propagation types (recorded and shown in mountinfo; events do not
+ * propagate between peers: see docs/architecture.md). */
+#define MNT_SHARED	0x1000
+#define MNT_SLAVE	0x2000
+#define MNT_UNBINDABLE	0x4000
+#define MNT_PROPAGATION (MNT_SHARED | MNT_SLAVE | MNT_UNBINDABLE)
+#define MNT_LOCKED	0x8000 /* in mount->locked only */
+#define MNT_LOCKABLE                                                                       \
+	(MNT_RDONLY | MNT_NOEXEC | MNT_NOSUID | MNT_NODEV | MNT_NOATIME | MNT_NODIRATIME | \
+	 MNT_RELATIME | MNT_STRICTATIME)
 
 struct mount {
 	int refs;
@@ -240,7 +255,15 @@ struct mount {
 	struct super_block *sb;
 	unsigned flags;
 	unsigned id;
-	char *source; /* for /proc/mounts */
+	char *source;		  /* for /proc/mounts */
+	struct mnt_namespace *ns; /* NULL once detached (umount) */
+	unsigned peer_group;	  /* shared: its peer group id; slave: its master's */
+	struct mount *copy;	  /* mntns_copy's work: this mount's copy (mount_lock) */
+	char *opts; /* the filesystem's options for /proc/mounts (",size=4k"), or NULL */
+	/* Copied into a namespace of a less privileged user namespace: these
+	 * MNT_ flags cannot be cleared, and (MNT_LOCKED) it cannot be
+	 * unmounted on its own to show what it covers (Linux's MNT_LOCK_*). */
+	unsigned locked;
 	struct list_head children;
 	struct list_head sibling;
 	struct list_head all; /* in the namespace's list */
@@ -253,9 +276,12 @@ struct path {
 
 /* The mount tree of a sandbox. */
 struct mnt_namespace {
+	int refs;
 	struct mount *root;
 	struct list_head mounts;
-	unsigned next_id;
+	uint64_t ino; /* the id /proc/PID/ns/mnt shows */
+	void *owner;  /* the user namespace that owns it (sentry/kernel/nsproxy.h) */
+	unsigned nr_mounts;
 };
 
 /* A task's filesystem context (shared by CLONE_FS). */
@@ -357,6 +383,34 @@ struct mount *mount_lookup(struct mount *mnt, struct dentry *dentry);
 long path_to_string(const struct path *p, const struct path *root, char *buf, size_t size);
 /* Call fn for each mount (for /proc/mounts), each held by a reference. */
 void mntns_for_each(struct mnt_namespace *ns, void (*fn)(struct mount *m, void *arg), void *arg);
+
+/* Mount namespaces of guests (unshare, clone, setns). */
+struct mnt_namespace *mntns_get(struct mnt_namespace *ns);
+void mntns_put(struct mnt_namespace *ns);
+/* A copy of ns's tree (CLONE_NEWNS); each of the n paths (a root, a cwd)
+ * is moved to the copy's mount that corresponds to its own. lock: the new
+ * namespace belongs to a less privileged user namespace (mount->locked). */
+struct mnt_namespace *mntns_copy(struct mnt_namespace *ns, struct path **paths, size_t n,
+				 bool lock);
+/* Is m the root of a mount (p->dentry == m->root) in ns? */
+bool mount_in_ns(const struct mount *m, const struct mnt_namespace *ns);
+/* Bind the subtree at from (recursive: with its submounts) onto at, in ns. */
+int mount_bind(struct mnt_namespace *ns, const struct path *at, const struct path *from, bool rec,
+	       unsigned flags);
+/* umount2: detach m (a mount root in ns) and everything under it; busy
+ * (without lazy) when it has submounts. */
+int mount_umount(struct mnt_namespace *ns, struct mount *m, bool lazy);
+/* pivot_root: new_root (a mount root in ns) becomes the namespace's root,
+ * the old root goes on put_old. Checks are the caller's. */
+int mount_pivot(struct mnt_namespace *ns, const struct path *new_root, const struct path *put_old);
+/* MS_MOVE: move m (a mount root) onto at. */
+int mount_move(struct mnt_namespace *ns, struct mount *m, const struct path *at);
+/* Set propagation type flags (MNT_SHARED...) on m, or on its subtree. */
+void mount_set_propagation(struct mount *m, unsigned type, bool rec);
+/* Is d at or under ancestor (in one filesystem)? */
+bool dentry_is_under(struct dentry *d, struct dentry *ancestor);
+/* Is p under (or at) the subtree of the mount root r? */
+bool mount_path_under(const struct path *p, const struct path *r);
 
 /* --- path resolution --------------------------------------------------------- */
 
