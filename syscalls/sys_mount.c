@@ -42,7 +42,6 @@
 #define UMOUNT_NOFOLLOW 0x8
 #endif
 
-
 /* The caller's mount namespace, if it may change it (CAP_SYS_ADMIN in the
  * user namespace that owns it); else NULL and *err set. */
 static struct mnt_namespace *may_mount(struct task *t, long *err)
@@ -278,10 +277,10 @@ static long do_propagation(const struct path *at, unsigned long flags)
 		return -EINVAL;
 	if (at->dentry != at->mnt->root)
 		return -EINVAL;
-	mtype = type == MS_SHARED ? MNT_SHARED
-		: type == MS_SLAVE ? (at->mnt->flags & MNT_PROPAGATION ? MNT_SLAVE : 0)
+	mtype = type == MS_SHARED	? MNT_SHARED
+		: type == MS_SLAVE	? (at->mnt->flags & MNT_PROPAGATION ? MNT_SLAVE : 0)
 		: type == MS_UNBINDABLE ? MNT_UNBINDABLE
-				       : 0;
+					: 0;
 	mount_set_propagation(at->mnt, mtype, flags & MS_REC);
 	return 0;
 }
@@ -332,7 +331,8 @@ SYSCALL(mount)
 			ret = mount_in_ns(from.mnt, ns) ? 0 : -EINVAL;
 			if (ret == 0)
 				ret = mount_bind(ns, &at, &from, flags & MS_REC,
-						 from.mnt->flags & ~(MNT_PROPAGATION | MNT_INTERNAL));
+						 from.mnt->flags &
+							 ~(MNT_PROPAGATION | MNT_INTERNAL));
 			path_put(&from);
 		}
 	} else if (flags & (MS_SHARED | MS_PRIVATE | MS_SLAVE | MS_UNBINDABLE)) {
@@ -466,9 +466,9 @@ SYSCALL(pivot_root)
 
 /* --- unshare and setns -------------------------------------------------------------- */
 
-#define UNSHARE_NS                                                                      \
-	(CLONE_NEWNS | CLONE_NEWUSER | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWNET |     \
-	 CLONE_NEWPID | CLONE_NEWCGROUP)
+#define UNSHARE_NS                                                                                 \
+	(CLONE_NEWNS | CLONE_NEWUSER | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWNET | CLONE_NEWPID | \
+	 CLONE_NEWCGROUP)
 
 /* A private fs_struct for t (unshare_fs). */
 static void unshare_fs(struct task *t)

@@ -483,9 +483,10 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	     "propagated; else ENODEV",
 	     5, A_STR, A_STR, A_STR, A_HEX, A_PTR),
 	PART(umount2, "MNT_EXPIRE is EAGAIN; MNT_FORCE as a plain umount", 2, A_STR, A_HEX),
-	PART(pivot_root, "only when the root is the mount namespace's root", 2, A_STR, A_STR), NOSYS(open_tree, R_MOUNTS), NOSYS(move_mount, R_MOUNTS),
-	NOSYS(fsopen, R_MOUNTS), NOSYS(fsconfig, R_MOUNTS), NOSYS(fsmount, R_MOUNTS),
-	NOSYS(fspick, R_MOUNTS), NOSYS(mount_setattr, R_MOUNTS),
+	PART(pivot_root, "only when the root is the mount namespace's root", 2, A_STR, A_STR),
+	NOSYS(open_tree, R_MOUNTS), NOSYS(move_mount, R_MOUNTS), NOSYS(fsopen, R_MOUNTS),
+	NOSYS(fsconfig, R_MOUNTS), NOSYS(fsmount, R_MOUNTS), NOSYS(fspick, R_MOUNTS),
+	NOSYS(mount_setattr, R_MOUNTS),
 	/* newer than the kernel the sandbox presents */
 	NOSYS_NR(451, R_NEWER), /* cachestat */
 	PART(fchmodat2,

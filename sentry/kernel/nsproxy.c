@@ -325,8 +325,8 @@ static struct nsproxy *nsproxy_dup(const struct nsproxy *n)
  * (already in n->user when it is new); paths are moved into a new mount
  * namespace. The caller has checked the flags.
  */
-static int make_namespaces(struct task *t, uint64_t flags, struct nsproxy *n,
-			   const struct creds *c, struct path **paths, size_t npaths)
+static int make_namespaces(struct task *t, uint64_t flags, struct nsproxy *n, const struct creds *c,
+			   struct path **paths, size_t npaths)
 {
 	struct user_ns *owner = n->user;
 
@@ -374,9 +374,9 @@ static int make_namespaces(struct task *t, uint64_t flags, struct nsproxy *n,
 	return 0;
 }
 
-#define NS_CLONE_FLAGS                                                                   \
-	(CLONE_NEWNS | CLONE_NEWUSER | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWNET |      \
-	 CLONE_NEWPID | CLONE_NEWCGROUP)
+#define NS_CLONE_FLAGS                                                                             \
+	(CLONE_NEWNS | CLONE_NEWUSER | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWNET | CLONE_NEWPID | \
+	 CLONE_NEWCGROUP)
 
 int nsproxy_for_clone(struct task *t, uint64_t flags, struct creds *c, struct nsproxy **out)
 {
@@ -529,8 +529,7 @@ void userns_show_map(struct task *reader, struct task *t, bool gid, struct strbu
 			if (lower < 0)
 				continue;
 		}
-		strbuf_printf(o, "%10u %10u %10u\n", m->e[i].first, (unsigned)lower,
-			      m->e[i].count);
+		strbuf_printf(o, "%10u %10u %10u\n", m->e[i].first, (unsigned)lower, m->e[i].count);
 	}
 	pthread_mutex_unlock(&t->k->lock);
 }
@@ -565,8 +564,8 @@ static int parse_map(const char *buf, size_t len, struct id_map *m)
 			     e->lower_first < lower + count))
 				return -EINVAL;
 		}
-		m->e[m->nr++] = (struct id_extent){(uint32_t)first, (uint32_t)lower,
-						   (uint32_t)count};
+		m->e[m->nr++] =
+			(struct id_extent){(uint32_t)first, (uint32_t)lower, (uint32_t)count};
 	}
 	return m->nr ? 0 : -EINVAL;
 }

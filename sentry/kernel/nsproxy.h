@@ -29,8 +29,8 @@ struct task;
 struct creds;
 struct mnt_namespace;
 
-#define OVERFLOW_UID   65534u
-#define UID_MAP_EXTENTS 340 /* Linux's limit of lines in uid_map */
+#define OVERFLOW_UID	 65534u
+#define UID_MAP_EXTENTS	 340 /* Linux's limit of lines in uid_map */
 #define USERNS_MAX_LEVEL 32
 
 struct id_extent {
