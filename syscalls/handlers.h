@@ -82,6 +82,10 @@ SYSCALL(close_range);
 SYSCALL(pipe);
 SYSCALL(pipe2);
 SYSCALL(memfd_create);
+/* sys_pkeys.c */
+SYSCALL(pkey_alloc);
+SYSCALL(pkey_free);
+SYSCALL(pkey_mprotect);
 /* sys_mlock.c */
 SYSCALL(mlock);
 SYSCALL(mlock2);

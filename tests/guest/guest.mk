@@ -120,6 +120,7 @@ GUEST_TESTS = \
 	ipc_sem \
 	ipc_msg \
 	mm_lock \
+	pkeys \
 	proc_pidfd \
 	sched_attr \
 	fs_hints \
