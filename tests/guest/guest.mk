@@ -121,6 +121,7 @@ GUEST_TESTS = \
 	ipc_msg \
 	mm_lock \
 	pkeys \
+	numa_policy \
 	proc_pidfd \
 	sched_attr \
 	fs_hints \
