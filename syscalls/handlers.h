@@ -82,6 +82,16 @@ SYSCALL(close_range);
 SYSCALL(pipe);
 SYSCALL(pipe2);
 SYSCALL(memfd_create);
+/* sys_numa.c */
+SYSCALL(set_mempolicy);
+SYSCALL(get_mempolicy);
+SYSCALL(mbind);
+SYSCALL(set_mempolicy_home_node);
+SYSCALL(migrate_pages);
+/* sys_pkeys.c */
+SYSCALL(pkey_alloc);
+SYSCALL(pkey_free);
+SYSCALL(pkey_mprotect);
 /* sys_mlock.c */
 SYSCALL(mlock);
 SYSCALL(mlock2);

@@ -507,6 +507,7 @@ long task_clone(struct task *t, const struct clone_req *r)
 	c->creds = t->creds;
 	c->sigmask = t->sigmask;
 	c->no_new_privs = t->no_new_privs;
+	c->mempolicy = t->mempolicy;
 	c->cpuid_fault = t->cpuid_fault;
 	c->dumpable = t->dumpable;
 	sched_fork(&c->sched, &t->sched);

@@ -226,6 +226,13 @@ struct task {
 	uint32_t guest_seq;
 	/* prctl state kept per task (PR_MCE_KILL flags). */
 	unsigned mce_kill;
+	/* set_mempolicy (syscalls/sys_numa.c): the MPOL_ mode, its flags and
+	 * the node mask get_mempolicy reports; inherited by clone. */
+	struct {
+		int mode;
+		unsigned flags;
+		uint64_t nodes;
+	} mempolicy;
 	/* Guest seccomp (sentry/kernel/seccomp.h): SECCOMP_MODE_* and the
 	 * newest filter of the task's stack. */
 	int seccomp_mode;

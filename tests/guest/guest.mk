@@ -134,6 +134,8 @@ GUEST_TESTS = \
 	ipc_sem \
 	ipc_msg \
 	mm_lock \
+	pkeys \
+	numa_policy \
 	proc_pidfd \
 	sched_attr \
 	fs_hints \
