@@ -106,7 +106,14 @@ int main(void)
 	pthread_barrier_wait(&stop);
 	for (int i = 0; i < 3; i++)
 		pthread_join(th[i], NULL);
+	/* A joined thread's tid is cleared before Linux has taken it out of
+	 * /proc: give its exit a moment to finish. */
 	snprintf(path, sizeof(path), "/proc/%d/task", getpid());
-	CHECK_EQ(count_entries(path), 1, "after the joins only the main thread is listed");
+	int n = count_entries(path);
+	for (int i = 0; i < 100 && n != 1; i++) {
+		usleep(10000);
+		n = count_entries(path);
+	}
+	CHECK_EQ(n, 1, "after the joins only the main thread is listed");
 	return GUEST_DONE();
 }
