@@ -22,15 +22,15 @@
 #include <string.h>
 
 /* Permission bits (linux/key.h): possessor, user, group, other. */
-#define KP_VIEW	   0x01u
-#define KP_READ	   0x02u
-#define KP_WRITE   0x04u
-#define KP_SEARCH  0x08u
-#define KP_LINK	   0x10u
-#define KP_SETATTR 0x20u
-#define KP_ALL	   0x3fu
-#define POS(p)	   ((p) << 24)
-#define USR(p)	   ((p) << 16)
+#define KP_VIEW	      0x01u
+#define KP_READ	      0x02u
+#define KP_WRITE      0x04u
+#define KP_SEARCH     0x08u
+#define KP_LINK	      0x10u
+#define KP_SETATTR    0x20u
+#define KP_ALL	      0x3fu
+#define POS(p)	      ((p) << 24)
+#define USR(p)	      ((p) << 16)
 #define KEY_PERM_MASK 0x3f3f3f3fu
 
 /* What a sandbox may hold in all (Linux's root quota is per user). */
@@ -50,8 +50,8 @@ struct key {
 	char *desc;
 	uint32_t uid, gid, perm;
 	bool revoked, invalid;
-	unsigned mark;	/* walk generation */
-	uint8_t *data;	/* KT_USER */
+	unsigned mark; /* walk generation */
+	uint8_t *data; /* KT_USER */
 	size_t len;
 	struct key **links; /* KT_KEYRING */
 	unsigned nlinks, cap;
@@ -483,8 +483,9 @@ static long special_keyring(struct keys_table *tb, struct task *t, int32_t id, b
 			return -ENOKEY;
 		} else {
 			kr = new_keyring(tb, t, name, t->creds.fsuid,
-					 id == KEY_SPEC_SESSION_KEYRING ? SESSION_PERM
-									: POS(KP_ALL) | USR(KP_VIEW),
+					 id == KEY_SPEC_SESSION_KEYRING
+						 ? SESSION_PERM
+						 : POS(KP_ALL) | USR(KP_VIEW),
 					 &err);
 			if (!kr)
 				return err;
@@ -501,8 +502,8 @@ static long special_keyring(struct keys_table *tb, struct task *t, int32_t id, b
 #define LOOKUP_NOPERM  0x4u
 
 /* A key by serial or special id, checked for need (Linux's lookup_user_key). */
-static long lookup(struct keys_table *tb, struct task *t, int64_t id, unsigned flags,
-		   uint32_t need, struct key **out)
+static long lookup(struct keys_table *tb, struct task *t, int64_t id, unsigned flags, uint32_t need,
+		   struct key **out)
 {
 	struct key *key = NULL;
 	long ret;
@@ -549,8 +550,8 @@ static int type_of(const char *type)
 
 /* --- the calls --- */
 
-long keys_add(struct task *t, const char *type, const char *desc, const void *payload,
-	      size_t plen, int32_t ring)
+long keys_add(struct task *t, const char *type, const char *desc, const void *payload, size_t plen,
+	      int32_t ring)
 {
 	struct keys_table *tb = table_of(t->k);
 	int ty = type_of(type);
@@ -577,8 +578,7 @@ long keys_add(struct task *t, const char *type, const char *desc, const void *pa
 			struct key *o = kr->links[i];
 
 			if (o->type == KT_USER && !o->revoked && !o->invalid &&
-			    strcmp(o->desc, desc) == 0 &&
-			    key_permission(tb, t, o, KP_WRITE) == 0) {
+			    strcmp(o->desc, desc) == 0 && key_permission(tb, t, o, KP_WRITE) == 0) {
 				ret = key_set_data(tb, o, data, plen);
 				data = NULL;
 				if (ret == 0)
@@ -587,8 +587,8 @@ long keys_add(struct task *t, const char *type, const char *desc, const void *pa
 			}
 		}
 	}
-	ret = key_new(tb, ty, desc, t->creds.fsuid, t->creds.fsgid,
-		      POS(KP_ALL) | USR(KP_VIEW), &key);
+	ret = key_new(tb, ty, desc, t->creds.fsuid, t->creds.fsgid, POS(KP_ALL) | USR(KP_VIEW),
+		      &key);
 	if (ret < 0)
 		goto out;
 	if (data) {
@@ -700,7 +700,8 @@ static long describe(struct task *t, struct key *key, uint64_t buf, uint64_t buf
 	long len;
 
 	len = snprintf(s, n, "%s;%d;%d;%08x;%s", type_names[key->type], (int)key->uid,
-		       (int)key->gid, key->perm, key->desc) + 1;
+		       (int)key->gid, key->perm, key->desc) +
+	      1;
 	if (buf && buflen >= (uint64_t)len && mm_copy_out(t->mm, buf, s, len) < 0)
 		len = -EFAULT;
 	free(s);

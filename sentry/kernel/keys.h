@@ -33,8 +33,8 @@ struct key;
 
 /* add_key: a new or updated key of type/desc in keyring ring (a serial,
  * special ones made when missing). Returns its serial or -errno. */
-long keys_add(struct task *t, const char *type, const char *desc, const void *payload,
-	      size_t plen, int32_t ring);
+long keys_add(struct task *t, const char *type, const char *desc, const void *payload, size_t plen,
+	      int32_t ring);
 /* request_key: search the caller's keyrings; link into dest if non-zero. */
 long keys_request(struct task *t, const char *type, const char *desc, int32_t dest);
 /* keyctl(op, ...) with the guest's arguments; strings already copied in

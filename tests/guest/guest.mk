@@ -134,7 +134,8 @@ GUEST_TESTS = \
 	net_socketpair \
 	nstack_many \
 	nstack_dual \
-	keys_basic
+	keys_basic \
+	keys_fork
 
 # Built like the others but not run by `make check` until rung passes them:
 # `GUEST_LIST=pending.list tests/guest/run.sh` runs them (see each one's
