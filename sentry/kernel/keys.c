@@ -693,42 +693,39 @@ static long join_session(struct keys_table *tb, struct task *t, const char *name
 	return kr->serial;
 }
 
-static long describe(struct task *t, struct key *key, uint64_t buf, uint64_t buflen)
+/* DESCRIBE's and READ's answers are made under the lock and copied out
+ * after it (*out, *n bytes); the return value is the length Linux gives. */
+static long describe(struct key *key, void **out, size_t *n)
 {
-	size_t n = strlen(key->desc) + 64;
-	char *s = xmalloc(n);
+	size_t cap = strlen(key->desc) + 64;
+	char *s = xmalloc(cap);
 	long len;
 
-	len = snprintf(s, n, "%s;%d;%d;%08x;%s", type_names[key->type], (int)key->uid,
+	len = snprintf(s, cap, "%s;%d;%d;%08x;%s", type_names[key->type], (int)key->uid,
 		       (int)key->gid, key->perm, key->desc) +
 	      1;
-	if (buf && buflen >= (uint64_t)len && mm_copy_out(t->mm, buf, s, len) < 0)
-		len = -EFAULT;
-	free(s);
+	*out = s;
+	*n = (size_t)len;
 	return len;
 }
 
-static long read_key(struct task *t, struct key *key, uint64_t buf, uint64_t buflen)
+static long read_key(struct key *key, void **out, size_t *n)
 {
-	long len;
-	int32_t *ids = NULL;
-	const void *src = key->data;
-	unsigned n = 0;
-
 	if (key->type == KT_KEYRING) {
-		ids = xmalloc((key->nlinks + 1) * sizeof(*ids));
+		int32_t *ids = xmalloc((key->nlinks + 1) * sizeof(*ids));
+		unsigned c = 0;
+
 		for (unsigned i = 0; i < key->nlinks; i++)
 			if (!key->links[i]->invalid)
-				ids[n++] = key->links[i]->serial;
-		src = ids;
-		len = n * (long)sizeof(*ids);
+				ids[c++] = key->links[i]->serial;
+		*out = ids;
+		*n = c * sizeof(*ids);
 	} else {
-		len = (long)key->len;
+		*out = xmalloc(key->len + 1);
+		memcpy(*out, key->data, key->len);
+		*n = key->len;
 	}
-	if (buf && buflen >= (uint64_t)len && len && mm_copy_out(t->mm, buf, src, len) < 0)
-		len = -EFAULT;
-	free(ids);
-	return len;
+	return (long)*n;
 }
 
 /* Invalidation takes the key out of every keyring at once. */
@@ -766,6 +763,8 @@ long keys_keyctl(struct task *t, int op, uint64_t a2, uint64_t a3, uint64_t a4, 
 	char type[KEY_TYPE_MAX], *desc = NULL;
 	uint8_t *data = NULL;
 	struct key *key = NULL, *kr = NULL;
+	void *answer = NULL;
+	size_t alen = 0;
 	long ret;
 	int ty = -1;
 
@@ -842,7 +841,7 @@ long keys_keyctl(struct task *t, int op, uint64_t a2, uint64_t a3, uint64_t a4, 
 	case KEYCTL_DESCRIBE:
 		ret = lookup(tb, t, (int32_t)a2, 0, KP_VIEW, &key);
 		if (ret == 0)
-			ret = describe(t, key, a3, a4);
+			ret = describe(key, &answer, &alen);
 		break;
 	case KEYCTL_CLEAR:
 		ret = lookup_keyring(tb, t, (int32_t)a2, LOOKUP_CREATE, KP_WRITE, &kr);
@@ -884,7 +883,7 @@ long keys_keyctl(struct task *t, int op, uint64_t a2, uint64_t a3, uint64_t a4, 
 	case KEYCTL_READ:
 		ret = lookup(tb, t, (int32_t)a2, 0, KP_READ, &key);
 		if (ret == 0)
-			ret = read_key(t, key, a3, a4);
+			ret = read_key(key, &answer, &alen);
 		break;
 	case KEYCTL_INVALIDATE:
 		ret = lookup(tb, t, (int32_t)a2, 0, KP_SEARCH, &key);
@@ -907,6 +906,10 @@ long keys_keyctl(struct task *t, int op, uint64_t a2, uint64_t a3, uint64_t a4, 
 		break;
 	}
 	pthread_mutex_unlock(&tb->lock);
+	/* Copied only when the whole answer fits, as Linux. */
+	if (answer && a3 && a4 >= alen && alen && mm_copy_out(t->mm, a3, answer, alen) < 0)
+		ret = -EFAULT;
+	free(answer);
 out_free:
 	free(desc);
 	free(data);
