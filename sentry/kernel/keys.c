@@ -70,6 +70,7 @@ struct keys_table {
 	unsigned nkeys, gen;
 	size_t bytes;
 	bool draining;
+	bool wrapped; /* serials went round */
 };
 
 static struct keys_table *table_of(struct kernel *k)
@@ -160,11 +161,14 @@ static long key_new(struct keys_table *tb, enum key_type type, const char *desc,
 	key->uid = uid;
 	key->gid = gid;
 	key->perm = perm;
+	/* Serials go up; once they have gone round, skip those in use. */
 	do {
 		key->serial = tb->next_serial++;
-		if (tb->next_serial <= 3)
+		if (tb->next_serial <= 3) {
 			tb->next_serial = 0x10000000;
-	} while (key->serial <= 3 || key_find(tb, key->serial));
+			tb->wrapped = true;
+		}
+	} while (key->serial <= 3 || (tb->wrapped && key_find(tb, key->serial)));
 	list_add_tail(&key->node, &tb->all);
 	tb->nkeys++;
 	tb->bytes += dl;
