@@ -295,8 +295,8 @@ static unsigned own_keyrings(struct keys_table *tb, struct task *t, struct key *
 		out[n++] = t->tg->process_keyring;
 	if (t->session_keyring && !t->session_keyring->invalid)
 		out[n++] = t->session_keyring;
-	else
-		out[n++] = user_session_keyring(tb, t);
+	else if ((out[n] = user_session_keyring(tb, t)) != NULL)
+		n++; /* (none only when the key cap is reached) */
 	return n;
 }
 
