@@ -125,6 +125,10 @@ SYSCALL(msgget);
 SYSCALL(msgsnd);
 SYSCALL(msgrcv);
 SYSCALL(msgctl);
+/* sys_keys.c */
+SYSCALL(add_key);
+SYSCALL(request_key);
+SYSCALL(keyctl);
 
 /* sys_dir.c */
 SYSCALL(getdents64);

@@ -5,6 +5,7 @@
  * new one is complete (the point of no return is the mm swap).
  */
 #include "config.h"
+#include "sentry/kernel/keys.h"
 #include "sentry/kernel/task.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/futex.h"
@@ -348,6 +349,7 @@ static int exec_elf(struct exec_ctx *x, struct file *f)
 	if (t->mm)
 		rusage_note_mm(t, t->mm);
 	task_exec_creds(t, &creds, secure);
+	keys_exec(t);
 	leave_mm(t);
 	t->mm = mm;
 	mm->users = 1;

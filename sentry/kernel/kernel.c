@@ -3,6 +3,7 @@
 #include "sentry/kernel/kernel.h"
 #include "sentry/ipc/ipc.h"
 #include "sentry/kernel/task.h"
+#include "sentry/kernel/keys.h"
 #include "sentry/kernel/process.h"
 #include "sentry/kernel/ktimer.h"
 #include "sentry/kernel/timers.h"
@@ -99,6 +100,7 @@ void kernel_destroy(struct kernel *k)
 	path_put(&k->root);
 	unix_net_free(k->unix_net);
 	ipc_ns_free(k->ipc);
+	keys_destroy(k);
 	net_teardown(k);
 	if (k->plat)
 		k->plat->ops->destroy(k->plat);

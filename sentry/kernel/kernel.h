@@ -95,6 +95,8 @@ struct kernel {
 
 	/* System V IPC: the one IPC namespace (sentry/ipc/), made on first use. */
 	struct ipc_ns *ipc;
+	/* The key table (sentry/kernel/keys.c), made on first use. */
+	struct keys_table *keys;
 	/* Unix socket names and state (sentry/net/unix.c), made on first use. */
 	struct unix_net *unix_net;
 	/* The network mode, configuration and egress policy (sentry/net/net.h);

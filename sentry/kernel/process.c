@@ -8,6 +8,7 @@
 #include "sentry/kernel/nsproxy.h"
 #include "sentry/fs/pidfd.h"
 #include "sentry/ipc/ipc.h"
+#include "sentry/kernel/keys.h"
 #include "sentry/kernel/signal.h"
 #include "sentry/kernel/ioprio.h"
 #include "sentry/kernel/landlock.h"
@@ -505,6 +506,7 @@ long task_clone(struct task *t, const struct clone_req *r)
 	c = task_alloc(k);
 	memcpy(c->comm, t->comm, sizeof(c->comm));
 	c->creds = t->creds;
+	keys_clone(t, c);
 	c->sigmask = t->sigmask;
 	c->no_new_privs = t->no_new_privs;
 	c->mempolicy = t->mempolicy;
@@ -853,6 +855,7 @@ void task_do_exit(struct task *t)
 	t->files = NULL;
 	pthread_mutex_unlock(&k->lock);
 	fdtable_put(files);
+	keys_task_exit(t);
 	/* clear_child_tid is written below, after this task has left the
 	 * platform address space: a copy of its page that a fork shares is made
 	 * (and mapped) now, while ptrace still has this task's stub thread. */
@@ -889,6 +892,7 @@ void task_do_exit(struct task *t)
 	}
 	if (tg->nr_threads == 0) {
 		timers_group_exit_locked(tg);
+		keys_tg_exit(tg); /* the key table's lock nests inside */
 		tg_exit_locked(tg);
 	} else if ((tg->flags & TG_EXECING) && tg->execer)
 		task_wake(tg->execer);

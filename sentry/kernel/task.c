@@ -1,5 +1,6 @@
 /* Tasks: their life on a sentry thread, the run loop, blocking, registers. */
 #include "config.h"
+#include "sentry/kernel/keys.h"
 #include "sentry/kernel/task.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/process.h"
@@ -144,6 +145,7 @@ void task_free_unstarted(struct task *t)
 			__atomic_sub_fetch(&mm->users, 1, __ATOMIC_SEQ_CST);
 		mm_put(mm);
 	}
+	keys_task_exit(t);
 	if (t->files)
 		fdtable_put(t->files);
 	if (t->fs)

@@ -149,6 +149,8 @@ struct thread_group {
 	 * this session leader: SIGHUP goes there when it exits. */
 	bool has_tty_old_pgrp;
 	int tty_old_pgrp;
+	/* The process keyring (sentry/kernel/keys.c), under the key table's lock. */
+	struct key *process_keyring;
 };
 
 /* task->work (atomic): what the run loop must look at before running the guest. */
@@ -184,6 +186,9 @@ struct task {
 	uint64_t start_ns;    /* CLOCK_MONOTONIC when it started */
 	struct creds creds;
 	struct nsproxy *nsproxy; /* NULL: the sandbox's initial namespaces (nsproxy.h) */
+	/* Keyrings (sentry/kernel/keys.c), under the key table's lock: the
+	 * session one is inherited by clone, as Linux's cred->session_keyring. */
+	struct key *thread_keyring, *session_keyring;
 
 	/* Signals: dispositions (shared), the mask, thread-directed pending. */
 	struct sighand *sighand;
