@@ -146,7 +146,8 @@ SYSCALL(set_mempolicy)
 	t->mempolicy.flags = mode == MPOL_DEFAULT ? 0 : flags;
 	/* What get_mempolicy reports: the caller's own mask with the
 	 * STATIC/RELATIVE flags, else the nodes in use. */
-	t->mempolicy.nodes = (flags & (MPOL_F_STATIC_NODES | MPOL_F_RELATIVE_NODES)) ? n.word0 : nodes;
+	t->mempolicy.nodes =
+		(flags & (MPOL_F_STATIC_NODES | MPOL_F_RELATIVE_NODES)) ? n.word0 : nodes;
 	return 0;
 }
 
