@@ -119,6 +119,7 @@ GUEST_TESTS = \
 	ipc_shm \
 	ipc_sem \
 	ipc_msg \
+	mqueue_basic \
 	mm_lock \
 	proc_pidfd \
 	sched_attr \
@@ -137,11 +138,10 @@ GUEST_TESTS = \
 
 # Built like the others but not run by `make check` until rung passes them:
 # `GUEST_LIST=pending.list tests/guest/run.sh` runs them (see each one's
-# comment for what rung does differently). mqueue_basic and keys_basic are
-# the targets of POSIX message queues and keyrings, which rung does not have
-# yet (mq_* and add_key/request_key/keyctl are ENOSYS).
+# comment for what rung does differently). keys_basic is the target of
+# keyrings, which rung does not have yet (add_key/request_key/keyctl are
+# ENOSYS).
 GUEST_PENDING = \
-	mqueue_basic \
 	keys_basic
 
 GUEST_STDIN = \
