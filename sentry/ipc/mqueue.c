@@ -75,6 +75,7 @@ struct mqueue {
 	struct waitq wq; /* senders, receivers, poll/epoll */
 	int64_t maxmsg, msgsize, curmsgs;
 	uint64_t qsize; /* the sum of the queued messages' lengths */
+	int receivers;	/* receivers waiting: a message for one is told nobody */
 	struct list_head msgs;
 	/* mq_notify: the process to tell (a reference), how, and its pid. */
 	struct thread_group *notify_tg;
@@ -364,7 +365,7 @@ long mq_open_name(struct task *t, uint64_t uname, int oflag, uint32_t mode, uint
 	pthread_mutex_unlock(&ns->lock);
 
 	f = anon_file_new("[mqueue]", &mq_file_ops, acc | (oflag & O_NONBLOCK), q);
-	f->fmode |= FMODE_ATPOS;
+	f->fmode |= FMODE_ATPOS | FMODE_PREAD;
 	ret = fd_install(t->files, f, 0, oflag & O_CLOEXEC, task_nofile(t));
 	file_put(f);
 	return ret;
@@ -446,15 +447,16 @@ static int mq_wait(struct task *t, struct mqueue *q, uint64_t deadline)
 	return ret < 0 ? -EINTR : 0;
 }
 
-/* A message came to an empty queue: Linux's __do_notify, under q->lock.
+/* A message came to an empty queue: Linux's __do_notify, under q->lock
+ * (Linux hands a message straight to a waiting receiver and tells no one).
  * The signal, if any, is sent by the caller after unlocking (*tg, *info). */
 static void mq_notify_take(struct task *t, struct mqueue *q, struct thread_group **tg,
 			   siginfo_t *info)
 {
 	*tg = NULL;
-	if (!q->notify_tg || q->curmsgs != 1)
+	if (!q->notify_tg || q->curmsgs != 1 || q->receivers)
 		return;
-	if (q->notify.notify == SIGEV_SIGNAL) {
+	if (q->notify.notify == SIGEV_SIGNAL && q->notify.signo) {
 		memset(info, 0, sizeof(*info));
 		info->si_signo = q->notify.signo;
 		info->si_code = SI_MESGQ;
@@ -465,7 +467,7 @@ static void mq_notify_take(struct task *t, struct mqueue *q, struct thread_group
 		q->notify_tg = NULL;
 		q->notify_pid = 0;
 	} else {
-		mq_drop_notify(q); /* SIGEV_NONE: registered, told nothing */
+		mq_drop_notify(q); /* SIGEV_NONE, or signal 0: unregistered, told nothing */
 	}
 }
 
@@ -573,7 +575,9 @@ long mq_timedreceive_fd(struct task *t, int fd, uint64_t umsg, uint64_t len, uin
 			ret = -EAGAIN;
 			break;
 		}
+		q->receivers++;
 		ret = mq_wait(t, q, deadline);
+		q->receivers--;
 		if (ret)
 			break;
 	}
@@ -616,7 +620,7 @@ long mq_notify_fd(struct task *t, int fd, uint64_t usev)
 		case SIGEV_NONE:
 			break;
 		case SIGEV_SIGNAL:
-			if (ev.signo <= 0 || ev.signo > GUEST_NSIG)
+			if (ev.signo < 0 || ev.signo > GUEST_NSIG)
 				return -EINVAL;
 			break;
 		case SIGEV_THREAD:

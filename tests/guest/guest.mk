@@ -120,6 +120,7 @@ GUEST_TESTS = \
 	ipc_sem \
 	ipc_msg \
 	mqueue_basic \
+	mqueue_notify \
 	mm_lock \
 	proc_pidfd \
 	sched_attr \
