@@ -105,6 +105,21 @@ static struct mq_ns *mq_ns_of(struct kernel *k)
 	return ns;
 }
 
+unsigned mq_limit(struct kernel *k, const char *name)
+{
+	struct mq_ns *ns = mq_ns_of(k);
+
+	if (!strcmp(name, "msg_max"))
+		return ns->msg_max;
+	if (!strcmp(name, "msgsize_max"))
+		return ns->msgsize_max;
+	if (!strcmp(name, "queues_max"))
+		return ns->queues_max;
+	if (!strcmp(name, "msg_default"))
+		return ns->msg_default;
+	return ns->msgsize_default;
+}
+
 static void mq_drop_notify(struct mqueue *q)
 {
 	if (q->notify_tg)

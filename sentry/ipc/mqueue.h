@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 
+struct kernel;
 struct task;
 struct mq_ns;
 
@@ -19,6 +20,9 @@ long mq_timedreceive_fd(struct task *t, int fd, uint64_t umsg, uint64_t len, uin
 			uint64_t uts);
 long mq_notify_fd(struct task *t, int fd, uint64_t usev);
 long mq_getsetattr_fd(struct task *t, int fd, uint64_t unew, uint64_t uold);
+/* /proc/sys/fs/mqueue: the limit name ("msg_max", "msgsize_max",
+ * "queues_max", "msg_default", "msgsize_default") of k's namespace. */
+unsigned mq_limit(struct kernel *k, const char *name);
 /* The namespace's queues go (ipc_ns_free). */
 void mq_ns_free(struct mq_ns *mq);
 
