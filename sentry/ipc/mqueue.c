@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #define MQ_PRIO_MAX_ 32768
@@ -53,6 +54,14 @@ struct mq_ns {
 	struct list_head queues; /* named queues, by ->node */
 	unsigned count;		 /* queues alive, named or not (queues_max counts them) */
 	unsigned queues_max, msg_max, msgsize_max, msg_default, msgsize_default;
+	struct list_head users; /* struct mq_user: RLIMIT_MSGQUEUE's charges */
+};
+
+/* What a user's queues may hold at most, charged against RLIMIT_MSGQUEUE. */
+struct mq_user {
+	struct list_head node;
+	uint32_t uid;
+	uint64_t bytes;
 };
 
 struct mq_msg {
@@ -74,8 +83,10 @@ struct mqueue {
 	pthread_mutex_t lock;
 	struct waitq wq; /* senders, receivers, poll/epoll */
 	int64_t maxmsg, msgsize, curmsgs;
-	uint64_t qsize; /* the sum of the queued messages' lengths */
-	int receivers;	/* receivers waiting: a message for one is told nobody */
+	uint64_t qsize;	      /* the sum of the queued messages' lengths */
+	struct mq_user *user; /* charged bytes, for the queue's life */
+	uint64_t charged;
+	int receivers; /* receivers waiting: a message for one is told nobody */
 	struct list_head msgs;
 	/* mq_notify: the process to tell (a reference), how, and its pid. */
 	struct thread_group *notify_tg;
@@ -95,6 +106,7 @@ static struct mq_ns *mq_ns_of(struct kernel *k)
 		ns = xzalloc(sizeof(*ns));
 		pthread_mutex_init(&ns->lock, NULL);
 		list_init(&ns->queues);
+		list_init(&ns->users);
 		ns->queues_max = 256;
 		ns->msg_max = ns->msg_default = 10;
 		ns->msgsize_max = ns->msgsize_default = 8192;
@@ -145,6 +157,7 @@ static void mq_put_locked(struct mqueue *q)
 	if (--q->refs)
 		return;
 	q->ns->count--;
+	q->user->bytes -= q->charged;
 	mq_free(q);
 }
 
@@ -160,8 +173,10 @@ void mq_ns_free(struct mq_ns *ns)
 		q->named = false;
 		mq_put_locked(q);
 	}
+	/* The users stay while files hold queues charged to them. */
 	pthread_mutex_unlock(&ns->lock);
-	/* Files still open hold the rest; the namespace goes with the sandbox. */
+	/* Files still open hold the rest (and the users they are charged to);
+	 * the namespace goes with the sandbox. */
 }
 
 /* --- the file ---------------------------------------------------------------- */
@@ -306,6 +321,37 @@ static int mq_attr_ok(struct mq_ns *ns, const struct creds *c, const struct mq_a
 	return 0;
 }
 
+/*
+ * Charge what a queue of a's size may hold to the caller's user, as
+ * Linux's mqueue_get_inode: the messages, plus the kernel's bookkeeping per
+ * message and per priority (struct msg_msg and posix_msg_tree_node, 48
+ * bytes each on x86-64). 0, or -EMFILE past RLIMIT_MSGQUEUE (for root too).
+ * Under ns->lock.
+ */
+static int mq_charge(struct task *t, struct mq_ns *ns, int64_t maxmsg, int64_t msgsize,
+		     struct mq_user **up, uint64_t *charged)
+{
+	uint64_t lim = t->tg->rlim[RLIMIT_MSGQUEUE].rlim_cur;
+	uint64_t tree = (uint64_t)maxmsg * 48 +
+			(uint64_t)(maxmsg < MQ_PRIO_MAX_ ? maxmsg : MQ_PRIO_MAX_) * 48;
+	uint64_t bytes = tree + (uint64_t)maxmsg * (uint64_t)msgsize;
+	struct mq_user *u;
+
+	list_for_each_entry(u, &ns->users, node)
+		if (u->uid == t->creds.uid)
+			goto found;
+	u = xzalloc(sizeof(*u));
+	u->uid = t->creds.uid;
+	list_add_tail(&u->node, &ns->users);
+found:
+	if (lim != RLIM_INFINITY && (u->bytes + bytes < u->bytes || u->bytes + bytes > lim))
+		return -EMFILE;
+	u->bytes += bytes;
+	*up = u;
+	*charged = bytes;
+	return 0;
+}
+
 static struct mqueue *mq_new(struct task *t, struct mq_ns *ns, const char *name, uint32_t mode,
 			     const struct mq_attr_guest *a)
 {
@@ -335,6 +381,8 @@ long mq_open_name(struct task *t, uint64_t uname, int oflag, uint32_t mode, uint
 	struct mq_ns *ns = mq_ns_of(t->k);
 	struct mq_attr_guest attr, *a = NULL;
 	char name[NAME_MAX + 1];
+	struct mq_user *u;
+	uint64_t charged;
 	struct mqueue *q;
 	struct file *f;
 	int acc = oflag & O_ACCMODE, mask;
@@ -374,7 +422,13 @@ long mq_open_name(struct task *t, uint64_t uname, int oflag, uint32_t mode, uint
 		}
 		if (a && (ret = mq_attr_ok(ns, &t->creds, a)))
 			goto out;
+		ret = mq_charge(t, ns, a ? a->maxmsg : ns->msg_default,
+				a ? a->msgsize : ns->msgsize_default, &u, &charged);
+		if (ret)
+			goto out;
 		q = mq_new(t, ns, name, mode, a);
+		q->user = u;
+		q->charged = charged;
 	}
 	q->refs++; /* the file's */
 	pthread_mutex_unlock(&ns->lock);

@@ -9,6 +9,7 @@
 #include <mqueue.h>
 #include <signal.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -133,6 +134,31 @@ int main(void)
 	}
 	CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0,
 	      "another user may not open a 0600 queue (EACCES)");
+
+	pid = fork();
+	if (pid == 0) {
+		/* RLIMIT_MSGQUEUE bounds what a user's queues may hold: a default
+		 * queue is charged 10 * 8192 bytes and 960 of bookkeeping. */
+		struct rlimit rl = {2 * 82880 + 100, 2 * 82880 + 100};
+		char n1[80], n2[80], n3[80];
+		mqd_t a, b;
+		int ok;
+
+		snprintf(n1, sizeof(n1), "%s-1", name);
+		snprintf(n2, sizeof(n2), "%s-2", name);
+		snprintf(n3, sizeof(n3), "%s-3", name);
+		if (setrlimit(RLIMIT_MSGQUEUE, &rl) || setgid(54321) || setuid(54321))
+			_exit(2);
+		a = mq_open(n1, O_RDWR | O_CREAT, 0600, NULL);
+		b = mq_open(n2, O_RDWR | O_CREAT, 0600, NULL);
+		ok = a != (mqd_t)-1 && b != (mqd_t)-1 &&
+		     mq_open(n3, O_RDWR | O_CREAT, 0600, NULL) == (mqd_t)-1 && errno == EMFILE;
+		mq_unlink(n1);
+		mq_unlink(n2);
+		_exit(ok ? 0 : 1);
+	}
+	CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	      "a third queue passes RLIMIT_MSGQUEUE (EMFILE)");
 
 	close(ep);
 	CHECK_EQ(mq_unlink(name), 0, "mq_unlink");
