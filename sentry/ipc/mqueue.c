@@ -497,7 +497,8 @@ static int mq_timeout_in(struct task *t, uint64_t uts, uint64_t *deadline)
 }
 
 /* Wait on q->wq with q->lock held (returned held): 0 (look again),
- * -ETIMEDOUT or -ERESTARTSYS (Linux restarts none of these: -EINTR). */
+ * -ETIMEDOUT or -ERESTARTSYS (SA_RESTART restarts the mq calls; their
+ * deadline is absolute). */
 static int mq_wait(struct task *t, struct mqueue *q, uint64_t deadline)
 {
 	struct waiter w = {0};
@@ -513,7 +514,7 @@ static int mq_wait(struct task *t, struct mqueue *q, uint64_t deadline)
 	pthread_mutex_lock(&q->lock);
 	if (ret == -ETIMEDOUT)
 		return -ETIMEDOUT;
-	return ret < 0 ? -EINTR : 0;
+	return ret < 0 ? -ERESTARTSYS : 0;
 }
 
 /* A message came to an empty queue: Linux's __do_notify, under q->lock
