@@ -125,6 +125,12 @@ SYSCALL(msgget);
 SYSCALL(msgsnd);
 SYSCALL(msgrcv);
 SYSCALL(msgctl);
+SYSCALL(mq_open);
+SYSCALL(mq_unlink);
+SYSCALL(mq_timedsend);
+SYSCALL(mq_timedreceive);
+SYSCALL(mq_notify);
+SYSCALL(mq_getsetattr);
 /* sys_keys.c */
 SYSCALL(add_key);
 SYSCALL(request_key);

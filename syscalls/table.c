@@ -383,6 +383,18 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	PART(msgrcv, "no MSG_COPY (ENOSYS, as a kernel without checkpoint/restore)", 5, A_INT,
 	     A_PTR, A_UINT, A_INT, A_HEX),
 	FULL(msgctl, 3, A_INT, A_INT, A_PTR),
+	/* POSIX message queues (sentry/ipc/mqueue.c) */
+	PART(mq_open,
+	     "mqueue fds are anonymous files (anon_inode:[mqueue]), not files of a mountable "
+	     "mqueue fs; /proc/sys/fs/mqueue is read-only",
+	     4, A_STR, A_HEX, A_OCT, A_PTR),
+	FULL(mq_unlink, 1, A_STR), FULL(mq_timedsend, 5, A_FD, A_PTR, A_UINT, A_UINT, A_TIMESPEC),
+	FULL(mq_timedreceive, 5, A_FD, A_PTR, A_UINT, A_PTR, A_TIMESPEC),
+	PART(mq_notify,
+	     "SIGEV_SIGNAL and SIGEV_NONE; SIGEV_THREAD (a netlink cookie) EINVAL; a close does "
+	     "not drop the registration",
+	     2, A_FD, A_PTR),
+	FULL(mq_getsetattr, 3, A_FD, A_PTR, A_PTR),
 	PART(sysinfo,
 	     "the sandbox's figures, as /proc/meminfo shows them: totalram is its memory limit, "
 	     "freeram what is left of it; no swap; loads are 0 (no load average is kept)",
@@ -469,12 +481,6 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	     "keyring ids, join, describe, read, update, revoke, link, unlink, search, clear, "
 	     "invalidate, setperm; others EOPNOTSUPP (no chown, timeouts, instantiate, DH)",
 	     5, A_INT, A_HEX, A_HEX, A_HEX, A_HEX),
-	NOSYS(mq_open, "not yet: ENOSYS, as a kernel without POSIX message queues"),
-	NOSYS(mq_unlink, "not yet: ENOSYS, as a kernel without POSIX message queues"),
-	NOSYS(mq_timedsend, "not yet: ENOSYS, as a kernel without POSIX message queues"),
-	NOSYS(mq_timedreceive, "not yet: ENOSYS, as a kernel without POSIX message queues"),
-	NOSYS(mq_notify, "not yet: ENOSYS, as a kernel without POSIX message queues"),
-	NOSYS(mq_getsetattr, "not yet: ENOSYS, as a kernel without POSIX message queues"),
 	/* not yet */
 	NOSYS(ptrace, "not yet: tracing between guests (gdb, strace): ENOSYS"),
 	PART(kcmp,

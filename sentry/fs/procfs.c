@@ -15,6 +15,7 @@
 #include "config.h"
 #include "sentry/fs/procfs.h"
 #include "sentry/ipc/ipc.h"
+#include "sentry/ipc/mqueue.h"
 #include "sentry/ipc/msg.h"
 #include "sentry/ipc/sem.h"
 #include "sentry/ipc/shm.h"
@@ -367,6 +368,32 @@ static void gen_pipe_max_size(struct proc_ctx *c, struct strbuf *o)
 	strbuf_printf(o, "%u\n", PIPE_MAX_SIZE);
 }
 
+/* /proc/sys/fs/mqueue (read-only here: the limits are Linux's defaults). */
+static void gen_mq_msg_max(struct proc_ctx *c, struct strbuf *o)
+{
+	strbuf_printf(o, "%u\n", mq_limit(c->k, "msg_max"));
+}
+
+static void gen_mq_msgsize_max(struct proc_ctx *c, struct strbuf *o)
+{
+	strbuf_printf(o, "%u\n", mq_limit(c->k, "msgsize_max"));
+}
+
+static void gen_mq_queues_max(struct proc_ctx *c, struct strbuf *o)
+{
+	strbuf_printf(o, "%u\n", mq_limit(c->k, "queues_max"));
+}
+
+static void gen_mq_msg_default(struct proc_ctx *c, struct strbuf *o)
+{
+	strbuf_printf(o, "%u\n", mq_limit(c->k, "msg_default"));
+}
+
+static void gen_mq_msgsize_default(struct proc_ctx *c, struct strbuf *o)
+{
+	strbuf_printf(o, "%u\n", mq_limit(c->k, "msgsize_default"));
+}
+
 static void gen_inotify_instances(struct proc_ctx *c, struct strbuf *o)
 {
 	strbuf_printf(o, "%u\n", INOTIFY_MAX_USER_INSTANCES);
@@ -440,8 +467,18 @@ static const struct proc_node inotify_nodes[] = {
 	{NULL},
 };
 
+static const struct proc_node mqueue_nodes[] = {
+	{"msg_default", S_IFREG | 0644, PK_FILE, gen_mq_msg_default},
+	{"msg_max", S_IFREG | 0644, PK_FILE, gen_mq_msg_max},
+	{"msgsize_default", S_IFREG | 0644, PK_FILE, gen_mq_msgsize_default},
+	{"msgsize_max", S_IFREG | 0644, PK_FILE, gen_mq_msgsize_max},
+	{"queues_max", S_IFREG | 0644, PK_FILE, gen_mq_queues_max},
+	{NULL},
+};
+
 static const struct proc_node fs_nodes[] = {
 	{"inotify", S_IFDIR | 0555, PK_DIR, NULL, inotify_nodes},
+	{"mqueue", S_IFDIR | 0555, PK_DIR, NULL, mqueue_nodes},
 	{"pipe-max-size", S_IFREG | 0644, PK_FILE, gen_pipe_max_size},
 	{NULL},
 };

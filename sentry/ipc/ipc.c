@@ -1,6 +1,7 @@
 /* System V IPC: the namespace, ids and keys, permissions (ipc.h). */
 #include "config.h"
 #include "sentry/ipc/ipc.h"
+#include "sentry/ipc/mqueue.h"
 #include "sentry/ipc/sem.h"
 #include "sentry/kernel/creds.h"
 #include "sentry/kernel/kernel.h"
@@ -58,6 +59,7 @@ void ipc_ns_free(struct ipc_ns *ns)
 				ipc_remove(ns, ids->slots[j]);
 		free(ids->slots);
 	}
+	mq_ns_free(ns->mq);
 	pthread_mutex_destroy(&ns->lock);
 	free(ns);
 }

@@ -85,6 +85,7 @@ struct ipc_ns {
 	unsigned sem_count; /* semaphores of every set */
 	uint64_t msg_bytes, msg_count;
 	struct list_head undos; /* struct sem_undo of every process (sem.c) */
+	struct mq_ns *mq;	/* POSIX message queues (mqueue.c), made on first use */
 };
 
 /* The sandbox's namespace, made on first use. */

@@ -133,6 +133,8 @@ GUEST_TESTS = \
 	ipc_shm \
 	ipc_sem \
 	ipc_msg \
+	mqueue_basic \
+	mqueue_notify \
 	mm_lock \
 	pkeys \
 	numa_policy \
@@ -160,10 +162,8 @@ GUEST_TESTS = \
 
 # Built like the others but not run by `make check` until rung passes them:
 # `GUEST_LIST=pending.list tests/guest/run.sh` runs them (see each one's
-# comment for what rung does differently). mqueue_basic is the target of
-# POSIX message queues, which rung does not have yet (mq_* are ENOSYS).
-GUEST_PENDING = \
-	mqueue_basic
+# comment for what rung does differently). None at the moment.
+GUEST_PENDING =
 
 GUEST_STDIN = \
 	tests/guest/efault.stdin \
