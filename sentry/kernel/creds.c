@@ -93,7 +93,7 @@ void creds_init_host(struct creds *c)
 		creds_init(c, (uint32_t)getuid(), (uint32_t)getgid());
 }
 
-/* cap_emulate_setxuid: the capability sets follow a ruid/euid/suid change. */
+/* The uid of the sandbox's initial user namespace that is root in c's. */
 uint32_t creds_root_uid(const struct creds *c)
 {
 	int64_t r = ns_make_kuid(c->user_ns, 0);
@@ -101,6 +101,7 @@ uint32_t creds_root_uid(const struct creds *c)
 	return r < 0 ? (uint32_t)-2 : (uint32_t)r; /* (-2: no id is root there) */
 }
 
+/* cap_emulate_setxuid: the capability sets follow a ruid/euid/suid change. */
 static void fix_setuid(struct creds *n, const struct creds *old)
 {
 	uint32_t r = creds_root_uid(old);
