@@ -109,7 +109,7 @@ int main(void)
 	/* A joined thread's tid is cleared before Linux has taken it out of
 	 * /proc: give its exit a moment to finish. */
 	snprintf(path, sizeof(path), "/proc/%d/task", getpid());
-	int n = count_entries(path);
+	n = count_entries(path);
 	for (int i = 0; i < 100 && n != 1; i++) {
 		usleep(10000);
 		n = count_entries(path);
