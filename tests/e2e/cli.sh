@@ -34,7 +34,7 @@ check_eq "help syscalls exits 0" 0 "$st"
 status_of() { awk -v n="$1" '$2 == n { print $3 }' "$T/syscalls.out"; }
 check_eq "help syscalls lists read as full" full "$(status_of read)"
 check_eq "help syscalls lists getpid as full" full "$(status_of getpid)"
-check_eq "help syscalls lists mount as unsupported" unsupported "$(status_of mount)"
+check_eq "help syscalls lists uselib as unsupported" unsupported "$(status_of uselib)"
 check_eq "help syscalls lists reboot as unsupported" unsupported "$(status_of reboot)"
 # The summary line ("N full, M partial, K unsupported") adds up to the rows.
 rows=$(awk '$1 ~ /^[0-9]+$/ && $3 ~ /^(full|partial|unsupported)$/' "$T/syscalls.out" | wc -l)
@@ -143,7 +143,7 @@ fi
 run debug do --debug -- "$ENOSYS"
 check_eq "--debug logs system call 1000 as unsupported exactly once" 1 \
 	"$(grep -c 'unsupported syscall 1000 ' "$T/debug.err")"
-check "--debug logs mount as unsupported" contains "$T/debug.err" 'unsupported syscall 165 \(mount\)'
+check "--debug logs uselib as unsupported" contains "$T/debug.err" 'unsupported syscall 134 \(uselib\)'
 run log --log "$T/log.json" --log-format json do --debug -- "$ENOSYS"
 check_that "--log-format json writes JSON lines with a msg to the --log file" \
 	'[ -s "$T/log.json" ] && ! grep -qv "^{.*\"msg\":.*}\$" "$T/log.json"'
