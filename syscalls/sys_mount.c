@@ -11,6 +11,7 @@
 #include "syscalls/util.h"
 #include "sentry/kernel/creds.h"
 #include "sentry/kernel/kernel.h"
+#include "sentry/kernel/landlock.h"
 #include "sentry/kernel/nsproxy.h"
 #include "sentry/kernel/task.h"
 #include "sentry/fs/devpts.h"
@@ -52,7 +53,10 @@ static struct mnt_namespace *may_mount(struct task *t, long *err)
 		*err = -EPERM;
 		return NULL;
 	}
-	return ns;
+	/* A landlocked task may change no mount (Linux's sb_mount and
+	 * sb_umount hooks, after the capability check). */
+	*err = landlock_check_mount(t);
+	return *err ? NULL : ns;
 }
 
 static long lookup_user(struct task *t, uint64_t upath, unsigned flags, struct path *out)

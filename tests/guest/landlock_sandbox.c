@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <linux/landlock.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -98,6 +99,8 @@ static int restricted(const char *self)
 	CHECK_ERRNO(open(in(ro, "file"), O_RDWR), EACCES, "opening a file outside read-write");
 	CHECK_ERRNO(open(in(ro, "new"), O_WRONLY | O_CREAT, 0600), EACCES, "creating outside");
 	CHECK_ERRNO(mkdir(in(ro, "d"), 0700), EACCES, "mkdir outside");
+	/* An unknown type: even where landlock let it through, nothing is mounted. */
+	CHECK_ERRNO(mount("x", "/", "rung-no-such-fs", 0, NULL), EPERM, "mount while landlocked");
 	CHECK_ERRNO(mknod(in(ro, "fifo"), S_IFIFO | 0600, 0), EACCES, "mkfifo outside");
 	CHECK_ERRNO(symlink("x", in(ro, "sym")), EACCES, "symlink outside");
 	CHECK_ERRNO(unlink(in(ro, "file")), EACCES, "unlink outside");
