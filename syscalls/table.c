@@ -496,8 +496,9 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	     "does not follow later clock changes",
 	     5, A_PTR, A_UINT, A_HEX, A_TIMESPEC, A_CLOCK),
 	PART(unshare,
-	     "mnt, uts: own copies; user: no uid_map/gid_map files yet; ipc, net, pid, cgroup: own "
-	     "ids, shared objects; no CLONE_NEWTIME",
+	     "mnt, uts: own copies; user: id maps, not yet applied to getuid or stat; ipc, net, "
+	     "pid, "
+	     "cgroup: own ids, shared objects; no CLONE_NEWTIME",
 	     1, A_HEX),
 	NOSYS(setns, R_MOUNTS),
 	PART(mount,

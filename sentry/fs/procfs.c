@@ -520,6 +520,7 @@ static const struct proc_node pid_nodes[] = {
 	{"exe", S_IFLNK | 0777, PK_EXE},
 	{"fd", S_IFDIR | 0500, PK_FD_DIR},
 	{"fdinfo", S_IFDIR | 0500, PK_FDINFO_DIR},
+	{"gid_map", S_IFREG | 0644, PK_FILE, proc_gen_gid_map, NULL, NULL, proc_write_gid_map},
 	{"limits", S_IFREG | 0444, PK_FILE, gen_limits},
 	{"maps", S_IFREG | 0444, PK_FILE, gen_maps},
 	{"mem", S_IFREG | 0600, PK_MEM},
@@ -530,12 +531,15 @@ static const struct proc_node pid_nodes[] = {
 	{"oom_score_adj", S_IFREG | 0644, PK_FILE, proc_gen_oom_score_adj, NULL, NULL,
 	 proc_write_oom_score_adj},
 	{"root", S_IFLNK | 0777, PK_ROOTDIR},
+	{"setgroups", S_IFREG | 0644, PK_FILE, proc_gen_setgroups, NULL, NULL,
+	 proc_write_setgroups},
 	{"smaps", S_IFREG | 0444, PK_FILE, proc_gen_smaps},
 	{"smaps_rollup", S_IFREG | 0444, PK_FILE, proc_gen_smaps_rollup},
 	{"stat", S_IFREG | 0444, PK_FILE, proc_gen_stat, .flags = PN_ZOMBIE},
 	{"statm", S_IFREG | 0444, PK_FILE, proc_gen_statm},
 	{"status", S_IFREG | 0444, PK_FILE, proc_gen_status, .flags = PN_ZOMBIE},
 	{"task", S_IFDIR | 0555, PK_TASK_DIR},
+	{"uid_map", S_IFREG | 0644, PK_FILE, proc_gen_uid_map, NULL, NULL, proc_write_uid_map},
 	{NULL},
 };
 

@@ -91,6 +91,14 @@ void proc_gen_oom_score(struct proc_ctx *c, struct strbuf *o);
 void proc_gen_oom_score_adj(struct proc_ctx *c, struct strbuf *o);
 long proc_write_oom_score_adj(struct proc_ctx *c, const char *buf, size_t len);
 
+/* /proc/<pid>/uid_map, gid_map, setgroups (procfs_pid_userns.c). */
+void proc_gen_uid_map(struct proc_ctx *c, struct strbuf *o);
+void proc_gen_gid_map(struct proc_ctx *c, struct strbuf *o);
+void proc_gen_setgroups(struct proc_ctx *c, struct strbuf *o);
+long proc_write_uid_map(struct proc_ctx *c, const char *buf, size_t len);
+long proc_write_gid_map(struct proc_ctx *c, const char *buf, size_t len);
+long proc_write_setgroups(struct proc_ctx *c, const char *buf, size_t len);
+
 /* /proc/<pid>/ns/ and cgroup (procfs_pid_ns.c). */
 extern const struct proc_node proc_ns_nodes[];
 void proc_gen_cgroup(struct proc_ctx *c, struct strbuf *o);

@@ -158,7 +158,8 @@ GUEST_TESTS = \
 	nstack_sockopt_perm \
 	keys_basic \
 	keys_fork \
-	ns_mount
+	ns_mount \
+	ns_userns
 
 # Built like the others but not run by `make check` until rung passes them:
 # `GUEST_LIST=pending.list tests/guest/run.sh` runs them (see each one's
