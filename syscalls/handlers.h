@@ -146,6 +146,13 @@ SYSCALL(chroot);
 SYSCALL(mount);
 SYSCALL(umount2);
 SYSCALL(pivot_root);
+SYSCALL(open_tree);
+SYSCALL(move_mount);
+SYSCALL(fsopen);
+SYSCALL(fsconfig);
+SYSCALL(fsmount);
+SYSCALL(fspick);
+SYSCALL(mount_setattr);
 SYSCALL(unshare);
 SYSCALL(umask);
 

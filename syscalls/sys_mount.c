@@ -8,6 +8,7 @@
  */
 #include "config.h"
 #include "syscalls/handlers.h"
+#include "syscalls/sys_mount.h"
 #include "syscalls/util.h"
 #include "sentry/kernel/creds.h"
 #include "sentry/kernel/kernel.h"
@@ -43,9 +44,7 @@
 #define UMOUNT_NOFOLLOW 0x8
 #endif
 
-/* The caller's mount namespace, if it may change it (CAP_SYS_ADMIN in the
- * user namespace that owns it); else NULL and *err set. */
-static struct mnt_namespace *may_mount(struct task *t, long *err)
+struct mnt_namespace *may_mount(struct task *t, long *err)
 {
 	struct mnt_namespace *ns = task_ns(t)->mnt;
 
@@ -69,8 +68,7 @@ static long lookup_user(struct task *t, uint64_t upath, unsigned flags, struct p
 	return vfs_lookup(t, AT_FDCWD, path, flags, out);
 }
 
-/* MS_* per-mount flags to MNT_*. */
-static unsigned mnt_flags_of(unsigned long ms)
+unsigned mnt_flags_of(unsigned long ms)
 {
 	unsigned f = 0;
 
@@ -194,10 +192,14 @@ static char *tmpfs_opts_text(const struct fs_opts *o)
 	return buf[0] ? xstrdup(buf) : NULL;
 }
 
-/* A new superblock of fstype with options data; -ENODEV for a type the
- * sandbox does not have (every block-device filesystem among them). */
-static long new_fs(struct task *t, const char *fstype, char *data, struct super_block **sb,
-		   char **opts)
+bool mount_fs_type_known(const char *fstype)
+{
+	return strcmp(fstype, "tmpfs") == 0 || strcmp(fstype, "proc") == 0 ||
+	       strcmp(fstype, "sysfs") == 0 || strcmp(fstype, "devpts") == 0;
+}
+
+long mount_new_fs(struct task *t, const char *fstype, char *data, struct super_block **sb,
+		  char **opts)
 {
 	*opts = NULL;
 	if (strcmp(fstype, "tmpfs") == 0) {
@@ -231,7 +233,7 @@ static long do_new_mount(struct task *t, struct mnt_namespace *ns, const struct 
 {
 	struct super_block *sb = NULL;
 	char *opts = NULL;
-	long ret = new_fs(t, fstype, data, &sb, &opts);
+	long ret = mount_new_fs(t, fstype, data, &sb, &opts);
 
 	if (ret < 0)
 		return ret;

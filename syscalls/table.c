@@ -507,9 +507,20 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	     5, A_STR, A_STR, A_STR, A_HEX, A_PTR),
 	PART(umount2, "MNT_EXPIRE is EAGAIN; MNT_FORCE as a plain umount", 2, A_STR, A_HEX),
 	PART(pivot_root, "only when the root is the mount namespace's root", 2, A_STR, A_STR),
-	NOSYS(open_tree, R_MOUNTS), NOSYS(move_mount, R_MOUNTS), NOSYS(fsopen, R_MOUNTS),
-	NOSYS(fsconfig, R_MOUNTS), NOSYS(fsmount, R_MOUNTS), NOSYS(fspick, R_MOUNTS),
-	NOSYS(mount_setattr, R_MOUNTS),
+	PART(open_tree, "a clone is a detached private tree until move_mount; as mount(2)'s binds",
+	     3, A_DIRFD, A_STR, A_HEX),
+	PART(move_mount, "detached trees and mount roots; MOVE_MOUNT_SET_GROUP: EINVAL", 5, A_DIRFD,
+	     A_STR, A_DIRFD, A_STR, A_HEX),
+	PART(fsopen, "mount(2)'s filesystems (tmpfs, proc, sysfs, devpts), else ENODEV", 2, A_STR,
+	     A_HEX),
+	PART(fsconfig,
+	     "flags and strings; a filesystem's parameters are checked at FSCONFIG_CMD_CREATE; no "
+	     "binary, path or fd values (EINVAL); no messages (read: ENODATA)",
+	     5, A_FD, A_UINT, A_STR, A_PTR, A_INT),
+	FULL(fsmount, 3, A_FD, A_HEX, A_HEX),
+	PART(fspick, "reconfiguring changes ro/rw only", 3, A_DIRFD, A_STR, A_HEX),
+	PART(mount_setattr, "no idmapped mounts (MOUNT_ATTR_IDMAP: EINVAL)", 5, A_DIRFD, A_STR,
+	     A_HEX, A_PTR, A_UINT),
 	/* newer than the kernel the sandbox presents */
 	NOSYS_NR(451, R_NEWER), /* cachestat */
 	PART(fchmodat2,

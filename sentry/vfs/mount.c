@@ -488,3 +488,107 @@ void mount_set_propagation(struct mount *m, unsigned type, bool rec)
 	set_propagation(m, type, rec);
 	pthread_mutex_unlock(&mount_lock);
 }
+
+int mount_change_flags(struct mount *m, unsigned set, unsigned clr, bool rec)
+{
+	struct mount **todo = NULL;
+	size_t n = 0, cap = 0;
+	int ret = 0;
+
+	pthread_mutex_lock(&mount_lock);
+	/* The mounts to change, m first; then every one is checked before any changes. */
+	todo = xrealloc(todo, (cap = 16) * sizeof(*todo));
+	todo[n++] = m;
+	for (size_t i = 0; rec && i < n; i++) {
+		struct mount *c;
+		list_for_each_entry(c, &todo[i]->children, sibling) {
+			if (n == cap)
+				todo = xrealloc(todo, (cap *= 2) * sizeof(*todo));
+			todo[n++] = c;
+		}
+	}
+	for (size_t i = 0; i < n && !ret; i++)
+		if (todo[i]->locked & MNT_LOCKABLE & clr & ~set)
+			ret = -EPERM;
+	for (size_t i = 0; i < n && !ret; i++)
+		__atomic_store_n(&todo[i]->flags, (todo[i]->flags & ~clr) | set, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&mount_lock);
+	free(todo);
+	return ret;
+}
+
+static struct mnt_namespace *anon_alloc(void)
+{
+	struct mnt_namespace *ns = xzalloc(sizeof(*ns));
+
+	list_init(&ns->mounts);
+	ns->refs = 1;
+	ns->anon = true;
+	return ns;
+}
+
+struct mnt_namespace *mntns_anon_new(struct super_block *sb, unsigned flags, const char *source)
+{
+	struct mnt_namespace *ns = anon_alloc();
+
+	pthread_mutex_lock(&mount_lock);
+	ns->root = mount_alloc(ns, sb, sb->root, flags, source);
+	pthread_mutex_unlock(&mount_lock);
+	return ns;
+}
+
+struct mnt_namespace *mntns_anon_clone(const struct path *from, bool rec, int *err)
+{
+	struct mnt_namespace *ns;
+	struct mount *m;
+
+	pthread_mutex_lock(&mount_lock);
+	if (from->mnt->flags & MNT_UNBINDABLE) {
+		pthread_mutex_unlock(&mount_lock);
+		*err = -EINVAL;
+		return NULL;
+	}
+	ns = anon_alloc();
+	ns->root = mount_clone(ns, from->mnt, from->dentry);
+	ns->root->locked &= ~MNT_LOCKED;
+	if (rec)
+		copy_children(ns, from->mnt, from->dentry, ns->root, true, false);
+	/* A clone is private, as Linux's (CL_PRIVATE). */
+	list_for_each_entry(m, &ns->mounts, all) {
+		m->flags &= ~MNT_PROPAGATION;
+		m->peer_group = 0;
+	}
+	pthread_mutex_unlock(&mount_lock);
+	*err = 0;
+	return ns;
+}
+
+int mount_graft(struct mnt_namespace *ns, struct mnt_namespace *anon, const struct path *at)
+{
+	struct mount *root;
+
+	if (!at->dentry->inode)
+		return -ENOENT;
+	pthread_mutex_lock(&mount_lock);
+	root = anon->root;
+	if (!root || root->ns != anon) {
+		pthread_mutex_unlock(&mount_lock);
+		return -EINVAL;
+	}
+	if (S_ISDIR(at->dentry->inode->mode) != S_ISDIR(root->root->inode->mode)) {
+		pthread_mutex_unlock(&mount_lock);
+		return S_ISDIR(root->root->inode->mode) ? -ENOTDIR : -EISDIR;
+	}
+	while (!list_empty(&anon->mounts)) {
+		struct mount *m = list_first_entry(&anon->mounts, struct mount, all);
+		list_del_init(&m->all);
+		list_add_tail(&m->all, &ns->mounts);
+		__atomic_store_n(&m->ns, ns, __ATOMIC_RELEASE);
+		anon->nr_mounts--;
+		ns->nr_mounts++;
+	}
+	attach_locked(root, at->mnt, at->dentry);
+	anon->root = NULL;
+	pthread_mutex_unlock(&mount_lock);
+	return 0;
+}

@@ -282,6 +282,9 @@ struct mnt_namespace {
 	uint64_t ino; /* the id /proc/PID/ns/mnt shows */
 	void *owner;  /* the user namespace that owns it (sentry/kernel/nsproxy.h) */
 	unsigned nr_mounts;
+	/* A detached tree (open_tree's clone, fsmount's mount), held by one
+	 * file until move_mount grafts it into a task's namespace; no owner. */
+	bool anon;
 };
 
 /* A task's filesystem context (shared by CLONE_FS). */
@@ -407,6 +410,18 @@ int mount_pivot(struct mnt_namespace *ns, const struct path *new_root, const str
 int mount_move(struct mnt_namespace *ns, struct mount *m, const struct path *at);
 /* Set propagation type flags (MNT_SHARED...) on m, or on its subtree. */
 void mount_set_propagation(struct mount *m, unsigned type, bool rec);
+/* mount_setattr: set and clear MNT_ flags on m (or its subtree); -EPERM,
+ * and nothing changed, where a locked flag would be cleared. */
+int mount_change_flags(struct mount *m, unsigned set, unsigned clr, bool rec);
+
+/* Detached trees (the fd mount API): an anonymous namespace owned by a
+ * file. One of sb's root, or a private copy of the subtree at from (with
+ * its submounts if rec; -EINVAL for an unbindable mount). */
+struct mnt_namespace *mntns_anon_new(struct super_block *sb, unsigned flags, const char *source);
+struct mnt_namespace *mntns_anon_clone(const struct path *from, bool rec, int *err);
+/* Move every mount of the detached tree anon into ns, its root onto at;
+ * anon is left empty. -EINVAL if anon was grafted already. */
+int mount_graft(struct mnt_namespace *ns, struct mnt_namespace *anon, const struct path *at);
 /* Is d at or under ancestor (in one filesystem)? */
 bool dentry_is_under(struct dentry *d, struct dentry *ancestor);
 /* Is p under (or at) the subtree of the mount root r? */

@@ -159,6 +159,7 @@ GUEST_TESTS = \
 	keys_basic \
 	keys_fork \
 	ns_mount \
+	mount_fdapi \
 	ns_userns
 
 # Built like the others but not run by `make check` until rung passes them:
