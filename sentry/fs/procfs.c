@@ -1101,7 +1101,11 @@ static const struct file_ops proc_file_ops = {
 	.release = proc_release,
 };
 
-/* Directory listings: position 0/1 are "." and "..", then entry i at 2+i. */
+/* Directory listings: position 0/1 are "." and "..", then the fixed
+ * entries at 2+i; numbered entries (pids, tids, fds) sit at a position
+ * that is their number past a base, as Linux's, so that an entry that goes
+ * away between two getdents calls (a closed fd, an exited process) moves
+ * no other: a walk of /proc/self/fd that closes what it reads sees all. */
 struct list_ctx {
 	struct dir_emitter *e;
 	struct file *f;
@@ -1109,18 +1113,25 @@ struct list_ctx {
 	bool full;
 };
 
-static bool list_one(struct list_ctx *l, const char *name, uint64_t ino, unsigned type)
+/* The entry at position pos (ascending from one call to the next). */
+static bool list_at(struct list_ctx *l, int64_t pos, const char *name, uint64_t ino, unsigned type)
 {
 	if (l->full)
 		return false;
-	if (l->idx++ < l->f->pos)
+	l->idx = pos + 1;
+	if (pos < l->f->pos)
 		return true;
-	if (!l->e->emit(l->e, name, strlen(name), ino, type, l->idx)) {
+	if (!l->e->emit(l->e, name, strlen(name), ino, type, pos + 1)) {
 		l->full = true;
 		return false;
 	}
-	l->f->pos = l->idx;
+	l->f->pos = pos + 1;
 	return true;
+}
+
+static bool list_one(struct list_ctx *l, const char *name, uint64_t ino, unsigned type)
+{
+	return list_at(l, l->idx, name, ino, type);
 }
 
 struct pid_list {
@@ -1150,6 +1161,7 @@ static int proc_getdents(struct file *f, struct dir_emitter *e)
 	const struct proc_node *n = PI(dir)->node, *c = NULL;
 	struct list_ctx l = {.e = e, .f = f};
 	int pid = PI(dir)->pid;
+	int64_t base;
 	char name[32];
 
 	if (!list_one(&l, ".", dir->ino, DT_DIR) || !list_one(&l, "..", dir->ino, DT_DIR))
@@ -1161,9 +1173,11 @@ static int proc_getdents(struct file *f, struct dir_emitter *e)
 			if (!list_one(&l, c->name, proc_ino(c, 0, 0, -1), IFTODT(c->mode)))
 				return 0;
 		kernel_process_ids(KERNEL_OF(dir->sb), &pl.pids, &pl.n);
+		base = l.idx;
 		for (size_t i = 0; i < pl.n; i++) {
 			snprintf(name, sizeof(name), "%d", pl.pids[i]);
-			if (!list_one(&l, name, proc_ino(&pid_node, pl.pids[i], 0, -1), DT_DIR))
+			if (!list_at(&l, base + pl.pids[i], name,
+				     proc_ino(&pid_node, pl.pids[i], 0, -1), DT_DIR))
 				break;
 		}
 		free(pl.pids);
@@ -1187,8 +1201,8 @@ static int proc_getdents(struct file *f, struct dir_emitter *e)
 		task_put(t);
 		for (size_t i = 0; i < fl.n; i++) {
 			snprintf(name, sizeof(name), "%d", fl.fds[i]);
-			if (!list_one(&l, name, proc_ino(en, pid, PI(dir)->tid, fl.fds[i]),
-				      IFTODT(en->mode)))
+			if (!list_at(&l, 2 + (int64_t)fl.fds[i], name,
+				     proc_ino(en, pid, PI(dir)->tid, fl.fds[i]), IFTODT(en->mode)))
 				break;
 		}
 		free(fl.fds);
@@ -1199,7 +1213,8 @@ static int proc_getdents(struct file *f, struct dir_emitter *e)
 		kernel_thread_ids(KERNEL_OF(dir->sb), pid, &tl.pids, &tl.n);
 		for (size_t i = 0; i < tl.n; i++) {
 			snprintf(name, sizeof(name), "%d", tl.pids[i]);
-			if (!list_one(&l, name, proc_ino(&tid_node, pid, tl.pids[i], -1), DT_DIR))
+			if (!list_at(&l, 2 + (int64_t)tl.pids[i], name,
+				     proc_ino(&tid_node, pid, tl.pids[i], -1), DT_DIR))
 				break;
 		}
 		free(tl.pids);

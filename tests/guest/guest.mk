@@ -43,6 +43,7 @@ GUEST_TESTS = \
 	proc_cmdline \
 	proc_auxv \
 	proc_fdinfo \
+	proc_fd_walk \
 	proc_mem \
 	proc_files \
 	sysinfo \
