@@ -8,6 +8,7 @@
 #include "sentry/kernel/task.h"
 #include "sentry/fs/file.h"
 #include "sentry/fs/pidfd.h"
+#include "sentry/fs/procfs.h"
 #include "sentry/kernel/wait.h"
 #include "sentry/mm/mm.h"
 #include "lib/util.h"
@@ -443,6 +444,39 @@ SYSCALL(rt_tgsigqueueinfo)
 
 /* pidfd_send_signal: kill(2) of the process a pidfd names, which cannot
  * have been replaced by another with its pid meanwhile. */
+/* pidfd_send_signal to an fd of a /proc/<pid> directory, which Linux
+ * takes for a pidfd of that process. */
+static long proc_dir_send_signal(struct task *t, int fd, int sig, uint64_t uinfo)
+{
+	struct file *f = fd_get(t->files, fd);
+	int pid = f ? procfs_dir_tgid(f->inode) : 0;
+	struct thread_group *tg;
+	siginfo_t info;
+	long ret;
+
+	file_put(f);
+	if (!pid)
+		return -EBADF;
+	if (uinfo) {
+		if (mm_copy_in(t->mm, &info, uinfo, sizeof(info)) < 0)
+			return -EFAULT;
+		if (info.si_signo != sig)
+			return -EINVAL;
+	} else {
+		siginfo_user(&info, sig, t);
+	}
+	pthread_mutex_lock(&t->k->lock);
+	tg = kernel_find_tg_locked(t->k, pid, true);
+	if (!tg || (tg->flags & TG_REAPED))
+		ret = -ESRCH;
+	else if (uinfo && tg != t->tg && (info.si_code >= 0 || info.si_code == SI_TKILL))
+		ret = -EPERM;
+	else
+		ret = send_to_tg(t, tg, &info);
+	pthread_mutex_unlock(&t->k->lock);
+	return ret;
+}
+
 SYSCALL(pidfd_send_signal)
 {
 	int sig = (int)a->a[1];
@@ -455,7 +489,7 @@ SYSCALL(pidfd_send_signal)
 		return -EINVAL;
 	f = pidfd_fget(t->files, (int)a->a[0], &tg);
 	if (!f)
-		return -EBADF;
+		return proc_dir_send_signal(t, (int)a->a[0], sig, a->a[2]);
 	if (a->a[2]) {
 		if (mm_copy_in(t->mm, &info, a->a[2], sizeof(info)) < 0)
 			ret = -EFAULT;

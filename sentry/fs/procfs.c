@@ -1271,6 +1271,13 @@ static const struct super_ops proc_super_ops = {
 	.release = proc_release_sb,
 };
 
+int procfs_dir_tgid(const struct inode *i)
+{
+	if (!i || i->sb->ops != &proc_super_ops || PI(i)->node != &pid_node)
+		return 0;
+	return PI(i)->pid;
+}
+
 struct super_block *procfs_new(struct kernel *k)
 {
 	struct super_block *sb = sb_new(&proc_super_ops, "proc", PROC_SUPER_MAGIC);

@@ -7,5 +7,9 @@
 struct kernel;
 
 struct super_block *procfs_new(struct kernel *k);
+/* The process whose /proc/<pid> directory inode i is, or 0 (for another
+ * inode, /proc/<pid>/task/<tid> among them): what pidfd_send_signal takes
+ * in place of a pidfd (Linux's tgid_pidfd_to_pid). */
+int procfs_dir_tgid(const struct inode *i);
 
 #endif

@@ -140,6 +140,7 @@ GUEST_TESTS = \
 	pkeys \
 	numa_policy \
 	proc_pidfd \
+	pidfd_procdir \
 	sched_attr \
 	fs_hints \
 	proc_vm \
