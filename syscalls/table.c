@@ -482,7 +482,10 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	     "invalidate, setperm; others EOPNOTSUPP (no chown, timeouts, instantiate, DH)",
 	     5, A_INT, A_HEX, A_HEX, A_HEX, A_HEX),
 	/* not yet */
-	NOSYS(ptrace, "not yet: tracing between guests (gdb, strace): ENOSYS"),
+	PART(ptrace,
+	     "no hardware breakpoints (DR7 enable: EIO), no PEEKSIGINFO or seccomp requests, no "
+	     "32-bit regsets",
+	     4, A_INT, A_INT, A_HEX, A_HEX),
 	PART(kcmp,
 	     "KCMP_IO: a context once ioprio_set or CLONE_IO made one (Linux: also at first I/O); "
 	     "SYSVSEM: an undo list once SEM_UNDO was used",
