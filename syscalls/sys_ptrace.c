@@ -31,7 +31,8 @@
 #include <sys/uio.h>
 #include <sys/user.h>
 
-#define OPTIONS_MASK	0x3000ffu /* PTRACE_O_TRACESYSGOOD .. TRACESECCOMP, EXITKILL, SUSPEND_SECCOMP */
+#define OPTIONS_MASK \
+	0x3000ffu /* PTRACE_O_TRACESYSGOOD .. TRACESECCOMP, EXITKILL, SUSPEND_SECCOMP */
 #define FXSAVE_SIZE	512
 #define SW_RESERVED_OFF 464
 #define USER_SIZE	sizeof(struct user)
@@ -83,8 +84,7 @@ static long attach(struct task *t, int pid, bool seize, uint64_t addr, uint64_t 
 		ret = -ESRCH;
 	else if (p->tg == t->tg || p->pt.tracer || (p->tg->flags & TG_EXITING))
 		ret = -EPERM;
-	else if (!creds_may_attach(&t->creds, &p->creds, p->dumpable) ||
-		 !landlock_may_ptrace(t, p))
+	else if (!creds_may_attach(&t->creds, &p->creds, p->dumpable) || !landlock_may_ptrace(t, p))
 		ret = -EPERM;
 	if (ret == 0) {
 		ptrace_link_locked(t, p, seize ? PT_SEIZED | (unsigned)data : 0);
@@ -427,8 +427,7 @@ static enum ptrace_mode resume_mode(long req)
 
 /* Requests that need the tracee stopped, k->lock held by the caller for
  * the resuming ones. */
-static long stopped_request(struct task *t, struct task *p, long req, uint64_t addr,
-			    uint64_t data)
+static long stopped_request(struct task *t, struct task *p, long req, uint64_t addr, uint64_t data)
 {
 	struct kernel *k = t->k;
 	long ret = 0;

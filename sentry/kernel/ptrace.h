@@ -80,22 +80,22 @@ struct task_ptrace {
 	struct list_head zombies;
 
 	/* Tracee side: the stop. */
-	bool stopped;		   /* parked in ptrace_stop */
-	bool waitable;		   /* a stop the tracer's wait has not reported yet */
-	bool listening;		   /* PTRACE_LISTEN: stopped, not waitable */
-	bool trap_pending;	   /* PTRACE_INTERRUPT or a SEIZEd child's first stop */
-	bool killed;		   /* SIGKILL arrived: no more stops */
-	bool trap_notify;	   /* SIGCONT came during the stop: LISTEN traps again */
-	bool forced_tf;		   /* the trap flag is set for PTRACE_SINGLESTEP */
+	bool stopped;	   /* parked in ptrace_stop */
+	bool waitable;	   /* a stop the tracer's wait has not reported yet */
+	bool listening;	   /* PTRACE_LISTEN: stopped, not waitable */
+	bool trap_pending; /* PTRACE_INTERRUPT or a SEIZEd child's first stop */
+	bool killed;	   /* SIGKILL arrived: no more stops */
+	bool trap_notify;  /* SIGCONT came during the stop: LISTEN traps again */
+	bool forced_tf;	   /* the trap flag is set for PTRACE_SINGLESTEP */
 	enum ptrace_stop_kind kind;
-	int code;		   /* the stop's wait status >> 8: signal | event << 8 */
-	siginfo_t info;		   /* for signal-delivery and trap stops */
-	bool has_info;		   /* a non-seized group stop has none */
-	enum ptrace_mode mode;	   /* how the tracer resumed it */
-	int resume_sig;		   /* the signal the tracer gave with the resume */
-	uint64_t msg;		   /* PTRACE_GETEVENTMSG */
-	struct ptrace_call *call;  /* a job the tracer posted */
-	uint64_t debugreg[8];	   /* PEEKUSER/POKEUSER's u_debugreg: kept, never armed */
+	int code;		  /* the stop's wait status >> 8: signal | event << 8 */
+	siginfo_t info;		  /* for signal-delivery and trap stops */
+	bool has_info;		  /* a non-seized group stop has none */
+	enum ptrace_mode mode;	  /* how the tracer resumed it */
+	int resume_sig;		  /* the signal the tracer gave with the resume */
+	uint64_t msg;		  /* PTRACE_GETEVENTMSG */
+	struct ptrace_call *call; /* a job the tracer posted */
+	uint64_t debugreg[8];	  /* PEEKUSER/POKEUSER's u_debugreg: kept, never armed */
 };
 
 void ptrace_task_init(struct task *t);

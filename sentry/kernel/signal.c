@@ -220,8 +220,9 @@ static void complete_signal(struct task *t, int sig, bool group, bool forced)
 		return; /* every thread blocks it: it waits in the pending set */
 
 	/* A fatal signal kills the whole group now, without waiting for a
-	 * thread to dequeue it. */
+	 * thread to dequeue it (unless the thread is traced). */
 	if (sig_fatal(target, sig) && !(tg->flags & TG_EXITING) &&
+	    (sig == SIGKILL || !target->pt.tracer) && /* a tracee reports it first */
 	    (sig == SIGKILL || !((target->sigmask | target->real_blocked) & SIGBIT(sig))) &&
 	    (!init_protected(target) || forced || sig == SIGKILL)) {
 		tg_start_exit_locked(tg, sig);
