@@ -62,9 +62,8 @@ static void notify_info(struct task *t, siginfo_t *si, int sig, int code)
 }
 
 /* The tracer hears of a stop: its wait wakes, SIGCHLD CLD_TRAPPED. */
-static void notify_tracer(struct task *t, int why, int status)
+static void notify_tracer(struct task *tracer, struct task *t, int why, int status)
 {
-	struct task *tracer = t->pt.tracer;
 	struct task *p;
 	siginfo_t info;
 
@@ -132,7 +131,7 @@ static bool ptrace_stop_locked(struct task *t, enum ptrace_stop_kind kind, int c
 	t->pt.stopped = true;
 	t->pt.waitable = true;
 	t->pt.listening = false;
-	notify_tracer(t, CLD_TRAPPED, code & 0xff);
+	notify_tracer(t->pt.tracer, t, CLD_TRAPPED, code & 0xff);
 	task_sleep_enter(t);
 	while (t->pt.stopped) {
 		uint32_t seq;
@@ -458,7 +457,7 @@ bool ptrace_task_exit_locked(struct task *t, int status, bool last)
 	if (last && t->tg->parent)
 		z->deferred = tg_get(t->tg);
 	list_add_tail(&z->node, &tracer->pt.zombies);
-	notify_tracer(t, (status & 0x7f) ? CLD_KILLED : CLD_EXITED,
+	notify_tracer(tracer, t, (status & 0x7f) ? CLD_KILLED : CLD_EXITED,
 		      (status & 0x7f) ? status & 0x7f : (status >> 8) & 0xff);
 	return z->deferred != NULL;
 }

@@ -1,0 +1,88 @@
+/* ptrace basics: PTRACE_TRACEME, a SIGSTOP signal-delivery stop,
+ * PEEKDATA/POKEDATA, GETREGS/SETREGS, PEEKUSER, TracerPid, CONT with the
+ * exit status through waitpid, the exec SIGTRAP and PTRACE_KILL. */
+#include <errno.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static volatile unsigned long value = 0x1122334455667788ul;
+
+static int tracer_pid_of(pid_t pid)
+{
+	char path[64], line[256];
+	int tp = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "TracerPid: %d", &tp) == 1)
+			break;
+	fclose(f);
+	return tp;
+}
+
+int main(int argc, char **argv)
+{
+	struct user_regs_struct regs;
+	unsigned long word;
+	pid_t pid;
+	int st;
+
+	if (argc > 1 && strcmp(argv[1], "exec") == 0)
+		return 9;
+	setvbuf(stdout, NULL, _IONBF, 0);
+	pid = fork();
+	if (pid == 0) {
+		if (ptrace(PTRACE_TRACEME, 0, 0, 0) < 0)
+			_exit(100);
+		raise(SIGSTOP);
+		printf("child sees 0x%lx\n", value);
+		_exit(7);
+	}
+	waitpid(pid, &st, 0);
+	printf("stopped by SIGSTOP: %s\n", WIFSTOPPED(st) && WSTOPSIG(st) == SIGSTOP ? "yes" : "no");
+	printf("TracerPid is the parent: %s\n", tracer_pid_of(pid) == getpid() ? "yes" : "no");
+	errno = 0;
+	word = (unsigned long)ptrace(PTRACE_PEEKDATA, pid, (void *)&value, 0);
+	printf("peek: 0x%lx\n", word);
+	printf("poke: %ld\n", ptrace(PTRACE_POKEDATA, pid, (void *)&value, (void *)0x0102030405060708ul));
+	printf("peek again: 0x%lx\n", (unsigned long)ptrace(PTRACE_PEEKDATA, pid, (void *)&value, 0));
+	printf("peek of page 0: %ld\n", ptrace(PTRACE_PEEKDATA, pid, (void *)16, 0));
+	printf("getregs: %ld\n", ptrace(PTRACE_GETREGS, pid, 0, &regs));
+	printf("orig_rax is tgkill: %s\n", regs.orig_rax == SYS_tgkill ? "yes" : "no");
+	printf("peekuser rip matches: %s\n",
+	       (unsigned long)ptrace(PTRACE_PEEKUSER, pid,
+				     (void *)offsetof(struct user_regs_struct, rip), 0) == regs.rip
+		       ? "yes"
+		       : "no");
+	printf("setregs: %ld\n", ptrace(PTRACE_SETREGS, pid, 0, &regs));
+	word = (unsigned long)ptrace(PTRACE_CONT, pid, 0, 0);
+	waitpid(pid, &st, 0);
+	printf("cont: %ld\n", (long)word);
+	printf("exited: %d status %d\n", WIFEXITED(st), WEXITSTATUS(st));
+
+	pid = fork();
+	if (pid == 0) {
+		ptrace(PTRACE_TRACEME, 0, 0, 0);
+		execl("/proc/self/exe", argv[0], "exec", (char *)0);
+		_exit(101);
+	}
+	waitpid(pid, &st, 0);
+	printf("exec stop by SIGTRAP: %s\n", WIFSTOPPED(st) && WSTOPSIG(st) == SIGTRAP ? "yes" : "no");
+	printf("kill: %ld\n", ptrace(PTRACE_KILL, pid, 0, 0));
+	waitpid(pid, &st, 0);
+	printf("killed by SIGKILL: %s\n", WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL ? "yes" : "no");
+	printf("not traced: %ld\n", ptrace(PTRACE_CONT, getppid(), 0, 0));
+	return 0;
+}
