@@ -173,6 +173,9 @@ static bool sig_ignored(struct task *t, int sig, bool forced)
 	 * unblocked (or sigtimedwait takes it). */
 	if ((t->sigmask | t->real_blocked) & SIGBIT(sig))
 		return false;
+	/* A tracer sees even the signals its tracee ignores. */
+	if (t->pt.tracer && !init_protected(t))
+		return false;
 	if (is_ignore(ka))
 		return true;
 	if (!is_default(ka))

@@ -178,6 +178,7 @@ int task_start(struct task *t)
 	pthread_mutex_lock(&k->lock);
 	list_del(&t->knode);
 	list_del(&t->tg_node);
+	ptrace_unlink_locked(t, 0); /* a clone its parent's tracer attached */
 	t->tg->nr_threads--;
 	if (t->tg->leader == t && t->tg->nr_threads == 0) {
 		list_del_init(&t->tg->sibling);
