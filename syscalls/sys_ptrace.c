@@ -277,6 +277,12 @@ static int fpu_set(struct task *p, const uint8_t *in, size_t size)
 		if (mxcsr & 0xffff0000u)
 			return -EINVAL;
 	}
+	if (size > FXSAVE_SIZE) {
+		/* The XSAVE header: standard format, reserved bytes zero. */
+		for (size_t i = FXSAVE_SIZE + 8; i < FXSAVE_SIZE + 64 && i < size; i++)
+			if (in[i])
+				return -EINVAL;
+	}
 	memcpy(sw, fpu + SW_RESERVED_OFF, sizeof(sw));
 	memcpy(fpu, in, size);
 	memcpy(fpu + SW_RESERVED_OFF, sw, sizeof(sw));
@@ -319,6 +325,11 @@ static long regset(struct task *t, struct task *p, uint64_t type, uint64_t uiov,
 		return -EINVAL;
 	}
 	len = MIN(iov.iov_len, size);
+	/* As Linux: no partial or oversized FPU writes. */
+	if (set && type == NT_PRFPREG && iov.iov_len != size)
+		return -EINVAL;
+	if (set && type == NT_X86_XSTATE && iov.iov_len != size)
+		return -EFAULT;
 	if (type == NT_PRSTATUS) {
 		if (set) {
 			memcpy(buf, &p->cpu.regs, sizeof(buf));

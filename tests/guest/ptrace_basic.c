@@ -1,6 +1,7 @@
 /* ptrace basics: PTRACE_TRACEME, a SIGSTOP signal-delivery stop,
- * PEEKDATA/POKEDATA, GETREGS/SETREGS, PEEKUSER, TracerPid, CONT with the
- * exit status through waitpid, the exec SIGTRAP and PTRACE_KILL. */
+ * PEEKDATA/POKEDATA, GETREGS/SETREGS, GETFPREGS/SETFPREGS, PEEKUSER,
+ * TracerPid, CONT with the exit status through waitpid, the exec SIGTRAP
+ * and PTRACE_KILL. */
 #include <errno.h>
 #include <signal.h>
 #include <stddef.h>
@@ -35,6 +36,7 @@ static int tracer_pid_of(pid_t pid)
 int main(int argc, char **argv)
 {
 	struct user_regs_struct regs;
+	struct user_fpregs_struct fp;
 	unsigned long word;
 	pid_t pid;
 	int st;
@@ -47,7 +49,9 @@ int main(int argc, char **argv)
 		if (ptrace(PTRACE_TRACEME, 0, 0, 0) < 0)
 			_exit(100);
 		raise(SIGSTOP);
-		printf("child sees 0x%lx\n", value);
+		unsigned x5;
+		__asm__ volatile("movd %%xmm5, %0" : "=r"(x5));
+		printf("child sees 0x%lx, xmm5 %u\n", value, x5);
 		_exit(7);
 	}
 	waitpid(pid, &st, 0);
@@ -67,6 +71,9 @@ int main(int argc, char **argv)
 		       ? "yes"
 		       : "no");
 	printf("setregs: %ld\n", ptrace(PTRACE_SETREGS, pid, 0, &regs));
+	printf("getfpregs: %ld\n", ptrace(PTRACE_GETFPREGS, pid, 0, &fp));
+	fp.xmm_space[5 * 4] = 4711;
+	printf("setfpregs: %ld\n", ptrace(PTRACE_SETFPREGS, pid, 0, &fp));
 	word = (unsigned long)ptrace(PTRACE_CONT, pid, 0, 0);
 	waitpid(pid, &st, 0);
 	printf("cont: %ld\n", (long)word);
