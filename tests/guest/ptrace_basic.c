@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -91,5 +92,35 @@ int main(int argc, char **argv)
 	waitpid(pid, &st, 0);
 	printf("killed by SIGKILL: %s\n", WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL ? "yes" : "no");
 	printf("not traced: %ld\n", ptrace(PTRACE_CONT, getppid(), 0, 0));
+
+	/* What Linux refuses, and with which error. */
+	pid = fork();
+	if (pid == 0) {
+		ptrace(PTRACE_TRACEME, 0, 0, 0);
+		raise(SIGSTOP);
+		_exit(0);
+	}
+	waitpid(pid, &st, 0);
+#define TRY(what, call)                                                     \
+	do {                                                                \
+		errno = 0;                                                  \
+		long r_ = (call);                                           \
+		printf("%s: %ld %s\n", what, r_, r_ < 0 ? strerror(errno) : ""); \
+	} while (0)
+	TRY("attach self", ptrace(PTRACE_ATTACH, getpid(), 0, 0));
+	TRY("attach a traced one", ptrace(PTRACE_ATTACH, pid, 0, 0));
+	TRY("getregs to NULL", ptrace(PTRACE_GETREGS, pid, 0, NULL));
+	TRY("peekuser odd offset", ptrace(PTRACE_PEEKUSER, pid, (void *)3, 0));
+	TRY("peekuser past struct user", ptrace(PTRACE_PEEKUSER, pid, (void *)4096, 0));
+	TRY("bad options", ptrace(PTRACE_SETOPTIONS, pid, 0, (void *)0x80000000ul));
+	TRY("interrupt without seize", ptrace(PTRACE_INTERRUPT, pid, 0, 0));
+	TRY("listen without seize", ptrace(PTRACE_LISTEN, pid, 0, 0));
+	TRY("bad signal", ptrace(PTRACE_CONT, pid, 0, (void *)1000));
+	TRY("unknown request", ptrace((enum __ptrace_request)0x7777, pid, 0, 0));
+	TRY("bad regset type", ptrace(PTRACE_GETREGSET, pid, (void *)0x9999, &(struct iovec){&regs, sizeof(regs)}));
+	TRY("syscall info outside a syscall stop", ptrace(PTRACE_GET_SYSCALL_INFO, pid, (void *)0, &regs));
+	TRY("detach", ptrace(PTRACE_DETACH, pid, 0, 0));
+	waitpid(pid, &st, 0);
+	printf("detached child exited: %d status %d\n", WIFEXITED(st), WEXITSTATUS(st));
 	return 0;
 }
