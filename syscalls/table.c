@@ -363,7 +363,7 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	FULL(pidfd_open, 2, A_INT, A_HEX), FULL(pidfd_send_signal, 4, A_FD, A_SIGNAL, A_PTR, A_HEX),
 	PART(pidfd_getfd, "ptrace's attach rule by real ids (no LSM)", 3, A_FD, A_FD, A_HEX),
 	PART(personality,
-	     "kept and inherited; no address randomization to turn off; PER_LINUX32 "
+	     "kept and inherited; ADDR_NO_RANDOMIZE turns exec's randomization off; PER_LINUX32 "
 	     "leaves uname's machine as it is",
 	     1, A_HEX),
 	/* System V IPC (sentry/ipc/): one IPC namespace per sandbox */
