@@ -6,6 +6,9 @@
 
 #define SYSCALL(name) long sys_##name(struct task *t, const struct syscall_args *a)
 
+/* sys_ptrace.c */
+SYSCALL(ptrace);
+
 /* sys_rw.c */
 SYSCALL(read);
 SYSCALL(write);

@@ -1,6 +1,7 @@
 /* execve and execveat. */
 #include "config.h"
 #include "syscalls/handlers.h"
+#include "sentry/kernel/ptrace.h"
 #include "syscalls/util.h"
 #include "sentry/kernel/task.h"
 #include "sentry/loader/elf.h"
@@ -74,6 +75,8 @@ static long do_execve(struct task *t, int dirfd, uint64_t upath, uint64_t uargv,
 		ret = strv_in(t, uenvp, &envp, &bytes);
 	if (ret == 0)
 		ret = task_exec(t, dirfd, path, argv, envp, flags, &why);
+	if (ret == 0)
+		ptrace_exec(t);
 	strv_free(argv);
 	strv_free(envp);
 	free(path);

@@ -363,7 +363,7 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	FULL(pidfd_open, 2, A_INT, A_HEX), FULL(pidfd_send_signal, 4, A_FD, A_SIGNAL, A_PTR, A_HEX),
 	PART(pidfd_getfd, "ptrace's attach rule by real ids (no LSM)", 3, A_FD, A_FD, A_HEX),
 	PART(personality,
-	     "kept and inherited; no address randomization to turn off; PER_LINUX32 "
+	     "kept and inherited; ADDR_NO_RANDOMIZE turns exec's randomization off; PER_LINUX32 "
 	     "leaves uname's machine as it is",
 	     1, A_HEX),
 	/* System V IPC (sentry/ipc/): one IPC namespace per sandbox */
@@ -482,7 +482,10 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	     "invalidate, setperm; others EOPNOTSUPP (no chown, timeouts, instantiate, DH)",
 	     5, A_INT, A_HEX, A_HEX, A_HEX, A_HEX),
 	/* not yet */
-	NOSYS(ptrace, "not yet: tracing between guests (gdb, strace): ENOSYS"),
+	PART(ptrace,
+	     "no hardware breakpoints (DR7 enable: EIO), no PEEKSIGINFO or seccomp requests, no "
+	     "32-bit regsets",
+	     4, A_INT, A_INT, A_HEX, A_HEX),
 	PART(kcmp,
 	     "KCMP_IO: a context once ioprio_set or CLONE_IO made one (Linux: also at first I/O); "
 	     "SYSVSEM: an undo list once SEM_UNDO was used",

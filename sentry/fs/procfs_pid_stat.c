@@ -8,6 +8,7 @@
  * times its threads spent; no memory, no signal sets.
  */
 #include "config.h"
+#include "sentry/kernel/ptrace.h"
 #include "sentry/fs/procfs_internal.h"
 #include "sentry/fs/tty.h"
 #include "sentry/kernel/kernel.h"
@@ -22,14 +23,15 @@
 
 /*
  * Linux's task state letter: R running (guest code, or kernel work in the
- * sentry), S sleeping in a wait, T stopped by job control, Z a thread whose
- * run loop is over. There is no tracing stop (t): guests cannot ptrace
- * each other.
+ * sentry), S sleeping in a wait, T stopped by job control, t in a ptrace
+ * stop, Z a thread whose run loop is over.
  */
 static char task_state(struct task *t)
 {
 	if (__atomic_load_n(&t->exited, __ATOMIC_RELAXED))
 		return 'Z';
+	if (__atomic_load_n(&t->pt.stopped, __ATOMIC_RELAXED))
+		return 't';
 	if (__atomic_load_n(&t->tg->flags, __ATOMIC_RELAXED) & TG_STOPPED)
 		return 'T';
 	if (t != current_task() && __atomic_load_n(&t->sleeping, __ATOMIC_RELAXED))
@@ -44,6 +46,8 @@ static const char *task_state_name(char s)
 		return "zombie";
 	case 'T':
 		return "stopped";
+	case 't':
+		return "tracing stop";
 	case 'R':
 		return "running";
 	default:
@@ -167,11 +171,12 @@ static void task_status(struct proc_ctx *c, struct strbuf *o)
 	locked = t->mm ? mm_locked_bytes(t->mm) : 0;
 	strbuf_printf(o,
 		      "Name:\t%s\nUmask:\t%04o\nState:\t%c (%s)\nTgid:\t%d\nNgid:\t0\nPid:\t%d\n"
-		      "PPid:\t%d\nTracerPid:\t0\nUid:\t%u\t%u\t%u\t%u\nGid:\t%u\t%u\t%u\t%u\n"
+		      "PPid:\t%d\nTracerPid:\t%d\nUid:\t%u\t%u\t%u\t%u\nGid:\t%u\t%u\t%u\t%u\n"
 		      "FDSize:\t64\nGroups:\t",
 		      t->comm, t->fs ? t->fs->umask : 022, task_state(t),
-		      task_state_name(task_state(t)), t->tgid, t->tid, ids.ppid, cr->uid, cr->euid,
-		      cr->suid, cr->fsuid, cr->gid, cr->egid, cr->sgid, cr->fsgid);
+		      task_state_name(task_state(t)), t->tgid, t->tid, ids.ppid,
+		      ptrace_tracer_pid(t), cr->uid, cr->euid, cr->suid, cr->fsuid, cr->gid,
+		      cr->egid, cr->sgid, cr->fsgid);
 	for (uint32_t i = 0; i < cr->ngroups; i++)
 		strbuf_printf(o, "%u ", cr->groups[i]);
 	strbuf_printf(o,

@@ -27,6 +27,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/personality.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <stdlib.h>
@@ -79,10 +80,14 @@ static int file_size(struct file *f, uint64_t *size)
 	return ret;
 }
 
-static uint64_t random_below(uint64_t n)
+/* A random number below n, or 0 for a process whose personality asks for
+ * no address randomization (ADDR_NO_RANDOMIZE: gdb runs its programs so). */
+static uint64_t random_below(const struct task *t, uint64_t n)
 {
 	uint64_t r = 0;
 
+	if (t->tg->personality & ADDR_NO_RANDOMIZE)
+		return 0;
 	if (n == 0 || getrandom(&r, sizeof(r), 0) != sizeof(r))
 		return 0;
 	return r % n;
@@ -257,20 +262,20 @@ static int exec_elf(struct exec_ctx *x, struct file *f)
 	if (stack_limit == RLIM_INFINITY || stack_limit > MM_STACK_RESERVE_MAX)
 		stack_limit = MM_STACK_RESERVE_MAX;
 	stack_limit = MAX(stack_limit, 128ul * 1024);
-	stack_top = GUEST_MAX_ADDR - random_below(STACK_RND_PAGES) * PAGE_SIZE;
+	stack_top = GUEST_MAX_ADDR - random_below(t, STACK_RND_PAGES) * PAGE_SIZE;
 	gap = MAX(stack_limit, MIN_STACK_GAP) + STACK_GUARD_GAP;
-	mm->mmap_base =
-		ALIGN_DOWN(stack_top - gap - random_below(MMAP_RND_PAGES) * PAGE_SIZE, PAGE_SIZE);
+	mm->mmap_base = ALIGN_DOWN(stack_top - gap - random_below(t, MMAP_RND_PAGES) * PAGE_SIZE,
+				   PAGE_SIZE);
 
 	ret = parse_image(f, &ef, &info, x->why);
 	if (ret)
 		goto out;
 	if (info.pie)
-		bias = ET_DYN_BASE - info.lo + random_below(MMAP_RND_PAGES) * PAGE_SIZE;
+		bias = ET_DYN_BASE - info.lo + random_below(t, MMAP_RND_PAGES) * PAGE_SIZE;
 	ret = elf_load(mm, &ef, &info, bias, &res);
 	if (ret)
 		goto out;
-	mm_set_brk(mm, res.end + ALIGN_DOWN(random_below(BRK_RND_BYTES), PAGE_SIZE));
+	mm_set_brk(mm, res.end + ALIGN_DOWN(random_below(t, BRK_RND_BYTES), PAGE_SIZE));
 
 	if (info.interp) {
 		if (t->k->host_exec) {

@@ -105,7 +105,7 @@ static void fault_signal(struct task *t, const siginfo_t *hinfo, int sig, int co
 		t->fault_err = 0;
 		t->fault_cr2 = 0;
 	}
-	if (fault_is_fatal(t, sig)) {
+	if (fault_is_fatal(t, sig) && !t->pt.tracer) { /* a tracer may take it */
 		decode_insn(t, r->rip, insn, (int)sizeof(insn));
 		if (sig == SIGSEGV || sig == SIGBUS)
 			log_error("pid %d (%s) killed by SIG%s: %s at 0x%llx (%s), at 0x%llx: %s",

@@ -10,6 +10,7 @@
 #include "sentry/ipc/ipc.h"
 #include "sentry/kernel/keys.h"
 #include "sentry/kernel/signal.h"
+#include "sentry/kernel/ptrace.h"
 #include "sentry/kernel/ioprio.h"
 #include "sentry/kernel/landlock.h"
 #include "sentry/kernel/seccomp.h"
@@ -26,6 +27,7 @@
 #include "lib/util.h"
 
 #include <errno.h>
+#include <linux/ptrace.h>
 #include <linux/futex.h>
 #include <linux/sched.h>
 #include <sched.h>
@@ -212,6 +214,7 @@ void tg_continue_locked(struct thread_group *tg)
 		t->stop_counted = false;
 		task_wake(t);
 	}
+	ptrace_continue_locked(tg);
 	if (was_stopped) {
 		tg->flags |= TG_REPORT_CONT;
 		notify_parent_cldstop(tg, CLD_CONTINUED);
@@ -231,8 +234,13 @@ void task_stop_locked(struct task *t)
 			notify_parent_cldstop(tg, CLD_STOPPED);
 		}
 	}
+	/* A tracee's group stop is a ptrace stop: the tracer lets it go on. */
+	if (ptrace_group_stop_locked(t, tg->stop_sig)) {
+		__atomic_and_fetch(&t->work, ~WORK_STOP, __ATOMIC_SEQ_CST);
+		return;
+	}
 	while ((tg->flags & TG_STOPPED || tg->stop_pending) && !(t->work & WORK_KILL) &&
-	       !(tg->flags & TG_EXITING)) {
+	       !(tg->flags & TG_EXITING) && !t->pt.tracer) {
 		uint32_t seq = __atomic_load_n(&t->wake_seq, __ATOMIC_SEQ_CST);
 		pthread_mutex_unlock(&k->lock);
 		task_wait_wake(t, seq);
@@ -484,7 +492,7 @@ long task_clone(struct task *t, const struct clone_req *r)
 	struct file *pidf = NULL;
 	struct task *c;
 	uint8_t *fpu;
-	int sig = (int)(flags & CSIGNAL), pidfd = -1;
+	int sig = (int)(flags & CSIGNAL), pidfd = -1, event;
 	long ret = clone_flags_valid(t, flags);
 
 	if (ret < 0)
@@ -626,6 +634,7 @@ long task_clone(struct task *t, const struct clone_req *r)
 	c->tg->nr_threads++;
 	list_add_tail(&c->knode, &k->tasks);
 	k->live_tasks++;
+	event = ptrace_clone_locked(t, c, flags, sig);
 	pthread_mutex_unlock(&k->lock);
 
 	/* The ids the caller asked to have written. */
@@ -645,8 +654,12 @@ long task_clone(struct task *t, const struct clone_req *r)
 		return ret; /* task_start undid everything else */
 	}
 	ret = c->tid;
-	if (vd)
+	if (event)
+		ptrace_event(t, event, (uint64_t)ret);
+	if (vd) {
 		vfork_wait(t, vd);
+		ptrace_event(t, PTRACE_EVENT_VFORK_DONE, (uint64_t)ret);
+	}
 	return ret;
 fail:
 	if (vd) {
@@ -808,7 +821,8 @@ static void tg_exit_locked(struct thread_group *tg)
 		if (reaper && reaper != tg) {
 			c->parent = reaper;
 			list_add_tail(&c->sibling, &reaper->children);
-			if ((c->flags & TG_ZOMBIE) && notify_parent_exit(c))
+			if ((c->flags & TG_ZOMBIE) && !(c->flags & TG_PTRACE_DEFER) &&
+			    notify_parent_exit(c))
 				tg_release_locked(c);
 		} else {
 			/* No one to reap it: the sandbox is ending. */
@@ -823,7 +837,16 @@ static void tg_exit_locked(struct thread_group *tg)
 	/* Our own group may be orphaned by our going. */
 	if (tg->parent && tg->parent->pgid != tg->pgid && tg->parent->sid == tg->sid)
 		kill_orphaned_pgrp(k, tg->pgid, tg);
-	if (notify_parent_exit(tg))
+	if (!(tg->flags & TG_PTRACE_DEFER) && notify_parent_exit(tg))
+		tg_release_locked(tg);
+}
+
+void tg_parent_notify_locked(struct thread_group *tg)
+{
+	if (!(tg->flags & TG_PTRACE_DEFER))
+		return;
+	tg->flags &= ~TG_PTRACE_DEFER;
+	if ((tg->flags & TG_ZOMBIE) && !(tg->flags & TG_REAPED) && notify_parent_exit(tg))
 		tg_release_locked(tg);
 }
 
@@ -885,6 +908,9 @@ void task_do_exit(struct task *t)
 	}
 	if (!(tg->flags & TG_EXITING) && tg->nr_threads == 0)
 		tg->exit_code = t->exit_code;
+	if (ptrace_task_exit_locked(t, (tg->flags & TG_EXITING) ? tg->exit_code : t->exit_code,
+				    tg->nr_threads == 0))
+		tg->flags |= TG_PTRACE_DEFER;
 	/* A thread that was counted for a stop in progress no longer can be. */
 	if (tg->stop_pending && !t->stop_counted && --tg->stop_pending == 0 && tg->nr_threads) {
 		tg->flags |= TG_STOPPED | TG_REPORT_STOP;
@@ -955,6 +981,11 @@ static bool wait_report(struct task *t, struct thread_group *c, int options,
 {
 	bool keep = options & WNOWAIT;
 
+	if ((c->flags & TG_ZOMBIE) && (c->flags & TG_PTRACE_DEFER))
+		return false; /* its tracer reaps it first */
+	/* A child this process traces: its stops are ptrace stops. */
+	if (!(c->flags & TG_ZOMBIE) && ptrace_traced_by_tg(c, t->tg))
+		return false;
 	if ((c->flags & TG_ZOMBIE) && (options & WEXITED)) {
 		int code = c->exit_code;
 		res->pid = c->tgid;
@@ -1025,6 +1056,10 @@ long task_wait(struct task *t, int which, int id, int options, struct wait_resul
 				ret = 0;
 				goto out;
 			}
+		}
+		if (ptrace_wait_locked(t, which, id, options, res, &any)) {
+			ret = 0;
+			goto out;
 		}
 		if (!any) {
 			ret = -ECHILD;

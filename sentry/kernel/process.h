@@ -60,6 +60,9 @@ struct wait_result {
  * or -ECHILD, -EINVAL, -ERESTARTSYS. */
 long task_wait(struct task *t, int which, int id, int options, struct wait_result *res);
 
+/* A dead process whose tracer held back its parent's notice: the parent
+ * hears of it now (TG_PTRACE_DEFER). */
+void tg_parent_notify_locked(struct thread_group *tg);
 /* Group exit with wait status code (a signal number, or exit status << 8). */
 void tg_start_exit_locked(struct thread_group *tg, int code);
 /* A stop signal's default action: every thread parks. */

@@ -10,6 +10,7 @@
 #include "sentry/kernel/signal.h"
 #include "sentry/kernel/sigframe.h"
 #include "sentry/kernel/process.h"
+#include "sentry/kernel/ptrace.h"
 #include "sentry/kernel/task.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/timers.h"
@@ -141,7 +142,7 @@ void sigpending_flush(struct sigpending *p, uint64_t which)
 /* Does t have a signal it can take now? */
 static bool has_deliverable(struct task *t)
 {
-	return ((t->pending.set | t->tg->shared.set) & ~t->sigmask) != 0;
+	return ((t->pending.set | t->tg->shared.set) & ~t->sigmask) != 0 || t->pt.trap_pending;
 }
 
 void recalc_sigpending_locked(struct task *t)
@@ -171,6 +172,9 @@ static bool sig_ignored(struct task *t, int sig, bool forced)
 	/* A blocked signal waits: the disposition may change before it is
 	 * unblocked (or sigtimedwait takes it). */
 	if ((t->sigmask | t->real_blocked) & SIGBIT(sig))
+		return false;
+	/* A tracer sees even the signals its tracee ignores. */
+	if (t->pt.tracer && !init_protected(t))
 		return false;
 	if (is_ignore(ka))
 		return true;
@@ -219,8 +223,9 @@ static void complete_signal(struct task *t, int sig, bool group, bool forced)
 		return; /* every thread blocks it: it waits in the pending set */
 
 	/* A fatal signal kills the whole group now, without waiting for a
-	 * thread to dequeue it. */
+	 * thread to dequeue it (unless the thread is traced). */
 	if (sig_fatal(target, sig) && !(tg->flags & TG_EXITING) &&
+	    (sig == SIGKILL || !target->pt.tracer) && /* a tracee reports it first */
 	    (sig == SIGKILL || !((target->sigmask | target->real_blocked) & SIGBIT(sig))) &&
 	    (!init_protected(target) || forced || sig == SIGKILL)) {
 		tg_start_exit_locked(tg, sig);
@@ -257,6 +262,8 @@ static int send_signal_locked(struct task *t, const siginfo_t *info, bool group,
 	struct sigqueue *q;
 	bool override;
 
+	if (sig == SIGKILL)
+		ptrace_sigkill_locked(t->tg);
 	if (t->exited || (t->tg->flags & (TG_EXITING | TG_ZOMBIE)))
 		return 0;
 	prepare_signal(t, sig);
@@ -579,9 +586,15 @@ void signal_do_work(struct task *t)
 			task_stop_locked(t); /* parks until continued or killed */
 			continue;
 		}
+		if (t->pt.trap_pending && ptrace_trap_locked(t))
+			continue;
 		sig = dequeue_signal_locked(t, t->sigmask, &info);
 		if (!sig)
 			break;
+		/* A tracee reports the signal; its tracer may change or cancel it. */
+		sig = ptrace_signal_locked(t, sig, &info);
+		if (!sig)
+			continue;
 		ka = t->sighand->action[sig - 1];
 		if (is_ignore(&ka))
 			continue;

@@ -4,6 +4,7 @@
 #include "sentry/kernel/task.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/process.h"
+#include "sentry/kernel/ptrace.h"
 #include "sentry/kernel/ioprio.h"
 #include "sentry/kernel/landlock.h"
 #include "sentry/kernel/seccomp.h"
@@ -20,6 +21,7 @@
 #include "lib/util.h"
 
 #include <errno.h>
+#include <linux/ptrace.h>
 #include <linux/futex.h>
 #include <signal.h>
 #include <stdio.h>
@@ -125,6 +127,7 @@ struct task *task_alloc(struct kernel *k)
 	sigpending_init(&t->pending);
 	list_init(&t->knode);
 	list_init(&t->tg_node);
+	ptrace_task_init(t);
 	if (posix_memalign((void **)&t->cpu.fpu, 64, k->plat->fpu_size) != 0)
 		abort();
 	memset(t->cpu.fpu, 0, k->plat->fpu_size);
@@ -175,6 +178,7 @@ int task_start(struct task *t)
 	pthread_mutex_lock(&k->lock);
 	list_del(&t->knode);
 	list_del(&t->tg_node);
+	ptrace_unlink_locked(t, 0); /* a clone its parent's tracer attached */
 	t->tg->nr_threads--;
 	if (t->tg->leader == t && t->tg->nr_threads == 0) {
 		list_del_init(&t->tg->sibling);
@@ -276,6 +280,16 @@ uint8_t *task_fpu(struct task *t)
 	return c->fpu;
 }
 
+int task_exit_status(struct task *t)
+{
+	int status;
+
+	pthread_mutex_lock(&t->k->lock);
+	status = (t->tg->flags & TG_EXITING) ? t->tg->exit_code : t->exit_code;
+	pthread_mutex_unlock(&t->k->lock);
+	return status;
+}
+
 void task_exit_group(struct task *t, int code)
 {
 	pthread_mutex_lock(&t->k->lock);
@@ -356,8 +370,10 @@ void *task_main(void *arg)
 	for (;;) {
 		if (has_work(t))
 			signal_do_work(t);
-		if (must_exit(t))
+		if (must_exit(t)) {
+			ptrace_event(t, PTRACE_EVENT_EXIT, (uint64_t)task_exit_status(t));
 			break;
+		}
 		tt = timers_guest_enter(t); /* CPU timers watch who runs guest code */
 		__atomic_add_fetch(&t->guest_seq, 1, __ATOMIC_SEQ_CST);
 		ret = t->ctx->ops->switch_to(t->ctx, t->mm->as, &t->cpu, &ev);
@@ -372,8 +388,18 @@ void *task_main(void *arg)
 		}
 		switch (ev.kind) {
 		case PEVENT_SYSCALL:
+			if (ptrace_syscall_entry(t)) {
+				/* Skipped: it returns what rax holds (-ENOSYS unless
+				 * the tracer put something else there). */
+				task_regs_dirty(t, CPU_DIRTY_RAX);
+				ptrace_syscall_exit(t);
+				if (has_work(t))
+					signal_do_work(t);
+				break;
+			}
 			t->syscall_nr = (long)t->cpu.regs.orig_rax;
 			syscall_dispatch(t);
+			ptrace_syscall_exit(t);
 			if (has_work(t) || is_restart_code((long)t->cpu.regs.rax))
 				signal_do_work(t);
 			t->syscall_nr = -1;

@@ -29,6 +29,7 @@
 
 #include "platform/platform.h"
 #include "sentry/kernel/creds.h"
+#include "sentry/kernel/ptrace.h"
 #include "sentry/kernel/sched.h"
 #include "sentry/kernel/wait.h"
 #include "sentry/vfs/vfs.h"
@@ -84,13 +85,14 @@ struct sigpending {
 };
 
 /* thread_group->flags */
-#define TG_EXITING     0x01u /* exit_group or a fatal signal: every thread is dying */
-#define TG_ZOMBIE      0x02u /* every thread is gone; waiting for the parent to reap */
-#define TG_REAPED      0x04u /* reaped (or never to be): only references keep it */
-#define TG_STOPPED     0x08u /* job-control stopped (every thread parked) */
-#define TG_REPORT_STOP 0x10u /* a WUNTRACED report is due to the parent */
-#define TG_REPORT_CONT 0x20u /* a WCONTINUED report is due to the parent */
-#define TG_EXECING     0x40u /* a thread execs: the others must go */
+#define TG_EXITING	0x01u /* exit_group or a fatal signal: every thread is dying */
+#define TG_ZOMBIE	0x02u /* every thread is gone; waiting for the parent to reap */
+#define TG_REAPED	0x04u /* reaped (or never to be): only references keep it */
+#define TG_STOPPED	0x08u /* job-control stopped (every thread parked) */
+#define TG_REPORT_STOP	0x10u /* a WUNTRACED report is due to the parent */
+#define TG_REPORT_CONT	0x20u /* a WCONTINUED report is due to the parent */
+#define TG_EXECING	0x40u /* a thread execs: the others must go */
+#define TG_PTRACE_DEFER 0x80u /* dead; its parent hears of it once the tracer reaped it */
 
 struct thread_group {
 	int refs;
@@ -250,6 +252,8 @@ struct task {
 	/* What the task execs first (kernel_start_init, kernel_spawn), and who
 	 * waits to learn whether that exec worked. */
 	struct spawn_wait *spawn;
+	/* ptrace (sentry/kernel/ptrace.h), under k->lock. */
+	struct task_ptrace pt;
 	char *init_path;
 	char **init_argv, **init_envp;
 };
@@ -343,6 +347,10 @@ int task_find_program(struct task *t, const char *name, char *const envp[]);
 /* The task's thread group exits with wait status code (exit_group: code << 8;
  * a fatal signal: the signal number). */
 void task_exit_group(struct task *t, int code);
+
+/* The wait status t's exit leaves: its group's (exit_group, a fatal
+ * signal) or its own (exit). */
+int task_exit_status(struct task *t);
 
 /* Handle a fault event from the platform. */
 void task_handle_fault(struct task *t, const struct pevent *ev);

@@ -15,6 +15,7 @@ E2E_TESTS = \
 	tests/e2e/git_local.sh \
 	tests/e2e/postgres.sh \
 	tests/e2e/pipelines.sh \
+	tests/e2e/ptrace_tools.sh \
 	tests/e2e/inotify.sh \
 	tests/e2e/fs_host.sh \
 	tests/e2e/tty.sh \
@@ -65,7 +66,8 @@ E2E_PROGS = \
 	sigall \
 	swapper \
 	kernel_only \
-	ttyfg
+	ttyfg \
+	ptrace_prog
 
 E2E_BINS = $(E2E_PROGS:%=tests/e2e/bin/%)
 

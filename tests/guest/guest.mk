@@ -36,6 +36,10 @@ GUEST_TESTS = \
 	poll_signal \
 	poll_wake \
 	proc_fork \
+	ptrace_basic \
+	ptrace_syscall \
+	ptrace_events \
+	ptrace_breakpoint \
 	proc_cow \
 	proc_tasks \
 	proc_task_dir \
