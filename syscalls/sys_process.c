@@ -1,6 +1,7 @@
 /* Process identity, limits and the machine: ids, rlimits, uname, TLS, exit. */
 #include "config.h"
 #include "syscalls/handlers.h"
+#include "sentry/kernel/nsproxy.h"
 #include "sentry/kernel/task.h"
 #include "sentry/fs/file.h"
 #include "sentry/fs/pidfd.h"
@@ -287,22 +288,22 @@ SYSCALL(getsid)
 
 SYSCALL(getuid)
 {
-	return t->creds.uid;
+	return uid_out(t->creds.user_ns, t->creds.uid);
 }
 
 SYSCALL(geteuid)
 {
-	return t->creds.euid;
+	return uid_out(t->creds.user_ns, t->creds.euid);
 }
 
 SYSCALL(getgid)
 {
-	return t->creds.gid;
+	return gid_out(t->creds.user_ns, t->creds.gid);
 }
 
 SYSCALL(getegid)
 {
-	return t->creds.egid;
+	return gid_out(t->creds.user_ns, t->creds.egid);
 }
 
 SYSCALL(set_tid_address)

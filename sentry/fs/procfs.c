@@ -363,6 +363,17 @@ static void gen_ngroups_max(struct proc_ctx *c, struct strbuf *o)
 	strbuf_printf(o, "%u\n", CREDS_MAX_GROUPS); /* what setgroups takes here */
 }
 
+/* The id an unmapped uid or gid reads as (fixed here: not writable). */
+static void gen_overflow_id(struct proc_ctx *c, struct strbuf *o)
+{
+	strbuf_printf(o, "%u\n", OVERFLOW_UID);
+}
+
+static void gen_max_user_ns(struct proc_ctx *c, struct strbuf *o)
+{
+	strbuf_printf(o, "%u\n", MAX_USER_NS);
+}
+
 static void gen_pipe_max_size(struct proc_ctx *c, struct strbuf *o)
 {
 	strbuf_printf(o, "%u\n", PIPE_MAX_SIZE);
@@ -454,6 +465,8 @@ static const struct proc_node kernel_nodes[] = {
 	{"ngroups_max", S_IFREG | 0444, PK_FILE, gen_ngroups_max},
 	{"osrelease", S_IFREG | 0444, PK_FILE, gen_osrelease},
 	{"ostype", S_IFREG | 0444, PK_FILE, gen_ostype},
+	{"overflowgid", S_IFREG | 0644, PK_FILE, gen_overflow_id},
+	{"overflowuid", S_IFREG | 0644, PK_FILE, gen_overflow_id},
 	{"pid_max", S_IFREG | 0644, PK_FILE, gen_pid_max},
 	{"random", S_IFDIR | 0555, PK_DIR, NULL, random_nodes},
 	{"version", S_IFREG | 0444, PK_FILE, gen_kernel_version},
@@ -499,10 +512,16 @@ static const struct proc_node net_nodes[] = {
 	{NULL},
 };
 
+static const struct proc_node user_nodes[] = {
+	{"max_user_namespaces", S_IFREG | 0644, PK_FILE, gen_max_user_ns},
+	{NULL},
+};
+
 static const struct proc_node sys_nodes[] = {
 	{"fs", S_IFDIR | 0555, PK_DIR, NULL, fs_nodes},
 	{"kernel", S_IFDIR | 0555, PK_DIR, NULL, kernel_nodes},
 	{"net", S_IFDIR | 0555, PK_DIR, NULL, net_nodes},
+	{"user", S_IFDIR | 0555, PK_DIR, NULL, user_nodes},
 	{"vm", S_IFDIR | 0555, PK_DIR, NULL, vm_nodes},
 	{NULL},
 };

@@ -23,10 +23,6 @@
 #define CLONE_NEWCGROUP 0x02000000
 #endif
 
-/* How many user namespaces the sandbox may have at once
- * (/proc/sys/user/max_user_namespaces). */
-#define MAX_USER_NS 1024
-
 /* The ids of the initial namespaces, as Linux numbers them (procfs_pid_ns.c). */
 #define INO_CGROUP 4026531835ull
 #define INO_IPC	   4026531839ull

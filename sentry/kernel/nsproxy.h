@@ -32,6 +32,9 @@ struct mnt_namespace;
 #define OVERFLOW_UID	 65534u
 #define UID_MAP_EXTENTS	 340 /* Linux's limit of lines in uid_map */
 #define USERNS_MAX_LEVEL 32
+/* How many user namespaces the sandbox may have at once
+ * (/proc/sys/user/max_user_namespaces). */
+#define MAX_USER_NS 1024
 
 struct id_extent {
 	uint32_t first, lower_first, count;
@@ -116,6 +119,38 @@ uint32_t ns_from_kuid(const struct user_ns *ns, uint32_t kuid);
 uint32_t ns_from_kgid(const struct user_ns *ns, uint32_t kgid);
 int64_t ns_make_kuid(const struct user_ns *ns, uint32_t uid);
 int64_t ns_make_kgid(const struct user_ns *ns, uint32_t gid);
+
+/*
+ * The ids a system call takes and gives, in the caller's user namespace
+ * (creds c): *_out names a sandbox id (OVERFLOW_UID when unmapped), *_in
+ * gives the sandbox's id of an id of the caller's, -1 (NO_ID) staying -1
+ * and an unmapped one giving false.
+ */
+static inline uint32_t uid_out(const struct user_ns *ns, uint32_t kuid)
+{
+	return ns ? ns_from_kuid(ns, kuid) : kuid;
+}
+
+static inline uint32_t gid_out(const struct user_ns *ns, uint32_t kgid)
+{
+	return ns ? ns_from_kgid(ns, kgid) : kgid;
+}
+
+static inline bool uid_in(const struct user_ns *ns, uint32_t uid, uint32_t *kuid)
+{
+	int64_t k = uid == (uint32_t)-1 || !ns ? uid : ns_make_kuid(ns, uid);
+
+	*kuid = (uint32_t)k;
+	return k >= 0;
+}
+
+static inline bool gid_in(const struct user_ns *ns, uint32_t gid, uint32_t *kgid)
+{
+	int64_t k = gid == (uint32_t)-1 || !ns ? gid : ns_make_kgid(ns, gid);
+
+	*kgid = (uint32_t)k;
+	return k >= 0;
+}
 
 /* /proc/PID/{uid_map,gid_map,setgroups} of t as seen by reader. */
 struct strbuf;
