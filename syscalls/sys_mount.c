@@ -212,7 +212,7 @@ static long new_fs(struct task *t, const char *fstype, char *data, struct super_
 		return 0;
 	}
 	if (strcmp(fstype, "proc") == 0) {
-		*sb = procfs_new(t->k);
+		*sb = procfs_new(t->k, t->pidns);
 		return 0;
 	}
 	if (strcmp(fstype, "sysfs") == 0) {

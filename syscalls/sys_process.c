@@ -2,6 +2,7 @@
 #include "config.h"
 #include "syscalls/handlers.h"
 #include "sentry/kernel/nsproxy.h"
+#include "sentry/kernel/pidns.h"
 #include "sentry/kernel/task.h"
 #include "sentry/fs/file.h"
 #include "sentry/fs/pidfd.h"
@@ -43,12 +44,12 @@ SYSCALL(exit_group)
 
 SYSCALL(getpid)
 {
-	return t->tgid;
+	return tg_pid_nr(t->tg, t->pidns);
 }
 
 SYSCALL(gettid)
 {
-	return t->tid;
+	return task_tid_nr(t, t->pidns);
 }
 
 SYSCALL(getppid)
@@ -58,7 +59,8 @@ SYSCALL(getppid)
 
 	pthread_mutex_lock(&t->k->lock);
 	p = t->tg->parent;
-	ret = p ? p->tgid : 0;
+	/* 0 for a parent outside the caller's pid namespace (its init's). */
+	ret = p ? tg_pid_nr(p, t->pidns) : 0;
 	pthread_mutex_unlock(&t->k->lock);
 	return ret;
 }
@@ -186,6 +188,8 @@ SYSCALL(wait4)
 	if ((int)a->a[0] == INT_MIN)
 		return -ESRCH;
 	wait4_which((int)a->a[0], &which, &id);
+	if (id > 0)
+		id = pidns_global(t->k, t->pidns, id); /* a number of the caller's namespace */
 	ret = task_wait(t, which, id, options | WEXITED, &res);
 	if (ret < 0 || !res.pid)
 		return ret;
@@ -241,6 +245,8 @@ SYSCALL(waitid)
 	default:
 		return -EINVAL;
 	}
+	if (idtype != P_PIDFD && id > 0)
+		id = pidns_global(t->k, t->pidns, id);
 	ret = task_wait(t, which, id, options, &res);
 	if (ret >= 0 && eagain && !res.pid)
 		return -EAGAIN;
@@ -309,7 +315,7 @@ SYSCALL(getegid)
 SYSCALL(set_tid_address)
 {
 	t->clear_child_tid = a->a[0];
-	return t->tid;
+	return task_tid_nr(t, t->pidns);
 }
 
 SYSCALL(set_robust_list)

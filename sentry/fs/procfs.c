@@ -21,6 +21,7 @@
 #include "sentry/ipc/shm.h"
 #include "sentry/fs/procfs_internal.h"
 #include "sentry/kernel/nsproxy.h"
+#include "sentry/kernel/pidns.h"
 #include "sentry/fs/anon.h"
 #include "sentry/fs/file.h"
 #include "sentry/fs/filemap.h"
@@ -62,6 +63,7 @@ struct proc_inode {
 
 struct proc_sb {
 	struct kernel *k;
+	struct pid_ns *pidns; /* whose numbers it shows (its mounter's; NULL: the initial) */
 };
 
 static const struct inode_ops proc_inode_ops;
@@ -71,6 +73,19 @@ static const struct file_ops proc_dir_ops;
 
 #define PI(i)	      ((struct proc_inode *)(i)->priv)
 #define KERNEL_OF(sb) (((struct proc_sb *)(sb)->priv)->k)
+#define PIDNS_OF(sb)  (((struct proc_sb *)(sb)->priv)->pidns)
+
+/* A process or thread number of the instance's namespace to the sandbox's
+ * id (PID_NONE when none), and back (0 when outside). */
+static int global_id(struct super_block *sb, int nr)
+{
+	return pidns_global(KERNEL_OF(sb), PIDNS_OF(sb), nr);
+}
+
+static int view_id(struct super_block *sb, int global)
+{
+	return pidns_view(KERNEL_OF(sb), PIDNS_OF(sb), global);
+}
 
 /* --- generators ------------------------------------------------------------- */
 
@@ -760,6 +775,8 @@ static int proc_lookup(struct inode *dir, const char *name, struct inode **out)
 	switch (n->kind) {
 	case PK_ROOT: {
 		int want = parse_num(name);
+		if (want > 0)
+			want = global_id(dir->sb, want);
 		if (want > 0) {
 			/* A process, or (not listed, as in Linux) a thread by its tid. */
 			struct task *t = kernel_find_process(KERNEL_OF(dir->sb), want);
@@ -801,7 +818,10 @@ static int proc_lookup(struct inode *dir, const char *name, struct inode **out)
 	}
 	case PK_TASK_DIR: {
 		int tid = parse_num(name);
-		struct task *t = tid > 0 ? kernel_find_task(KERNEL_OF(dir->sb), tid) : NULL;
+		struct task *t;
+		if (tid > 0)
+			tid = global_id(dir->sb, tid);
+		t = tid > 0 ? kernel_find_task(KERNEL_OF(dir->sb), tid) : NULL;
 		bool ours = t && t->tgid == pid;
 		task_put(t);
 		if (!ours)
@@ -900,10 +920,17 @@ static long proc_readlink(struct inode *inode, char *buf, size_t size)
 	case PK_THREAD_SELF:
 		if (!viewer)
 			return -ENOENT;
-		if (n->kind == PK_SELF)
-			snprintf(tmp, sizeof(tmp), "%d", viewer->tgid);
-		else
-			snprintf(tmp, sizeof(tmp), "%d/task/%d", viewer->tgid, viewer->tid);
+		{
+			/* The viewer as the instance's namespace numbers it. */
+			const struct pid_ns *ns = PIDNS_OF(inode->sb);
+			int pid = tg_pid_nr(viewer->tg, ns), tid = task_tid_nr(viewer, ns);
+			if (!pid || !tid)
+				return -ENOENT;
+			if (n->kind == PK_SELF)
+				snprintf(tmp, sizeof(tmp), "%d", pid);
+			else
+				snprintf(tmp, sizeof(tmp), "%d/task/%d", pid, tid);
+		}
 		return copy_link(tmp, buf, size);
 	default:
 		break;
@@ -1003,7 +1030,8 @@ static struct proc_ctx proc_ctx_of(struct inode *inode)
 	return (struct proc_ctx){.k = KERNEL_OF(inode->sb),
 				 .id = PI(inode)->tid ? PI(inode)->tid : PI(inode)->pid,
 				 .thread = PI(inode)->tid != 0,
-				 .fd = PI(inode)->fd};
+				 .fd = PI(inode)->fd,
+				 .view = PIDNS_OF(inode->sb)};
 }
 
 struct proc_text {
@@ -1181,7 +1209,10 @@ static int proc_getdents(struct file *f, struct dir_emitter *e)
 				return 0;
 		kernel_process_ids(KERNEL_OF(dir->sb), &pl.pids, &pl.n);
 		for (size_t i = 0; i < pl.n; i++) {
-			snprintf(name, sizeof(name), "%d", pl.pids[i]);
+			int nr = view_id(dir->sb, pl.pids[i]);
+			if (!nr)
+				continue; /* outside the instance's namespace */
+			snprintf(name, sizeof(name), "%d", nr);
 			if (!list_one(&l, name, proc_ino(&pid_node, pl.pids[i], 0, -1), DT_DIR))
 				break;
 		}
@@ -1217,7 +1248,10 @@ static int proc_getdents(struct file *f, struct dir_emitter *e)
 		struct pid_list tl = {0};
 		kernel_thread_ids(KERNEL_OF(dir->sb), pid, &tl.pids, &tl.n);
 		for (size_t i = 0; i < tl.n; i++) {
-			snprintf(name, sizeof(name), "%d", tl.pids[i]);
+			int nr = view_id(dir->sb, tl.pids[i]);
+			if (!nr)
+				continue;
+			snprintf(name, sizeof(name), "%d", nr);
 			if (!list_one(&l, name, proc_ino(&tid_node, pid, tl.pids[i], -1), DT_DIR))
 				break;
 		}
@@ -1268,6 +1302,7 @@ static const struct inode_ops proc_magic_ops = {
 
 static void proc_release_sb(struct super_block *sb)
 {
+	pidns_put(PIDNS_OF(sb));
 	free(sb->priv);
 }
 
@@ -1275,13 +1310,14 @@ static const struct super_ops proc_super_ops = {
 	.release = proc_release_sb,
 };
 
-struct super_block *procfs_new(struct kernel *k)
+struct super_block *procfs_new(struct kernel *k, struct pid_ns *pidns)
 {
 	struct super_block *sb = sb_new(&proc_super_ops, "proc", PROC_SUPER_MAGIC);
 	struct proc_sb *ps = xzalloc(sizeof(*ps));
 	struct inode *root;
 
 	ps->k = k;
+	ps->pidns = pidns_level(pidns) ? pidns_get(pidns) : NULL;
 	sb->priv = ps;
 	sb->cached = false;
 	root = proc_inode(sb, &root_node, 0, -1);

@@ -6,6 +6,9 @@
 
 struct kernel;
 
-struct super_block *procfs_new(struct kernel *k);
+struct pid_ns;
+/* A procfs instance showing the processes of pid namespace pidns (NULL: the
+ * initial one) by their numbers there. */
+struct super_block *procfs_new(struct kernel *k, struct pid_ns *pidns);
 
 #endif

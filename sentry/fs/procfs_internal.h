@@ -39,9 +39,10 @@ struct proc_ctx {
 	struct task *t; /* the process a per-pid file describes, or NULL */
 	/* A zombie (t is NULL): its thread group, for the files that show one. */
 	struct thread_group *zombie;
-	int id;	     /* the pid or tid its directory is named by */
-	bool thread; /* under /proc/<pid>/task/<tid>: the thread, not the process */
-	int fd;	     /* /proc/<pid>/fdinfo/<fd>: the descriptor */
+	int id;			   /* the pid or tid its directory is named by */
+	bool thread;		   /* under /proc/<pid>/task/<tid>: the thread, not the process */
+	int fd;			   /* /proc/<pid>/fdinfo/<fd>: the descriptor */
+	const struct pid_ns *view; /* whose numbers the instance shows (NULL: the initial) */
 };
 
 /* proc_node->flags */

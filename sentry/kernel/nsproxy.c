@@ -8,6 +8,7 @@
 #include "sentry/kernel/nsproxy.h"
 #include "sentry/kernel/creds.h"
 #include "sentry/kernel/kernel.h"
+#include "sentry/kernel/pidns.h"
 #include "sentry/kernel/task.h"
 #include "sentry/vfs/vfs.h"
 #include "lib/strbuf.h"
@@ -116,8 +117,8 @@ void nsproxy_put(struct nsproxy *n)
 	simple_put(n->ipc);
 	simple_put(n->net);
 	simple_put(n->cgroup);
-	simple_put(n->pid);
-	simple_put(n->pid_children);
+	pidns_put(n->pid);
+	pidns_put(n->pid_children);
 	free(n);
 }
 
@@ -143,8 +144,8 @@ struct nsproxy *kernel_nsproxy(struct kernel *k)
 		n->ipc = simple_new(INO_IPC, NULL);
 		n->net = simple_new(INO_NET, NULL);
 		n->cgroup = simple_new(INO_CGROUP, NULL);
-		n->pid = simple_new(INO_PID, NULL);
-		n->pid_children = simple_get(n->pid);
+		n->pid = pidns_new(INO_PID, NULL, NULL);
+		n->pid_children = pidns_get(n->pid);
 		__atomic_store_n(&k->init_nsproxy, n, __ATOMIC_RELEASE);
 		ns_kernel = k;
 	}
@@ -311,8 +312,8 @@ static struct nsproxy *nsproxy_dup(const struct nsproxy *n)
 	c->ipc = simple_get(n->ipc);
 	c->net = simple_get(n->net);
 	c->cgroup = simple_get(n->cgroup);
-	c->pid = simple_get(n->pid);
-	c->pid_children = simple_get(n->pid_children);
+	c->pid = pidns_get(n->pid);
+	c->pid_children = pidns_get(n->pid_children);
 	return c;
 }
 
@@ -364,8 +365,12 @@ static int make_namespaces(struct task *t, uint64_t flags, struct nsproxy *n, co
 		n->cgroup = simple_new(0, owner);
 	}
 	if (flags & CLONE_NEWPID) {
-		simple_put(n->pid_children);
-		n->pid_children = simple_new(0, owner);
+		struct pid_ns *p;
+		if (pidns_level(n->pid_children) >= PIDNS_MAX_LEVEL)
+			return -ENOSPC;
+		p = pidns_new(new_ino(), n->pid_children, owner);
+		pidns_put(n->pid_children);
+		n->pid_children = p;
 	}
 	return 0;
 }
@@ -389,8 +394,8 @@ int nsproxy_for_clone(struct task *t, uint64_t flags, struct creds *c, struct ns
 		}
 	}
 	n = nsproxy_dup(cur);
-	simple_put(n->pid);
-	n->pid = simple_get(n->pid_children);
+	pidns_put(n->pid);
+	n->pid = pidns_get(n->pid_children);
 	if (flags & CLONE_NEWUSER) {
 		ret = user_ns_create(t, c, &u);
 		if (ret < 0) {
@@ -409,8 +414,8 @@ int nsproxy_for_clone(struct task *t, uint64_t flags, struct creds *c, struct ns
 	}
 	if (ret == 0 && (flags & CLONE_NEWPID)) {
 		/* The child is the new namespace's first process. */
-		simple_put(n->pid);
-		n->pid = simple_get(n->pid_children);
+		pidns_put(n->pid);
+		n->pid = pidns_get(n->pid_children);
 	}
 	if (ret < 0) {
 		nsproxy_put(n);

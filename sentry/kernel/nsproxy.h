@@ -13,9 +13,10 @@
  * translate them through the caller's namespace (uid_map, gid_map; an
  * unmapped id reads as the overflow id 65534).
  *
- * Mount and UTS namespaces are complete copies. IPC, network, PID and
- * cgroup namespaces have their own identity (/proc/PID/ns, setns) but
- * share the sandbox's objects: see docs/architecture.md.
+ * Mount and UTS namespaces are complete copies, PID namespaces number
+ * their processes (pidns.h). IPC, network and cgroup namespaces have their
+ * own identity (/proc/PID/ns, setns) but share the sandbox's objects: see
+ * docs/architecture.md.
  */
 #ifndef RUNG_NSPROXY_H
 #define RUNG_NSPROXY_H
@@ -28,6 +29,7 @@ struct kernel;
 struct task;
 struct creds;
 struct mnt_namespace;
+struct pid_ns;
 
 #define OVERFLOW_UID	 65534u
 #define UID_MAP_EXTENTS	 340 /* Linux's limit of lines in uid_map */
@@ -78,8 +80,8 @@ struct nsproxy {
 	struct mnt_namespace *mnt;
 	struct uts_ns *uts;
 	struct simple_ns *ipc, *net, *cgroup;
-	struct simple_ns *pid;		/* the task's own */
-	struct simple_ns *pid_children; /* its children's (unshare CLONE_NEWPID) */
+	struct pid_ns *pid;	     /* the task's own (pidns.h) */
+	struct pid_ns *pid_children; /* its children's (unshare CLONE_NEWPID) */
 };
 
 /* The kernel's initial set, made on first use. */

@@ -160,7 +160,8 @@ GUEST_TESTS = \
 	keys_fork \
 	ns_mount \
 	ns_userns \
-	ns_overflow
+	ns_overflow \
+	ns_pid
 
 # Built like the others but not run by `make check` until rung passes them:
 # `GUEST_LIST=pending.list tests/guest/run.sh` runs them (see each one's
