@@ -1,5 +1,5 @@
 #!/bin/sh
-# shellcheck disable=SC1010 # `do` is rung's subcommand
+# shellcheck disable=SC1010,SC2016 # `do` is rung's subcommand; check_that expands later
 # Debian's bubblewrap inside `rung do`, on each platform, against the same
 # commands run natively (in a network namespace of their own, unshare -n):
 # - --unshare-all: user, mount, pid, network, IPC, UTS and cgroup
@@ -15,7 +15,9 @@ BWRAP=/usr/bin/bwrap
 plan 13
 
 [ -x "$BWRAP" ] || skip_all "no $BWRAP"
-[ "$(id -u)" = 0 ] && command -v unshare >/dev/null || skip_all "needs root and unshare(1)"
+if [ "$(id -u)" != 0 ] || ! command -v unshare >/dev/null; then
+	skip_all "needs root and unshare(1)"
+fi
 
 # The commands, one per line: NAME|ARGS (run by sh -c after "bwrap").
 cat >"$T/cmds" <<'CMDS'
