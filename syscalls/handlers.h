@@ -147,6 +147,7 @@ SYSCALL(mount);
 SYSCALL(umount2);
 SYSCALL(pivot_root);
 SYSCALL(unshare);
+SYSCALL(setns);
 SYSCALL(umask);
 
 /* sys_namei.c */

@@ -20,6 +20,7 @@
 #include "sentry/ipc/sem.h"
 #include "sentry/ipc/shm.h"
 #include "sentry/fs/procfs_internal.h"
+#include "sentry/fs/nsfs.h"
 #include "sentry/kernel/nsproxy.h"
 #include "sentry/kernel/pidns.h"
 #include "sentry/fs/anon.h"
@@ -322,24 +323,28 @@ static void gen_stat_global(struct proc_ctx *c, struct strbuf *o)
 		      (long long)(now.tv_sec - (long long)(up / 100)), c->k->next_tid - 1);
 }
 
-static void gen_hostname(struct proc_ctx *c, struct strbuf *o)
+/* The reader's UTS namespace's names (the sandbox's first ones without a reader). */
+static void gen_uts_name(struct proc_ctx *c, struct strbuf *o, bool domain)
 {
-	char name[sizeof(c->k->hostname)];
+	struct task *reader = current_task();
+	struct uts_ns *uts = reader ? task_ns(reader)->uts : kernel_nsproxy(c->k)->uts;
+	char name[65];
 
 	pthread_mutex_lock(&c->k->lock);
-	memcpy(name, c->k->hostname, sizeof(name));
+	memcpy(name, domain ? uts->domainname : uts->hostname, sizeof(name));
 	pthread_mutex_unlock(&c->k->lock);
+	name[64] = '\0';
 	strbuf_printf(o, "%s\n", name);
+}
+
+static void gen_hostname(struct proc_ctx *c, struct strbuf *o)
+{
+	gen_uts_name(c, o, false);
 }
 
 static void gen_domainname(struct proc_ctx *c, struct strbuf *o)
 {
-	char name[sizeof(c->k->domainname)];
-
-	pthread_mutex_lock(&c->k->lock);
-	memcpy(name, c->k->domainname, sizeof(name));
-	pthread_mutex_unlock(&c->k->lock);
-	strbuf_printf(o, "%s\n", name);
+	gen_uts_name(c, o, true);
 }
 
 static void gen_unpriv_port_start(struct proc_ctx *c, struct strbuf *o)
@@ -720,8 +725,8 @@ static struct task *find_task(struct kernel *k, int pid, int tid)
 static struct inode *proc_inode_tid(struct super_block *sb, const struct proc_node *n, int pid,
 				    int tid, int fd)
 {
-	bool magic =
-		n->kind == PK_FD || n->kind == PK_EXE || n->kind == PK_CWD || n->kind == PK_ROOTDIR;
+	bool magic = n->kind == PK_FD || n->kind == PK_EXE || n->kind == PK_CWD ||
+		     n->kind == PK_ROOTDIR || n->kind == PK_NS;
 	struct inode *i = inode_new(sb, magic ? &proc_magic_ops : &proc_inode_ops, n->mode);
 	struct proc_inode *pi = xzalloc(sizeof(*pi));
 	struct task *t = pid ? find_task(KERNEL_OF(sb), pid, tid) : NULL;
@@ -915,7 +920,12 @@ static long proc_readlink(struct inode *inode, char *buf, size_t size)
 	case PK_LINK:
 		return copy_link(n->target, buf, size);
 	case PK_NS:
-		return proc_ns_link(n, buf, size);
+		t = proc_task(inode);
+		if (!t)
+			return -ENOENT;
+		ret = proc_ns_link(t, n, buf, size);
+		task_put(t);
+		return ret;
 	case PK_SELF:
 	case PK_THREAD_SELF:
 		if (!viewer)
@@ -992,6 +1002,8 @@ static int proc_get_link(struct inode *inode, struct task *viewer, struct path *
 		}
 		if (f)
 			file_put(f);
+	} else if (n->kind == PK_NS) {
+		ret = nsfs_path(t, n->name, out);
 	} else if (n->kind == PK_EXE && t->exe.dentry) {
 		*out = t->exe;
 		path_get(out);

@@ -104,7 +104,7 @@ long proc_write_setgroups(struct proc_ctx *c, const char *buf, size_t len);
 extern const struct proc_node proc_ns_nodes[];
 void proc_gen_cgroup(struct proc_ctx *c, struct strbuf *o);
 /* readlink of an ns/ entry: "ipc:[4026531839]". */
-long proc_ns_link(const struct proc_node *n, char *buf, size_t size);
+long proc_ns_link(struct task *t, const struct proc_node *n, char *buf, size_t size);
 
 /* One line of /proc/<pid>/maps for the VMA v, smaps' header too (procfs.c). */
 struct vma;

@@ -163,8 +163,17 @@ long userns_write_setgroups(struct task *writer, struct task *t, const char *buf
 
 /* /proc/PID/ns/NAME: the namespace's id, or 0 for an unknown name. */
 uint64_t task_ns_ino(struct task *t, const char *name);
-/* setns(2) to the namespace of type nstype named by ino, held by the task
- * target (its /proc/PID/ns link's). */
-int nsproxy_setns(struct task *t, struct task *target, const char *name);
+
+/* One namespace, held by a reference (what an open /proc/PID/ns file is). */
+struct ns_ref {
+	int type; /* CLONE_NEW* */
+	void *ns; /* struct user_ns, mnt_namespace, uts_ns, pid_ns or simple_ns */
+	uint64_t ino;
+};
+/* t's namespace /proc/PID/ns/NAME names: 0, or -ENOENT. */
+int task_ns_ref(struct task *t, const char *name, struct ns_ref *out);
+void ns_ref_put(struct ns_ref *r);
+/* setns(2) of t into r, with nstype 0 or r's type (Linux's rules). */
+int nsproxy_setns(struct task *t, const struct ns_ref *r, int nstype);
 
 #endif

@@ -161,7 +161,8 @@ GUEST_TESTS = \
 	ns_mount \
 	ns_userns \
 	ns_overflow \
-	ns_pid
+	ns_pid \
+	ns_setns
 
 # Built like the others but not run by `make check` until rung passes them:
 # `GUEST_LIST=pending.list tests/guest/run.sh` runs them (see each one's
