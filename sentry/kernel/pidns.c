@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 
 struct pid_ns *pidns_new(uint64_t ino, struct pid_ns *parent, struct user_ns *owner)
 {
@@ -172,4 +173,11 @@ int pidns_view(struct kernel *k, const struct pid_ns *view, int global)
 	nr = pidns_view_locked(k, view, global);
 	pthread_mutex_unlock(&k->lock);
 	return nr;
+}
+
+void ucred_view(struct task *t, const struct ucred *kc, struct ucred *out)
+{
+	out->pid = kc->pid > 0 ? pidns_view(t->k, t->pidns, kc->pid) : kc->pid;
+	out->uid = kc->uid == (uid_t)-1 ? kc->uid : uid_out(t->creds.user_ns, kc->uid);
+	out->gid = kc->gid == (gid_t)-1 ? kc->gid : gid_out(t->creds.user_ns, kc->gid);
 }

@@ -72,6 +72,11 @@ int pidns_global(struct kernel *k, const struct pid_ns *view, int nr);
 int pidns_view(struct kernel *k, const struct pid_ns *view, int global);
 int pidns_view_locked(struct kernel *k, const struct pid_ns *view, int global);
 
+/* SCM_CREDENTIALS and SO_PEERCRED keep the sandbox's pid, uid and gid:
+ * what t's pid and user namespaces call them (0 / 65534 when outside). */
+struct ucred;
+void ucred_view(struct task *t, const struct ucred *kernel_ids, struct ucred *out);
+
 /* A task's active namespace: the one it was born in (NULL: the initial). */
 struct pid_ns *task_pidns(const struct task *t);
 
