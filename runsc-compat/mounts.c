@@ -273,7 +273,7 @@ static int apply_one(struct kernel *k, const struct mount_item *it, struct gofer
 			tmpfs_set_size_limit(sb, it->size);
 		break;
 	case MOUNT_PROC:
-		sb = procfs_new(k);
+		sb = procfs_new(k, NULL);
 		break;
 	case MOUNT_SYSFS:
 		sb = sysfs_new(k->mf, k->ncpus);

@@ -157,6 +157,7 @@ SYSCALL(fsmount);
 SYSCALL(fspick);
 SYSCALL(mount_setattr);
 SYSCALL(unshare);
+SYSCALL(setns);
 SYSCALL(umask);
 
 /* sys_namei.c */

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "syscalls/handlers.h"
 #include "syscalls/util.h"
+#include "sentry/kernel/nsproxy.h"
 #include "sentry/kernel/task.h"
 #include "sentry/fs/file.h"
 #include "sentry/fs/fsize.h"
@@ -91,6 +92,23 @@ SYSCALL(fchmodat2)
 	return do_chmod(t, (int)a->a[0], a->a[1], (uint32_t)a->a[2], (unsigned)a->a[3]);
 }
 
+/* chown's ids, from the caller's user namespace (-1: unchanged); an id
+ * without a name there is EINVAL. */
+static int chown_attr(const struct task *t, uint32_t uid, uint32_t gid, struct iattr *attr)
+{
+	if (!uid_in(t->creds.user_ns, uid, &uid) || !gid_in(t->creds.user_ns, gid, &gid))
+		return -EINVAL;
+	if (uid != (uint32_t)-1) {
+		attr->valid |= ATTR_UID;
+		attr->uid = uid;
+	}
+	if (gid != (uint32_t)-1) {
+		attr->valid |= ATTR_GID;
+		attr->gid = gid;
+	}
+	return 0;
+}
+
 static long do_chown(struct task *t, int dirfd, uint64_t upath, uint32_t uid, uint32_t gid,
 		     int flags)
 {
@@ -98,14 +116,8 @@ static long do_chown(struct task *t, int dirfd, uint64_t upath, uint32_t uid, ui
 
 	if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
 		return -EINVAL;
-	if (uid != (uint32_t)-1) {
-		attr.valid |= ATTR_UID;
-		attr.uid = uid;
-	}
-	if (gid != (uint32_t)-1) {
-		attr.valid |= ATTR_GID;
-		attr.gid = gid;
-	}
+	if (chown_attr(t, uid, gid, &attr) < 0)
+		return -EINVAL;
 	return setattr_at(t, dirfd, upath, !(flags & AT_SYMLINK_NOFOLLOW), flags & AT_EMPTY_PATH,
 			  &attr);
 }
@@ -126,14 +138,8 @@ SYSCALL(fchown)
 	struct iattr attr = {0};
 	uint32_t uid = (uint32_t)a->a[1], gid = (uint32_t)a->a[2];
 
-	if (uid != (uint32_t)-1) {
-		attr.valid |= ATTR_UID;
-		attr.uid = uid;
-	}
-	if (gid != (uint32_t)-1) {
-		attr.valid |= ATTR_GID;
-		attr.gid = gid;
-	}
+	if (chown_attr(t, uid, gid, &attr) < 0)
+		return -EINVAL;
 	return setattr_at(t, (int)a->a[0], 0, true, false, &attr);
 }
 

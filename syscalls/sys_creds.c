@@ -9,9 +9,12 @@
 #include "syscalls/handlers.h"
 #include "sentry/kernel/creds.h"
 #include "sentry/kernel/kernel.h"
+#include "sentry/kernel/nsproxy.h"
 #include "sentry/kernel/task.h"
 #include "sentry/mm/mm.h"
 #include "lib/util.h"
+
+#define NO_ID ((uint32_t)-1)
 
 #include <errno.h>
 #include <linux/capability.h>
@@ -25,10 +28,33 @@ static long commit_uid(struct task *t, const struct creds *n)
 	return 0;
 }
 
+/* The id arguments of a set*id call in the sandbox's ids (NO_ID stays):
+ * false when one has no name in the caller's user namespace (EINVAL). */
+static bool uids_in(const struct task *t, const struct syscall_args *a, int n, uint32_t *out)
+{
+	for (int i = 0; i < n; i++)
+		if (!uid_in(t->creds.user_ns, (uint32_t)a->a[i], &out[i]))
+			return false;
+	return true;
+}
+
+static bool gids_in(const struct task *t, const struct syscall_args *a, int n, uint32_t *out)
+{
+	for (int i = 0; i < n; i++)
+		if (!gid_in(t->creds.user_ns, (uint32_t)a->a[i], &out[i]))
+			return false;
+	return true;
+}
+
 SYSCALL(setuid)
 {
 	struct creds n = t->creds;
-	int ret = creds_setuid(&n, (uint32_t)a->a[0]);
+	uint32_t id[1];
+	int ret;
+
+	if (!uids_in(t, a, 1, id) || id[0] == NO_ID)
+		return -EINVAL;
+	ret = creds_setuid(&n, id[0]);
 
 	return ret < 0 ? ret : commit_uid(t, &n);
 }
@@ -36,7 +62,12 @@ SYSCALL(setuid)
 SYSCALL(setreuid)
 {
 	struct creds n = t->creds;
-	int ret = creds_setreuid(&n, (uint32_t)a->a[0], (uint32_t)a->a[1]);
+	uint32_t id[2];
+	int ret;
+
+	if (!uids_in(t, a, 2, id))
+		return -EINVAL;
+	ret = creds_setreuid(&n, id[0], id[1]);
 
 	return ret < 0 ? ret : commit_uid(t, &n);
 }
@@ -44,7 +75,12 @@ SYSCALL(setreuid)
 SYSCALL(setresuid)
 {
 	struct creds n = t->creds;
-	int ret = creds_setresuid(&n, (uint32_t)a->a[0], (uint32_t)a->a[1], (uint32_t)a->a[2]);
+	uint32_t id[3];
+	int ret;
+
+	if (!uids_in(t, a, 3, id))
+		return -EINVAL;
+	ret = creds_setresuid(&n, id[0], id[1], id[2]);
 
 	if (ret < 0 || memcmp(&n, &t->creds, sizeof(n)) == 0)
 		return ret;
@@ -54,7 +90,12 @@ SYSCALL(setresuid)
 SYSCALL(setgid)
 {
 	struct creds n = t->creds;
-	int ret = creds_setgid(&n, (uint32_t)a->a[0]);
+	uint32_t id[1];
+	int ret;
+
+	if (!gids_in(t, a, 1, id) || id[0] == NO_ID)
+		return -EINVAL;
+	ret = creds_setgid(&n, id[0]);
 
 	if (ret == 0)
 		task_commit_creds(t, &n);
@@ -64,7 +105,12 @@ SYSCALL(setgid)
 SYSCALL(setregid)
 {
 	struct creds n = t->creds;
-	int ret = creds_setregid(&n, (uint32_t)a->a[0], (uint32_t)a->a[1]);
+	uint32_t id[2];
+	int ret;
+
+	if (!gids_in(t, a, 2, id))
+		return -EINVAL;
+	ret = creds_setregid(&n, id[0], id[1]);
 
 	if (ret == 0)
 		task_commit_creds(t, &n);
@@ -74,7 +120,12 @@ SYSCALL(setregid)
 SYSCALL(setresgid)
 {
 	struct creds n = t->creds;
-	int ret = creds_setresgid(&n, (uint32_t)a->a[0], (uint32_t)a->a[1], (uint32_t)a->a[2]);
+	uint32_t id[3];
+	int ret;
+
+	if (!gids_in(t, a, 3, id))
+		return -EINVAL;
+	ret = creds_setresgid(&n, id[0], id[1], id[2]);
 
 	if (ret == 0 && memcmp(&n, &t->creds, sizeof(n)) != 0)
 		task_commit_creds(t, &n);
@@ -84,7 +135,12 @@ SYSCALL(setresgid)
 SYSCALL(setfsuid)
 {
 	struct creds n = t->creds;
-	uint32_t old = creds_setfsuid(&n, (uint32_t)a->a[0]);
+	uint32_t id[1], old;
+
+	/* An id without a name changes nothing: the old one comes back. */
+	if (!uids_in(t, a, 1, id) || id[0] == NO_ID)
+		return uid_out(t->creds.user_ns, t->creds.fsuid);
+	old = uid_out(t->creds.user_ns, creds_setfsuid(&n, id[0]));
 
 	if (memcmp(&n, &t->creds, sizeof(n)) != 0)
 		task_commit_creds(t, &n);
@@ -94,7 +150,11 @@ SYSCALL(setfsuid)
 SYSCALL(setfsgid)
 {
 	struct creds n = t->creds;
-	uint32_t old = creds_setfsgid(&n, (uint32_t)a->a[0]);
+	uint32_t id[1], old;
+
+	if (!gids_in(t, a, 1, id) || id[0] == NO_ID)
+		return gid_out(t->creds.user_ns, t->creds.fsgid);
+	old = gid_out(t->creds.user_ns, creds_setfsgid(&n, id[0]));
 
 	if (memcmp(&n, &t->creds, sizeof(n)) != 0)
 		task_commit_creds(t, &n);
@@ -114,12 +174,18 @@ static long put_ids(struct task *t, const struct syscall_args *a, uint32_t r, ui
 
 SYSCALL(getresuid)
 {
-	return put_ids(t, a, t->creds.uid, t->creds.euid, t->creds.suid);
+	const struct user_ns *ns = t->creds.user_ns;
+
+	return put_ids(t, a, uid_out(ns, t->creds.uid), uid_out(ns, t->creds.euid),
+		       uid_out(ns, t->creds.suid));
 }
 
 SYSCALL(getresgid)
 {
-	return put_ids(t, a, t->creds.gid, t->creds.egid, t->creds.sgid);
+	const struct user_ns *ns = t->creds.user_ns;
+
+	return put_ids(t, a, gid_out(ns, t->creds.gid), gid_out(ns, t->creds.egid),
+		       gid_out(ns, t->creds.sgid));
 }
 
 SYSCALL(getgroups)
@@ -130,9 +196,12 @@ SYSCALL(getgroups)
 	if (size < 0)
 		return -EINVAL;
 	if (size) {
+		uint32_t out[CREDS_MAX_GROUPS];
 		if (n > (uint32_t)size)
 			return -EINVAL;
-		if (mm_copy_out(t->mm, a->a[1], t->creds.groups, n * sizeof(uint32_t)) < 0)
+		for (uint32_t i = 0; i < n; i++)
+			out[i] = gid_out(t->creds.user_ns, t->creds.groups[i]);
+		if (mm_copy_out(t->mm, a->a[1], out, n * sizeof(uint32_t)) < 0)
 			return -EFAULT;
 	}
 	return n;
@@ -151,6 +220,9 @@ SYSCALL(setgroups)
 		return -EINVAL;
 	if (n && mm_copy_in(t->mm, groups, a->a[1], n * sizeof(uint32_t)) < 0)
 		return -EFAULT;
+	for (uint32_t i = 0; i < n; i++)
+		if (groups[i] == NO_ID || !gid_in(c.user_ns, groups[i], &groups[i]))
+			return -EINVAL;
 	ret = creds_setgroups(&c, groups, n);
 	if (ret == 0)
 		task_commit_creds(t, &c);

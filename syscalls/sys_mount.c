@@ -17,6 +17,7 @@
 #include "sentry/kernel/task.h"
 #include "sentry/fs/devpts.h"
 #include "sentry/fs/file.h"
+#include "sentry/fs/nsfs.h"
 #include "sentry/fs/procfs.h"
 #include "sentry/fs/sysfs.h"
 #include "sentry/fs/tmpfs.h"
@@ -214,7 +215,7 @@ long mount_new_fs(struct task *t, const char *fstype, char *data, struct super_b
 		return 0;
 	}
 	if (strcmp(fstype, "proc") == 0) {
-		*sb = procfs_new(t->k);
+		*sb = procfs_new(t->k, t->pidns);
 		return 0;
 	}
 	if (strcmp(fstype, "sysfs") == 0) {
@@ -526,4 +527,28 @@ SYSCALL(unshare)
 	if (flags & CLONE_FS)
 		unshare_fs(t);
 	return nsproxy_unshare(t, flags & UNSHARE_NS);
+}
+
+/* setns(fd, nstype): into the namespace an open /proc/PID/ns file holds
+ * (a pidfd's several namespaces at once are not supported: EINVAL). */
+SYSCALL(setns)
+{
+	int fd = (int)a->a[0], nstype = (int)a->a[1];
+	const struct ns_ref *r;
+	struct file *f;
+	long ret;
+
+	if (nstype & ~(UNSHARE_NS | CLONE_NEWTIME))
+		return -EINVAL;
+	f = fd_get(t->files, fd);
+	if (!f)
+		return -EBADF;
+	r = nsfs_file_ns(f);
+	if (!r) {
+		file_put(f);
+		return -EINVAL;
+	}
+	ret = nsproxy_setns(t, r, nstype);
+	file_put(f);
+	return ret;
 }

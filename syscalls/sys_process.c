@@ -1,6 +1,8 @@
 /* Process identity, limits and the machine: ids, rlimits, uname, TLS, exit. */
 #include "config.h"
 #include "syscalls/handlers.h"
+#include "sentry/kernel/nsproxy.h"
+#include "sentry/kernel/pidns.h"
 #include "sentry/kernel/task.h"
 #include "sentry/fs/file.h"
 #include "sentry/fs/pidfd.h"
@@ -42,12 +44,12 @@ SYSCALL(exit_group)
 
 SYSCALL(getpid)
 {
-	return t->tgid;
+	return tg_pid_nr(t->tg, t->pidns);
 }
 
 SYSCALL(gettid)
 {
-	return t->tid;
+	return task_tid_nr(t, t->pidns);
 }
 
 SYSCALL(getppid)
@@ -57,7 +59,8 @@ SYSCALL(getppid)
 
 	pthread_mutex_lock(&t->k->lock);
 	p = t->tg->parent;
-	ret = p ? p->tgid : 0;
+	/* 0 for a parent outside the caller's pid namespace (its init's). */
+	ret = p ? tg_pid_nr(p, t->pidns) : 0;
 	pthread_mutex_unlock(&t->k->lock);
 	return ret;
 }
@@ -185,6 +188,8 @@ SYSCALL(wait4)
 	if ((int)a->a[0] == INT_MIN)
 		return -ESRCH;
 	wait4_which((int)a->a[0], &which, &id);
+	if (id > 0)
+		id = pidns_global(t->k, t->pidns, id); /* a number of the caller's namespace */
 	ret = task_wait(t, which, id, options | WEXITED, &res);
 	if (ret < 0 || !res.pid)
 		return ret;
@@ -240,6 +245,8 @@ SYSCALL(waitid)
 	default:
 		return -EINVAL;
 	}
+	if (idtype != P_PIDFD && id > 0)
+		id = pidns_global(t->k, t->pidns, id);
 	ret = task_wait(t, which, id, options, &res);
 	if (ret >= 0 && eagain && !res.pid)
 		return -EAGAIN;
@@ -260,55 +267,67 @@ SYSCALL(waitid)
 	return 0;
 }
 
+/* Process and group numbers of the caller's pid namespace in, and out
+ * (a group whose leader is outside it reads as 0). */
+static int pid_in(struct task *t, int nr)
+{
+	return nr > 0 ? pidns_global(t->k, t->pidns, nr) : nr;
+}
+
+static long pid_out(struct task *t, long global)
+{
+	return global > 0 ? pidns_view(t->k, t->pidns, (int)global) : global;
+}
+
 SYSCALL(setpgid)
 {
-	return task_setpgid(t, (int)a->a[0], (int)a->a[1]);
+	return task_setpgid(t, pid_in(t, (int)a->a[0]), pid_in(t, (int)a->a[1]));
 }
 
 SYSCALL(getpgid)
 {
-	return task_getpgid(t, (int)a->a[0]);
+	return pid_out(t, task_getpgid(t, pid_in(t, (int)a->a[0])));
 }
 
 SYSCALL(getpgrp)
 {
-	return task_getpgid(t, 0);
+	return pid_out(t, task_getpgid(t, 0));
 }
 
 SYSCALL(setsid)
 {
-	return task_setsid(t);
+	return pid_out(t, task_setsid(t));
 }
 
 SYSCALL(getsid)
 {
-	return task_getsid(t, (int)a->a[0]);
+	return pid_out(t, task_getsid(t, pid_in(t, (int)a->a[0])));
 }
 
 SYSCALL(getuid)
 {
-	return t->creds.uid;
+	return uid_out(t->creds.user_ns, t->creds.uid);
 }
 
 SYSCALL(geteuid)
 {
-	return t->creds.euid;
+	return uid_out(t->creds.user_ns, t->creds.euid);
 }
 
 SYSCALL(getgid)
 {
-	return t->creds.gid;
+	return gid_out(t->creds.user_ns, t->creds.gid);
 }
 
 SYSCALL(getegid)
 {
-	return t->creds.egid;
+	return gid_out(t->creds.user_ns, t->creds.egid);
 }
 
 SYSCALL(set_tid_address)
 {
 	t->clear_child_tid = a->a[0];
-	return t->tid;
+	return task_tid_nr(t, t->pidns);
 }
 
 SYSCALL(set_robust_list)
@@ -480,13 +499,15 @@ SYSCALL(setrlimit)
 
 SYSCALL(uname)
 {
+	struct uts_ns *uts = task_ns(t)->uts; /* (not under the lock: it may make the first) */
 	struct utsname u;
 
 	memset(&u, 0, sizeof(u));
 	strcpy(u.sysname, UTS_SYSNAME);
+	/* The names of the caller's UTS namespace. */
 	pthread_mutex_lock(&t->k->lock);
-	strcpy(u.nodename, t->k->hostname);
-	strcpy(u.domainname, t->k->domainname);
+	strcpy(u.nodename, uts->hostname);
+	strcpy(u.domainname, uts->domainname);
 	pthread_mutex_unlock(&t->k->lock);
 	strcpy(u.release, UTS_RELEASE);
 	strcpy(u.version, UTS_VERSION);
@@ -494,12 +515,14 @@ SYSCALL(uname)
 	return mm_copy_out(t->mm, a->a[0], &u, sizeof(u));
 }
 
-/* sethostname/setdomainname: CAP_SYS_ADMIN, at most 64 bytes. */
-static long set_uts_name(struct task *t, char *dst, uint64_t uname, uint64_t len)
+/* sethostname/setdomainname in the caller's UTS namespace: CAP_SYS_ADMIN
+ * over it, at most 64 bytes. */
+static long set_uts_name(struct task *t, bool domain, uint64_t uname, uint64_t len)
 {
-	char buf[65];
+	struct uts_ns *uts = task_ns(t)->uts;
+	char buf[65], *dst = domain ? uts->domainname : uts->hostname;
 
-	if (!creds_capable(&t->creds, KCAP_SYS_ADMIN))
+	if (!creds_ns_capable(&t->creds, uts->owner, KCAP_SYS_ADMIN))
 		return -EPERM;
 	if (len > 64)
 		return -EINVAL;
@@ -514,12 +537,12 @@ static long set_uts_name(struct task *t, char *dst, uint64_t uname, uint64_t len
 
 SYSCALL(sethostname)
 {
-	return set_uts_name(t, t->k->hostname, a->a[0], a->a[1]);
+	return set_uts_name(t, false, a->a[0], a->a[1]);
 }
 
 SYSCALL(setdomainname)
 {
-	return set_uts_name(t, t->k->domainname, a->a[0], a->a[1]);
+	return set_uts_name(t, true, a->a[0], a->a[1]);
 }
 
 SYSCALL(sched_yield)

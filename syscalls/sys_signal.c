@@ -2,6 +2,7 @@
 #include "config.h"
 #include "syscalls/handlers.h"
 #include "sentry/kernel/kernel.h"
+#include "sentry/kernel/pidns.h"
 #include "sentry/kernel/process.h"
 #include "sentry/kernel/sigframe.h"
 #include "sentry/kernel/signal.h"
@@ -260,10 +261,18 @@ static bool valid_sig(long sig)
 /* kill(pid > 0) or tgkill: one process (group) or one thread, under the lock. */
 static long send_to(struct task *t, struct task *p, const siginfo_t *info, bool group)
 {
+	siginfo_t own;
+
 	if (!valid_sig(info->si_signo))
 		return -EINVAL;
 	if (!may_signal(t, p->tg, p, info->si_signo))
 		return -EPERM;
+	/* The sender as the receiver's pid namespace numbers it (0: outside). */
+	if ((info->si_code == SI_USER || info->si_code == SI_TKILL) && (t->pidns || p->pidns)) {
+		own = *info;
+		own.si_pid = tg_pid_nr(t->tg, p->pidns);
+		info = &own;
+	}
 	return signal_send_locked(p, info, group);
 }
 
@@ -345,6 +354,11 @@ SYSCALL(kill)
 
 	siginfo_user(&info, sig, t);
 	pthread_mutex_lock(&k->lock);
+	/* Numbers of the caller's pid namespace. */
+	if (pid > 0)
+		pid = pidns_global_locked(k, t->pidns, pid);
+	else if (pid < -1 && pid != INT_MIN)
+		pid = -pidns_global_locked(k, t->pidns, -pid);
 	if (pid > 0) {
 		tg = kill_target_locked(k, pid);
 		ret = tg ? send_to_tg(t, tg, &info) : -ESRCH;
@@ -367,6 +381,9 @@ static long thread_signal(struct task *t, int tgid, int tid, const siginfo_t *in
 	long ret = -ESRCH;
 
 	pthread_mutex_lock(&k->lock);
+	tid = pidns_global_locked(k, t->pidns, tid);
+	if (tgid > 0)
+		tgid = pidns_global_locked(k, t->pidns, tgid);
 	list_for_each_entry(p, &k->tasks, knode)
 		if (p->tid == tid && (tgid <= 0 || p->tgid == tgid)) {
 			ret = send_to(t, p, info, false);
@@ -416,11 +433,13 @@ SYSCALL(rt_sigqueueinfo)
 	int pid = (int)a->a[0];
 	struct thread_group *tg;
 	siginfo_t info;
-	long ret = user_siginfo(t, (int)a->a[1], a->a[2], &info, pid != t->tgid);
+	long ret = user_siginfo(t, (int)a->a[1], a->a[2], &info, pid != tg_pid_nr(t->tg, t->pidns));
 
 	if (ret < 0)
 		return ret;
 	pthread_mutex_lock(&t->k->lock);
+	if (pid > 0)
+		pid = pidns_global_locked(t->k, t->pidns, pid);
 	tg = pid > 0 ? kernel_find_tg_locked(t->k, pid, false) : NULL;
 	ret = -ESRCH;
 	if (tg && !list_empty(&tg->threads))
@@ -436,7 +455,8 @@ SYSCALL(rt_tgsigqueueinfo)
 
 	if ((int)a->a[0] <= 0 || (int)a->a[1] <= 0)
 		return -EINVAL;
-	ret = user_siginfo(t, (int)a->a[2], a->a[3], &info, (int)a->a[1] != t->tid);
+	ret = user_siginfo(t, (int)a->a[2], a->a[3], &info,
+			   (int)a->a[1] != task_tid_nr(t, t->pidns));
 	if (ret < 0)
 		return ret;
 	return thread_signal(t, (int)a->a[0], (int)a->a[1], &info);

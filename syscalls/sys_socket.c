@@ -11,6 +11,8 @@
 #include "syscalls/util.h"
 #include "sentry/fs/file.h"
 #include "sentry/kernel/kernel.h"
+#include "sentry/kernel/nsproxy.h"
+#include "sentry/kernel/pidns.h"
 #include "sentry/kernel/task.h"
 #include "sentry/mm/mm.h"
 #include "sentry/net/net.h"
@@ -413,14 +415,22 @@ static int msghdr_in(struct task *t, uint64_t umsg, struct kmsghdr *k, bool send
 	return iov_in(t, (uint64_t)(uintptr_t)k->h.msg_iov, k->h.msg_iovlen, k->iov);
 }
 
-/* Linux's scm_check_creds and the pid lookup of __scm_send. */
-static int creds_check(struct task *t, const struct ucred *uc)
+/* Linux's scm_check_creds and the pid lookup of __scm_send; *uc (the
+ * caller's ids) becomes the sandbox's ids, as the message keeps them. */
+static int creds_check(struct task *t, struct ucred *uc)
 {
 	const struct creds *c = &t->creds;
+	uint32_t kuid, kgid;
 	struct task *p;
 
 	if (uc->uid == (uid_t)-1 || uc->gid == (gid_t)-1)
 		return -EINVAL;
+	if (!uid_in(c->user_ns, uc->uid, &kuid) || !gid_in(c->user_ns, uc->gid, &kgid))
+		return -EINVAL;
+	uc->uid = kuid;
+	uc->gid = kgid;
+	if (uc->pid > 0)
+		uc->pid = pidns_global(t->k, t->pidns, uc->pid);
 	if (!((uc->pid == t->tgid || creds_capable(c, KCAP_SYS_ADMIN)) &&
 	      (uc->uid == c->uid || uc->uid == c->euid || uc->uid == c->suid ||
 	       creds_capable(c, KCAP_SETUID)) &&
@@ -629,8 +639,11 @@ static void scm_deliver(struct task *t, struct ctl_out *c, struct scm *scm, int 
 			*flags |= MSG_CTRUNC;
 		return;
 	}
-	if (scm->passcred)
-		put_cmsg(c, SCM_CREDENTIALS, &scm->creds, sizeof(scm->creds), flags);
+	if (scm->passcred) {
+		struct ucred uc;
+		ucred_view(t, &scm->creds, &uc); /* as the receiver's namespaces name them */
+		put_cmsg(c, SCM_CREDENTIALS, &uc, sizeof(uc), flags);
+	}
 	if (scm->fds)
 		detach_fds(t, c, scm->fds, flags);
 	for (size_t off = 0; off + sizeof(struct cmsghdr) <= scm->inet_len;) {

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "syscalls/handlers.h"
 #include "syscalls/util.h"
+#include "sentry/kernel/nsproxy.h"
 #include "sentry/kernel/task.h"
 #include "sentry/mm/mm.h"
 #include "sentry/fs/file.h"
@@ -39,8 +40,8 @@ static int stat_out(struct task *t, uint64_t addr, const struct kstat *k)
 	st.st_ino = k->ino;
 	st.st_nlink = k->nlink;
 	st.st_mode = k->mode;
-	st.st_uid = k->uid;
-	st.st_gid = k->gid;
+	st.st_uid = uid_out(t->creds.user_ns, k->uid);
+	st.st_gid = gid_out(t->creds.user_ns, k->gid);
 	st.st_rdev = k->rdev;
 	st.st_size = (off_t)k->size;
 	st.st_blksize = k->blksize;
@@ -136,8 +137,8 @@ SYSCALL(statx)
 	sx.stx_mask = STATX_BASIC_STATS;
 	sx.stx_blksize = st.blksize;
 	sx.stx_nlink = (uint32_t)st.nlink;
-	sx.stx_uid = st.uid;
-	sx.stx_gid = st.gid;
+	sx.stx_uid = uid_out(t->creds.user_ns, st.uid);
+	sx.stx_gid = gid_out(t->creds.user_ns, st.gid);
 	sx.stx_mode = (uint16_t)st.mode;
 	sx.stx_ino = st.ino;
 	sx.stx_size = st.size;

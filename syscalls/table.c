@@ -256,7 +256,8 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	     "as clone; set_tid: EPERM (the sandbox chooses every pid); CLONE_INTO_CGROUP: "
 	     "EOPNOTSUPP",
 	     2, A_PTR, A_UINT),
-	PART(clone, "no namespace flags (EPERM)", 5, A_HEX, A_PTR, A_PTR, A_PTR, A_HEX),
+	PART(clone, "CLONE_NEW*: as unshare (a pid namespace numbers from 1); no CLONE_NEWTIME", 5,
+	     A_HEX, A_PTR, A_PTR, A_PTR, A_HEX),
 	FULL(fork, 0), FULL(vfork, 0), FULL(wait4, 4, A_INT, A_PTR, A_HEX, A_PTR),
 	FULL(waitid, 5, A_INT, A_INT, A_PTR, A_HEX, A_PTR), FULL(setpgid, 2, A_INT, A_INT),
 	FULL(getpgid, 1, A_INT), FULL(getpgrp, 0), FULL(setsid, 0), FULL(getsid, 1, A_INT),
@@ -499,11 +500,14 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	     "does not follow later clock changes",
 	     5, A_PTR, A_UINT, A_HEX, A_TIMESPEC, A_CLOCK),
 	PART(unshare,
-	     "mnt, uts: own copies; user: id maps, not yet applied to getuid or stat; ipc, net, "
-	     "pid, "
-	     "cgroup: own ids, shared objects; no CLONE_NEWTIME",
+	     "mnt, uts: own copies; user: id maps applied to ids; pid: numbered from 1; ipc, net, "
+	     "cgroup: own ids, the sandbox's objects; no CLONE_NEWTIME",
 	     1, A_HEX),
-	NOSYS(setns, R_MOUNTS),
+	PART(setns,
+	     "an open /proc/PID/ns file, each type with Linux's checks; a pidfd is EINVAL; ipc, "
+	     "net, "
+	     "cgroup: identity only",
+	     2, A_INT, A_HEX),
 	PART(mount,
 	     "tmpfs, proc, sysfs, devpts, bind, remount, move; propagation recorded, not "
 	     "propagated; else ENODEV",

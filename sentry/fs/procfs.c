@@ -20,7 +20,9 @@
 #include "sentry/ipc/sem.h"
 #include "sentry/ipc/shm.h"
 #include "sentry/fs/procfs_internal.h"
+#include "sentry/fs/nsfs.h"
 #include "sentry/kernel/nsproxy.h"
+#include "sentry/kernel/pidns.h"
 #include "sentry/fs/anon.h"
 #include "sentry/fs/file.h"
 #include "sentry/fs/filemap.h"
@@ -62,6 +64,7 @@ struct proc_inode {
 
 struct proc_sb {
 	struct kernel *k;
+	struct pid_ns *pidns; /* whose numbers it shows (its mounter's; NULL: the initial) */
 };
 
 static const struct inode_ops proc_inode_ops;
@@ -71,6 +74,19 @@ static const struct file_ops proc_dir_ops;
 
 #define PI(i)	      ((struct proc_inode *)(i)->priv)
 #define KERNEL_OF(sb) (((struct proc_sb *)(sb)->priv)->k)
+#define PIDNS_OF(sb)  (((struct proc_sb *)(sb)->priv)->pidns)
+
+/* A process or thread number of the instance's namespace to the sandbox's
+ * id (PID_NONE when none), and back (0 when outside). */
+static int global_id(struct super_block *sb, int nr)
+{
+	return pidns_global(KERNEL_OF(sb), PIDNS_OF(sb), nr);
+}
+
+static int view_id(struct super_block *sb, int global)
+{
+	return pidns_view(KERNEL_OF(sb), PIDNS_OF(sb), global);
+}
 
 /* --- generators ------------------------------------------------------------- */
 
@@ -307,24 +323,28 @@ static void gen_stat_global(struct proc_ctx *c, struct strbuf *o)
 		      (long long)(now.tv_sec - (long long)(up / 100)), c->k->next_tid - 1);
 }
 
-static void gen_hostname(struct proc_ctx *c, struct strbuf *o)
+/* The reader's UTS namespace's names (the sandbox's first ones without a reader). */
+static void gen_uts_name(struct proc_ctx *c, struct strbuf *o, bool domain)
 {
-	char name[sizeof(c->k->hostname)];
+	struct task *reader = current_task();
+	struct uts_ns *uts = reader ? task_ns(reader)->uts : kernel_nsproxy(c->k)->uts;
+	char name[65];
 
 	pthread_mutex_lock(&c->k->lock);
-	memcpy(name, c->k->hostname, sizeof(name));
+	memcpy(name, domain ? uts->domainname : uts->hostname, sizeof(name));
 	pthread_mutex_unlock(&c->k->lock);
+	name[64] = '\0';
 	strbuf_printf(o, "%s\n", name);
+}
+
+static void gen_hostname(struct proc_ctx *c, struct strbuf *o)
+{
+	gen_uts_name(c, o, false);
 }
 
 static void gen_domainname(struct proc_ctx *c, struct strbuf *o)
 {
-	char name[sizeof(c->k->domainname)];
-
-	pthread_mutex_lock(&c->k->lock);
-	memcpy(name, c->k->domainname, sizeof(name));
-	pthread_mutex_unlock(&c->k->lock);
-	strbuf_printf(o, "%s\n", name);
+	gen_uts_name(c, o, true);
 }
 
 static void gen_unpriv_port_start(struct proc_ctx *c, struct strbuf *o)
@@ -361,6 +381,17 @@ static void gen_pid_max(struct proc_ctx *c, struct strbuf *o)
 static void gen_ngroups_max(struct proc_ctx *c, struct strbuf *o)
 {
 	strbuf_printf(o, "%u\n", CREDS_MAX_GROUPS); /* what setgroups takes here */
+}
+
+/* The id an unmapped uid or gid reads as (fixed here: not writable). */
+static void gen_overflow_id(struct proc_ctx *c, struct strbuf *o)
+{
+	strbuf_printf(o, "%u\n", OVERFLOW_UID);
+}
+
+static void gen_max_user_ns(struct proc_ctx *c, struct strbuf *o)
+{
+	strbuf_printf(o, "%u\n", MAX_USER_NS);
 }
 
 static void gen_pipe_max_size(struct proc_ctx *c, struct strbuf *o)
@@ -454,6 +485,8 @@ static const struct proc_node kernel_nodes[] = {
 	{"ngroups_max", S_IFREG | 0444, PK_FILE, gen_ngroups_max},
 	{"osrelease", S_IFREG | 0444, PK_FILE, gen_osrelease},
 	{"ostype", S_IFREG | 0444, PK_FILE, gen_ostype},
+	{"overflowgid", S_IFREG | 0644, PK_FILE, gen_overflow_id},
+	{"overflowuid", S_IFREG | 0644, PK_FILE, gen_overflow_id},
 	{"pid_max", S_IFREG | 0644, PK_FILE, gen_pid_max},
 	{"random", S_IFDIR | 0555, PK_DIR, NULL, random_nodes},
 	{"version", S_IFREG | 0444, PK_FILE, gen_kernel_version},
@@ -499,10 +532,16 @@ static const struct proc_node net_nodes[] = {
 	{NULL},
 };
 
+static const struct proc_node user_nodes[] = {
+	{"max_user_namespaces", S_IFREG | 0644, PK_FILE, gen_max_user_ns},
+	{NULL},
+};
+
 static const struct proc_node sys_nodes[] = {
 	{"fs", S_IFDIR | 0555, PK_DIR, NULL, fs_nodes},
 	{"kernel", S_IFDIR | 0555, PK_DIR, NULL, kernel_nodes},
 	{"net", S_IFDIR | 0555, PK_DIR, NULL, net_nodes},
+	{"user", S_IFDIR | 0555, PK_DIR, NULL, user_nodes},
 	{"vm", S_IFDIR | 0555, PK_DIR, NULL, vm_nodes},
 	{NULL},
 };
@@ -686,8 +725,8 @@ static struct task *find_task(struct kernel *k, int pid, int tid)
 static struct inode *proc_inode_tid(struct super_block *sb, const struct proc_node *n, int pid,
 				    int tid, int fd)
 {
-	bool magic =
-		n->kind == PK_FD || n->kind == PK_EXE || n->kind == PK_CWD || n->kind == PK_ROOTDIR;
+	bool magic = n->kind == PK_FD || n->kind == PK_EXE || n->kind == PK_CWD ||
+		     n->kind == PK_ROOTDIR || n->kind == PK_NS;
 	struct inode *i = inode_new(sb, magic ? &proc_magic_ops : &proc_inode_ops, n->mode);
 	struct proc_inode *pi = xzalloc(sizeof(*pi));
 	struct task *t = pid ? find_task(KERNEL_OF(sb), pid, tid) : NULL;
@@ -741,6 +780,8 @@ static int proc_lookup(struct inode *dir, const char *name, struct inode **out)
 	switch (n->kind) {
 	case PK_ROOT: {
 		int want = parse_num(name);
+		if (want > 0)
+			want = global_id(dir->sb, want);
 		if (want > 0) {
 			/* A process, or (not listed, as in Linux) a thread by its tid. */
 			struct task *t = kernel_find_process(KERNEL_OF(dir->sb), want);
@@ -782,7 +823,10 @@ static int proc_lookup(struct inode *dir, const char *name, struct inode **out)
 	}
 	case PK_TASK_DIR: {
 		int tid = parse_num(name);
-		struct task *t = tid > 0 ? kernel_find_task(KERNEL_OF(dir->sb), tid) : NULL;
+		struct task *t;
+		if (tid > 0)
+			tid = global_id(dir->sb, tid);
+		t = tid > 0 ? kernel_find_task(KERNEL_OF(dir->sb), tid) : NULL;
 		bool ours = t && t->tgid == pid;
 		task_put(t);
 		if (!ours)
@@ -876,15 +920,27 @@ static long proc_readlink(struct inode *inode, char *buf, size_t size)
 	case PK_LINK:
 		return copy_link(n->target, buf, size);
 	case PK_NS:
-		return proc_ns_link(n, buf, size);
+		t = proc_task(inode);
+		if (!t)
+			return -ENOENT;
+		ret = proc_ns_link(t, n, buf, size);
+		task_put(t);
+		return ret;
 	case PK_SELF:
 	case PK_THREAD_SELF:
 		if (!viewer)
 			return -ENOENT;
-		if (n->kind == PK_SELF)
-			snprintf(tmp, sizeof(tmp), "%d", viewer->tgid);
-		else
-			snprintf(tmp, sizeof(tmp), "%d/task/%d", viewer->tgid, viewer->tid);
+		{
+			/* The viewer as the instance's namespace numbers it. */
+			const struct pid_ns *ns = PIDNS_OF(inode->sb);
+			int pid = tg_pid_nr(viewer->tg, ns), tid = task_tid_nr(viewer, ns);
+			if (!pid || !tid)
+				return -ENOENT;
+			if (n->kind == PK_SELF)
+				snprintf(tmp, sizeof(tmp), "%d", pid);
+			else
+				snprintf(tmp, sizeof(tmp), "%d/task/%d", pid, tid);
+		}
 		return copy_link(tmp, buf, size);
 	default:
 		break;
@@ -946,6 +1002,8 @@ static int proc_get_link(struct inode *inode, struct task *viewer, struct path *
 		}
 		if (f)
 			file_put(f);
+	} else if (n->kind == PK_NS) {
+		ret = nsfs_path(t, n->name, out);
 	} else if (n->kind == PK_EXE && t->exe.dentry) {
 		*out = t->exe;
 		path_get(out);
@@ -984,7 +1042,8 @@ static struct proc_ctx proc_ctx_of(struct inode *inode)
 	return (struct proc_ctx){.k = KERNEL_OF(inode->sb),
 				 .id = PI(inode)->tid ? PI(inode)->tid : PI(inode)->pid,
 				 .thread = PI(inode)->tid != 0,
-				 .fd = PI(inode)->fd};
+				 .fd = PI(inode)->fd,
+				 .view = PIDNS_OF(inode->sb)};
 }
 
 struct proc_text {
@@ -1134,10 +1193,35 @@ static bool list_one(struct list_ctx *l, const char *name, uint64_t ino, unsigne
 	return list_at(l, l->idx, name, ino, type);
 }
 
+struct id_nr {
+	int nr, global;
+};
+
 struct pid_list {
 	int *pids;
 	size_t n, cap;
+	struct id_nr *nrs; /* the ones the instance's namespace sees, by their number there */
+	size_t nnr;
 };
+
+static int cmp_nr(const void *a, const void *b)
+{
+	const struct id_nr *x = a, *y = b;
+
+	return (x->nr > y->nr) - (x->nr < y->nr);
+}
+
+/* pl->nrs from pl->pids: each one's number in sb's namespace, in order. */
+static void view_ids(struct super_block *sb, struct pid_list *pl)
+{
+	pl->nrs = xzalloc((pl->n ? pl->n : 1) * sizeof(*pl->nrs));
+	for (size_t i = 0; i < pl->n; i++) {
+		int nr = view_id(sb, pl->pids[i]);
+		if (nr) /* else outside the instance's namespace */
+			pl->nrs[pl->nnr++] = (struct id_nr){nr, pl->pids[i]};
+	}
+	qsort(pl->nrs, pl->nnr, sizeof(*pl->nrs), cmp_nr);
+}
 
 struct fd_list {
 	int *fds;
@@ -1173,13 +1257,15 @@ static int proc_getdents(struct file *f, struct dir_emitter *e)
 			if (!list_one(&l, c->name, proc_ino(c, 0, 0, -1), IFTODT(c->mode)))
 				return 0;
 		kernel_process_ids(KERNEL_OF(dir->sb), &pl.pids, &pl.n);
+		view_ids(dir->sb, &pl);
 		base = l.idx;
-		for (size_t i = 0; i < pl.n; i++) {
-			snprintf(name, sizeof(name), "%d", pl.pids[i]);
-			if (!list_at(&l, base + pl.pids[i], name,
-				     proc_ino(&pid_node, pl.pids[i], 0, -1), DT_DIR))
+		for (size_t i = 0; i < pl.nnr; i++) {
+			snprintf(name, sizeof(name), "%d", pl.nrs[i].nr);
+			if (!list_at(&l, base + pl.nrs[i].nr, name,
+				     proc_ino(&pid_node, pl.nrs[i].global, 0, -1), DT_DIR))
 				break;
 		}
+		free(pl.nrs);
 		free(pl.pids);
 		return 0;
 	}
@@ -1211,12 +1297,14 @@ static int proc_getdents(struct file *f, struct dir_emitter *e)
 	case PK_TASK_DIR: {
 		struct pid_list tl = {0};
 		kernel_thread_ids(KERNEL_OF(dir->sb), pid, &tl.pids, &tl.n);
-		for (size_t i = 0; i < tl.n; i++) {
-			snprintf(name, sizeof(name), "%d", tl.pids[i]);
-			if (!list_at(&l, 2 + (int64_t)tl.pids[i], name,
-				     proc_ino(&tid_node, pid, tl.pids[i], -1), DT_DIR))
+		view_ids(dir->sb, &tl);
+		for (size_t i = 0; i < tl.nnr; i++) {
+			snprintf(name, sizeof(name), "%d", tl.nrs[i].nr);
+			if (!list_at(&l, 2 + (int64_t)tl.nrs[i].nr, name,
+				     proc_ino(&tid_node, pid, tl.nrs[i].global, -1), DT_DIR))
 				break;
 		}
+		free(tl.nrs);
 		free(tl.pids);
 		return 0;
 	}
@@ -1264,6 +1352,7 @@ static const struct inode_ops proc_magic_ops = {
 
 static void proc_release_sb(struct super_block *sb)
 {
+	pidns_put(PIDNS_OF(sb));
 	free(sb->priv);
 }
 
@@ -1278,13 +1367,14 @@ int procfs_dir_tgid(const struct inode *i)
 	return PI(i)->pid;
 }
 
-struct super_block *procfs_new(struct kernel *k)
+struct super_block *procfs_new(struct kernel *k, struct pid_ns *pidns)
 {
 	struct super_block *sb = sb_new(&proc_super_ops, "proc", PROC_SUPER_MAGIC);
 	struct proc_sb *ps = xzalloc(sizeof(*ps));
 	struct inode *root;
 
 	ps->k = k;
+	ps->pidns = pidns_level(pidns) ? pidns_get(pidns) : NULL;
 	sb->priv = ps;
 	sb->cached = false;
 	root = proc_inode(sb, &root_node, 0, -1);

@@ -6,7 +6,10 @@
 
 struct kernel;
 
-struct super_block *procfs_new(struct kernel *k);
+struct pid_ns;
+/* A procfs instance showing the processes of pid namespace pidns (NULL: the
+ * initial one) by their numbers there. */
+struct super_block *procfs_new(struct kernel *k, struct pid_ns *pidns);
 /* The process whose /proc/<pid> directory inode i is, or 0 (for another
  * inode, /proc/<pid>/task/<tid> among them): what pidfd_send_signal takes
  * in place of a pidfd (Linux's tgid_pidfd_to_pid). */

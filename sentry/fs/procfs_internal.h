@@ -39,9 +39,10 @@ struct proc_ctx {
 	struct task *t; /* the process a per-pid file describes, or NULL */
 	/* A zombie (t is NULL): its thread group, for the files that show one. */
 	struct thread_group *zombie;
-	int id;	     /* the pid or tid its directory is named by */
-	bool thread; /* under /proc/<pid>/task/<tid>: the thread, not the process */
-	int fd;	     /* /proc/<pid>/fdinfo/<fd>: the descriptor */
+	int id;			   /* the pid or tid its directory is named by */
+	bool thread;		   /* under /proc/<pid>/task/<tid>: the thread, not the process */
+	int fd;			   /* /proc/<pid>/fdinfo/<fd>: the descriptor */
+	const struct pid_ns *view; /* whose numbers the instance shows (NULL: the initial) */
 };
 
 /* proc_node->flags */
@@ -103,7 +104,7 @@ long proc_write_setgroups(struct proc_ctx *c, const char *buf, size_t len);
 extern const struct proc_node proc_ns_nodes[];
 void proc_gen_cgroup(struct proc_ctx *c, struct strbuf *o);
 /* readlink of an ns/ entry: "ipc:[4026531839]". */
-long proc_ns_link(const struct proc_node *n, char *buf, size_t size);
+long proc_ns_link(struct task *t, const struct proc_node *n, char *buf, size_t size);
 
 /* One line of /proc/<pid>/maps for the VMA v, smaps' header too (procfs.c). */
 struct vma;

@@ -10,6 +10,7 @@
 #include "config.h"
 #include "sentry/kernel/ptrace.h"
 #include "sentry/fs/procfs_internal.h"
+#include "sentry/kernel/pidns.h"
 #include "sentry/fs/tty.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/rusage.h"
@@ -57,7 +58,7 @@ static const char *task_state_name(char s)
 
 /* The fields stat and status take from the process tree, and the times. */
 struct tree_ids {
-	int ppid, pgid, sid, nthreads;
+	int pid, tid, ppid, pgid, sid, nthreads; /* as the instance's namespace numbers them */
 	int tty_nr, tpgid; /* the controlling terminal's device and foreground group */
 	uint64_t utime, stime, cutime, cstime; /* ns */
 };
@@ -73,9 +74,11 @@ static struct tree_ids tree_ids(struct proc_ctx *c)
 	struct tree_ids ids;
 
 	pthread_mutex_lock(&c->k->lock);
-	ids.ppid = tg->parent ? tg->parent->tgid : 0;
-	ids.pgid = tg->pgid;
-	ids.sid = tg->sid;
+	ids.pid = tg_pid_nr(tg, c->view);
+	ids.tid = c->t ? task_tid_nr(c->t, c->view) : ids.pid;
+	ids.ppid = tg->parent ? tg_pid_nr(tg->parent, c->view) : 0;
+	ids.pgid = pidns_view_locked(c->k, c->view, tg->pgid);
+	ids.sid = pidns_view_locked(c->k, c->view, tg->sid);
 	/* A zombie's leader is still counted, as Linux's. */
 	ids.nthreads = MAX(tg->nr_threads, 1);
 	ids.tty_nr = 0;
@@ -131,10 +134,11 @@ void proc_gen_stat(struct proc_ctx *c, struct strbuf *o)
 		"%d (%s) %c %d %d %d %d %d 4194560 0 0 0 0 %llu %llu %llu %llu 20 0 %d 0 %llu "
 		"%llu %llu 18446744073709551615 0 0 %llu 0 0 0 %llu %llu %llu 0 0 0 17 0 0 0 0 0 0 "
 		"0 0 %llu %llu %llu %llu %llu 0\n",
-		c->id, t ? t->comm : c->zombie->comm, t ? task_state(t) : 'Z', ids.ppid, ids.pgid,
-		ids.sid, ids.tty_nr, ids.tpgid, ticks(ids.utime), ticks(ids.stime),
-		ticks(ids.cutime), ticks(ids.cstime), ids.nthreads, (unsigned long long)start,
-		(unsigned long long)vsize, (unsigned long long)(rss / PAGE_SIZE),
+		c->thread ? ids.tid : ids.pid, t ? t->comm : c->zombie->comm,
+		t ? task_state(t) : 'Z', ids.ppid, ids.pgid, ids.sid, ids.tty_nr, ids.tpgid,
+		ticks(ids.utime), ticks(ids.stime), ticks(ids.cutime), ticks(ids.cstime),
+		ids.nthreads, (unsigned long long)start, (unsigned long long)vsize,
+		(unsigned long long)(rss / PAGE_SIZE),
 		(unsigned long long)(mm ? mm->start_stack : 0),
 		(unsigned long long)(t ? t->sigmask : 0), (unsigned long long)sig_set(t, 1),
 		(unsigned long long)sig_set(t, 2), (unsigned long long)(mm ? mm->start_brk : 0),
@@ -154,8 +158,8 @@ static void zombie_status(struct proc_ctx *c, struct strbuf *o)
 		      "Name:\t%s\nState:\tZ (zombie)\nTgid:\t%d\nNgid:\t0\nPid:\t%d\nPPid:\t%d\n"
 		      "TracerPid:\t0\nUid:\t%u\t%u\t%u\t%u\nNStgid:\t%d\nNSpid:\t%d\n"
 		      "NSpgid:\t%d\nNSsid:\t%d\nThreads:\t%d\n",
-		      tg->comm, tg->tgid, tg->tgid, ids.ppid, tg->uid, tg->uid, tg->suid, tg->uid,
-		      tg->tgid, tg->tgid, ids.pgid, ids.sid, ids.nthreads);
+		      tg->comm, ids.pid, ids.pid, ids.ppid, tg->uid, tg->uid, tg->suid, tg->uid,
+		      ids.pid, ids.pid, ids.pgid, ids.sid, ids.nthreads);
 }
 
 /* A live task's status. */
@@ -174,7 +178,7 @@ static void task_status(struct proc_ctx *c, struct strbuf *o)
 		      "PPid:\t%d\nTracerPid:\t%d\nUid:\t%u\t%u\t%u\t%u\nGid:\t%u\t%u\t%u\t%u\n"
 		      "FDSize:\t64\nGroups:\t",
 		      t->comm, t->fs ? t->fs->umask : 022, task_state(t),
-		      task_state_name(task_state(t)), t->tgid, t->tid, ids.ppid,
+		      task_state_name(task_state(t)), ids.pid, ids.tid, ids.ppid,
 		      ptrace_tracer_pid(t), cr->uid, cr->euid, cr->suid, cr->fsuid, cr->gid,
 		      cr->egid, cr->sgid, cr->fsgid);
 	for (uint32_t i = 0; i < cr->ngroups; i++)
@@ -189,7 +193,7 @@ static void task_status(struct proc_ctx *c, struct strbuf *o)
 		      "Seccomp:\t%d\nSeccomp_filters:\t%u\nCpus_allowed_list:\t0-%u\n"
 		      "voluntary_ctxt_switches:\t0\n"
 		      "nonvoluntary_ctxt_switches:\t0\n",
-		      t->tgid, t->tid, ids.pgid, ids.sid, (unsigned long long)(peak >> 10),
+		      ids.pid, ids.tid, ids.pgid, ids.sid, (unsigned long long)(peak >> 10),
 		      (unsigned long long)(vsize >> 10), (unsigned long long)(locked >> 10),
 		      (unsigned long long)(rss >> 10), ids.nthreads,
 		      (unsigned long long)t->tg->rlim[RLIMIT_SIGPENDING].rlim_cur,

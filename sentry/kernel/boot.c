@@ -28,8 +28,8 @@ static int mount_new(struct kernel *k, const char *path, struct super_block *sb,
  * rootfs holds there. */
 int kernel_mount_system(struct kernel *k, struct rung_error *err)
 {
-	int ret = mount_new(k, "/proc", procfs_new(k), MNT_NOSUID | MNT_NODEV | MNT_NOEXEC, "proc",
-			    err);
+	int ret = mount_new(k, "/proc", procfs_new(k, NULL), MNT_NOSUID | MNT_NODEV | MNT_NOEXEC,
+			    "proc", err);
 
 	if (ret == 0)
 		ret = mount_new(k, "/dev", devfs_new(k->mf), MNT_NOSUID, "devfs", err);

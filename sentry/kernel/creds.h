@@ -38,6 +38,7 @@
 #define KCAP_SETPCAP	      8
 #define KCAP_LINUX_IMMUTABLE  9
 #define KCAP_NET_BIND_SERVICE 10
+#define KCAP_NET_ADMIN	      12
 #define KCAP_NET_RAW	      13
 #define KCAP_IPC_LOCK	      14
 #define KCAP_IPC_OWNER	      15

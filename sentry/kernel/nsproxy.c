@@ -8,6 +8,7 @@
 #include "sentry/kernel/nsproxy.h"
 #include "sentry/kernel/creds.h"
 #include "sentry/kernel/kernel.h"
+#include "sentry/kernel/pidns.h"
 #include "sentry/kernel/task.h"
 #include "sentry/vfs/vfs.h"
 #include "lib/strbuf.h"
@@ -19,13 +20,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifndef CLONE_NEWTIME
+#define CLONE_NEWTIME 0x00000080
+#endif
 #ifndef CLONE_NEWCGROUP
 #define CLONE_NEWCGROUP 0x02000000
 #endif
-
-/* How many user namespaces the sandbox may have at once
- * (/proc/sys/user/max_user_namespaces). */
-#define MAX_USER_NS 1024
 
 /* The ids of the initial namespaces, as Linux numbers them (procfs_pid_ns.c). */
 #define INO_CGROUP 4026531835ull
@@ -120,8 +120,8 @@ void nsproxy_put(struct nsproxy *n)
 	simple_put(n->ipc);
 	simple_put(n->net);
 	simple_put(n->cgroup);
-	simple_put(n->pid);
-	simple_put(n->pid_children);
+	pidns_put(n->pid);
+	pidns_put(n->pid_children);
 	free(n);
 }
 
@@ -147,8 +147,8 @@ struct nsproxy *kernel_nsproxy(struct kernel *k)
 		n->ipc = simple_new(INO_IPC, NULL);
 		n->net = simple_new(INO_NET, NULL);
 		n->cgroup = simple_new(INO_CGROUP, NULL);
-		n->pid = simple_new(INO_PID, NULL);
-		n->pid_children = simple_get(n->pid);
+		n->pid = pidns_new(INO_PID, NULL, NULL);
+		n->pid_children = pidns_get(n->pid);
 		__atomic_store_n(&k->init_nsproxy, n, __ATOMIC_RELEASE);
 		ns_kernel = k;
 	}
@@ -315,8 +315,8 @@ static struct nsproxy *nsproxy_dup(const struct nsproxy *n)
 	c->ipc = simple_get(n->ipc);
 	c->net = simple_get(n->net);
 	c->cgroup = simple_get(n->cgroup);
-	c->pid = simple_get(n->pid);
-	c->pid_children = simple_get(n->pid_children);
+	c->pid = pidns_get(n->pid);
+	c->pid_children = pidns_get(n->pid_children);
 	return c;
 }
 
@@ -368,8 +368,12 @@ static int make_namespaces(struct task *t, uint64_t flags, struct nsproxy *n, co
 		n->cgroup = simple_new(0, owner);
 	}
 	if (flags & CLONE_NEWPID) {
-		simple_put(n->pid_children);
-		n->pid_children = simple_new(0, owner);
+		struct pid_ns *p;
+		if (pidns_level(n->pid_children) >= PIDNS_MAX_LEVEL)
+			return -ENOSPC;
+		p = pidns_new(new_ino(), n->pid_children, owner);
+		pidns_put(n->pid_children);
+		n->pid_children = p;
 	}
 	return 0;
 }
@@ -393,8 +397,8 @@ int nsproxy_for_clone(struct task *t, uint64_t flags, struct creds *c, struct ns
 		}
 	}
 	n = nsproxy_dup(cur);
-	simple_put(n->pid);
-	n->pid = simple_get(n->pid_children);
+	pidns_put(n->pid);
+	n->pid = pidns_get(n->pid_children);
 	if (flags & CLONE_NEWUSER) {
 		ret = user_ns_create(t, c, &u);
 		if (ret < 0) {
@@ -413,8 +417,8 @@ int nsproxy_for_clone(struct task *t, uint64_t flags, struct creds *c, struct ns
 	}
 	if (ret == 0 && (flags & CLONE_NEWPID)) {
 		/* The child is the new namespace's first process. */
-		simple_put(n->pid);
-		n->pid = simple_get(n->pid_children);
+		pidns_put(n->pid);
+		n->pid = pidns_get(n->pid_children);
 	}
 	if (ret < 0) {
 		nsproxy_put(n);
@@ -708,4 +712,199 @@ struct nsproxy *task_ns_get(struct task *t)
 	n = nsproxy_get(t->nsproxy ? t->nsproxy : init);
 	pthread_mutex_unlock(&t->k->lock);
 	return n;
+}
+
+/* --- references to one namespace, setns ------------------------------------------------- */
+
+static const struct {
+	const char *name;
+	int type;
+} ns_types[] = {
+	{"cgroup", CLONE_NEWCGROUP},
+	{"ipc", CLONE_NEWIPC},
+	{"mnt", CLONE_NEWNS},
+	{"net", CLONE_NEWNET},
+	{"pid", CLONE_NEWPID},
+	{"pid_for_children", CLONE_NEWPID},
+	{"user", CLONE_NEWUSER},
+	{"uts", CLONE_NEWUTS},
+	/* The sandbox's one time namespace: nothing to hold. */
+	{"time", CLONE_NEWTIME},
+	{"time_for_children", CLONE_NEWTIME},
+};
+
+int task_ns_ref(struct task *t, const char *name, struct ns_ref *out)
+{
+	struct nsproxy *init = kernel_nsproxy(t->k), *n;
+	int type = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(ns_types); i++)
+		if (strcmp(ns_types[i].name, name) == 0)
+			type = ns_types[i].type;
+	if (!type)
+		return -ENOENT;
+	pthread_mutex_lock(&t->k->lock);
+	n = t->nsproxy ? t->nsproxy : init;
+	out->type = type;
+	out->ino = ns_ino_locked(t, n, name);
+	switch (type) {
+	case CLONE_NEWUSER:
+		/* NULL: the initial one (never freed). */
+		out->ns = user_ns_get((struct user_ns *)t->creds.user_ns);
+		break;
+	case CLONE_NEWNS:
+		out->ns = mntns_get(n->mnt);
+		break;
+	case CLONE_NEWUTS:
+		out->ns = uts_get(n->uts);
+		break;
+	case CLONE_NEWPID:
+		out->ns = pidns_get(strcmp(name, "pid") == 0 ? n->pid : n->pid_children);
+		break;
+	case CLONE_NEWTIME:
+		out->ns = NULL;
+		break;
+	default:
+		out->ns = simple_get(type == CLONE_NEWIPC   ? n->ipc
+				     : type == CLONE_NEWNET ? n->net
+							    : n->cgroup);
+		break;
+	}
+	pthread_mutex_unlock(&t->k->lock);
+	return 0;
+}
+
+void ns_ref_put(struct ns_ref *r)
+{
+	switch (r->type) {
+	case CLONE_NEWUSER:
+		user_ns_put(r->ns);
+		break;
+	case CLONE_NEWNS:
+		mntns_put(r->ns);
+		break;
+	case CLONE_NEWUTS:
+		uts_put(r->ns);
+		break;
+	case CLONE_NEWPID:
+		pidns_put(r->ns);
+		break;
+	case CLONE_NEWTIME:
+		break;
+	default:
+		simple_put(r->ns);
+		break;
+	}
+	r->ns = NULL;
+}
+
+/* The user namespace that owns r's namespace (NULL: the initial one). */
+static struct user_ns *ref_owner(const struct ns_ref *r)
+{
+	switch (r->type) {
+	case CLONE_NEWUSER:
+		return r->ns;
+	case CLONE_NEWNS:
+		return ((struct mnt_namespace *)r->ns)->owner;
+	case CLONE_NEWUTS:
+		return ((struct uts_ns *)r->ns)->owner;
+	case CLONE_NEWPID:
+		return ((struct pid_ns *)r->ns)->owner;
+	case CLONE_NEWTIME:
+		return NULL;
+	default:
+		return ((struct simple_ns *)r->ns)->owner;
+	}
+}
+
+/* setns into a user namespace (userns_install): t becomes root with every
+ * capability in it, as on entering it by clone. */
+static int setns_user(struct task *t, struct user_ns *u, struct creds *c)
+{
+	if (u == c->user_ns)
+		return -EINVAL; /* already there */
+	if (__atomic_load_n(&t->tg->nr_threads, __ATOMIC_ACQUIRE) > 1 ||
+	    __atomic_load_n(&t->fs->refs, __ATOMIC_ACQUIRE) > 1)
+		return -EINVAL;
+	if (!creds_ns_capable(c, u, KCAP_SYS_ADMIN))
+		return -EPERM;
+	c->user_ns = u;
+	c->cap_permitted = c->cap_effective = c->cap_bounding = CAP_ALL_MASK;
+	c->cap_inheritable = c->cap_ambient = 0;
+	return 0;
+}
+
+int nsproxy_setns(struct task *t, const struct ns_ref *r, int nstype)
+{
+	struct creds c = t->creds;
+	struct nsproxy *n;
+	int ret;
+
+	if (nstype && nstype != r->type)
+		return -EINVAL;
+	if (r->type == CLONE_NEWUSER) {
+		ret = setns_user(t, r->ns, &c);
+		if (ret < 0)
+			return ret;
+		n = nsproxy_dup(task_ns(t));
+		user_ns_put(n->user);
+		n->user = user_ns_get(r->ns);
+		task_set_nsproxy(t, n, &c);
+		return 0;
+	}
+	/* CAP_SYS_ADMIN over the namespace, and in the caller's own. */
+	if (!creds_ns_capable(&c, ref_owner(r), KCAP_SYS_ADMIN) ||
+	    !creds_own_capable(&c, KCAP_SYS_ADMIN))
+		return -EPERM;
+	if (r->type == CLONE_NEWNS) {
+		struct mnt_namespace *m = r->ns;
+		struct path root;
+		if (!creds_own_capable(&c, KCAP_SYS_CHROOT))
+			return -EPERM;
+		if (__atomic_load_n(&t->fs->refs, __ATOMIC_ACQUIRE) > 1)
+			return -EINVAL; /* the fs is shared with another task */
+		n = nsproxy_dup(task_ns(t));
+		mntns_put(n->mnt);
+		n->mnt = mntns_get(m);
+		/* Root and cwd go to the namespace's root (mntns_install). */
+		root.mnt = m->root;
+		root.dentry = m->root->root;
+		fs_set_root(t->fs, &root);
+		fs_set_cwd(t->fs, &root);
+		task_set_nsproxy(t, n, NULL);
+		return 0;
+	}
+	if (r->type == CLONE_NEWTIME)
+		return 0; /* the one time namespace: already there */
+	if (r->type == CLONE_NEWPID) {
+		/* Only into the caller's own namespace or one under it. */
+		struct pid_ns *p = r->ns, *own = task_ns(t)->pid;
+		if (!pidns_within(pidns_level(p) ? p : NULL, pidns_level(own) ? own : NULL))
+			return -EINVAL;
+	}
+	n = nsproxy_dup(task_ns(t));
+	switch (r->type) {
+	case CLONE_NEWUTS:
+		uts_put(n->uts);
+		n->uts = uts_get(r->ns);
+		break;
+	case CLONE_NEWPID:
+		pidns_put(n->pid_children);
+		n->pid_children = pidns_get(r->ns);
+		break;
+	case CLONE_NEWIPC:
+		simple_put(n->ipc);
+		n->ipc = simple_get(r->ns);
+		break;
+	case CLONE_NEWNET:
+		simple_put(n->net);
+		n->net = simple_get(r->ns);
+		break;
+	default:
+		simple_put(n->cgroup);
+		n->cgroup = simple_get(r->ns);
+		break;
+	}
+	task_set_nsproxy(t, n, NULL);
+	return 0;
 }

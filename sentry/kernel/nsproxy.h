@@ -13,9 +13,10 @@
  * translate them through the caller's namespace (uid_map, gid_map; an
  * unmapped id reads as the overflow id 65534).
  *
- * Mount and UTS namespaces are complete copies. IPC, network, PID and
- * cgroup namespaces have their own identity (/proc/PID/ns, setns) but
- * share the sandbox's objects: see docs/architecture.md.
+ * Mount and UTS namespaces are complete copies, PID namespaces number
+ * their processes (pidns.h). IPC, network and cgroup namespaces have their
+ * own identity (/proc/PID/ns, setns) but share the sandbox's objects: see
+ * docs/architecture.md.
  */
 #ifndef RUNG_NSPROXY_H
 #define RUNG_NSPROXY_H
@@ -28,10 +29,14 @@ struct kernel;
 struct task;
 struct creds;
 struct mnt_namespace;
+struct pid_ns;
 
 #define OVERFLOW_UID	 65534u
 #define UID_MAP_EXTENTS	 340 /* Linux's limit of lines in uid_map */
 #define USERNS_MAX_LEVEL 32
+/* How many user namespaces the sandbox may have at once
+ * (/proc/sys/user/max_user_namespaces). */
+#define MAX_USER_NS 1024
 
 struct id_extent {
 	uint32_t first, lower_first, count;
@@ -75,8 +80,8 @@ struct nsproxy {
 	struct mnt_namespace *mnt;
 	struct uts_ns *uts;
 	struct simple_ns *ipc, *net, *cgroup;
-	struct simple_ns *pid;		/* the task's own */
-	struct simple_ns *pid_children; /* its children's (unshare CLONE_NEWPID) */
+	struct pid_ns *pid;	     /* the task's own (pidns.h) */
+	struct pid_ns *pid_children; /* its children's (unshare CLONE_NEWPID) */
 };
 
 /* The kernel's initial set, made on first use. */
@@ -117,6 +122,38 @@ uint32_t ns_from_kgid(const struct user_ns *ns, uint32_t kgid);
 int64_t ns_make_kuid(const struct user_ns *ns, uint32_t uid);
 int64_t ns_make_kgid(const struct user_ns *ns, uint32_t gid);
 
+/*
+ * The ids a system call takes and gives, in the caller's user namespace
+ * (creds c): *_out names a sandbox id (OVERFLOW_UID when unmapped), *_in
+ * gives the sandbox's id of an id of the caller's, -1 (NO_ID) staying -1
+ * and an unmapped one giving false.
+ */
+static inline uint32_t uid_out(const struct user_ns *ns, uint32_t kuid)
+{
+	return ns ? ns_from_kuid(ns, kuid) : kuid;
+}
+
+static inline uint32_t gid_out(const struct user_ns *ns, uint32_t kgid)
+{
+	return ns ? ns_from_kgid(ns, kgid) : kgid;
+}
+
+static inline bool uid_in(const struct user_ns *ns, uint32_t uid, uint32_t *kuid)
+{
+	int64_t k = uid == (uint32_t)-1 || !ns ? uid : ns_make_kuid(ns, uid);
+
+	*kuid = (uint32_t)k;
+	return k >= 0;
+}
+
+static inline bool gid_in(const struct user_ns *ns, uint32_t gid, uint32_t *kgid)
+{
+	int64_t k = gid == (uint32_t)-1 || !ns ? gid : ns_make_kgid(ns, gid);
+
+	*kgid = (uint32_t)k;
+	return k >= 0;
+}
+
 /* /proc/PID/{uid_map,gid_map,setgroups} of t as seen by reader. */
 struct strbuf;
 void userns_show_map(struct task *reader, struct task *t, bool gid, struct strbuf *o);
@@ -126,8 +163,17 @@ long userns_write_setgroups(struct task *writer, struct task *t, const char *buf
 
 /* /proc/PID/ns/NAME: the namespace's id, or 0 for an unknown name. */
 uint64_t task_ns_ino(struct task *t, const char *name);
-/* setns(2) to the namespace of type nstype named by ino, held by the task
- * target (its /proc/PID/ns link's). */
-int nsproxy_setns(struct task *t, struct task *target, const char *name);
+
+/* One namespace, held by a reference (what an open /proc/PID/ns file is). */
+struct ns_ref {
+	int type; /* CLONE_NEW* */
+	void *ns; /* struct user_ns, mnt_namespace, uts_ns, pid_ns or simple_ns */
+	uint64_t ino;
+};
+/* t's namespace /proc/PID/ns/NAME names: 0, or -ENOENT. */
+int task_ns_ref(struct task *t, const char *name, struct ns_ref *out);
+void ns_ref_put(struct ns_ref *r);
+/* setns(2) of t into r, with nstype 0 or r's type (Linux's rules). */
+int nsproxy_setns(struct task *t, const struct ns_ref *r, int nstype);
 
 #endif

@@ -6,6 +6,7 @@
 #include "config.h"
 #include "sentry/kernel/process.h"
 #include "sentry/kernel/nsproxy.h"
+#include "sentry/kernel/pidns.h"
 #include "sentry/fs/pidfd.h"
 #include "sentry/ipc/ipc.h"
 #include "sentry/kernel/keys.h"
@@ -414,8 +415,12 @@ static long clone_flags_valid(struct task *t, uint64_t flags)
 		return -EINVAL;
 	if ((flags & CLONE_SIGHAND) && !(flags & CLONE_VM))
 		return -EINVAL;
-	if ((flags & CLONE_PARENT) && t->tg == t->k->init_tg)
+	if ((flags & CLONE_PARENT) &&
+	    (t->tg == t->k->init_tg || (t->tg->pidns && t->tg->pidns->init == t->tg)))
 		return -EINVAL; /* siblings of the namespace's init would have no parent */
+	/* A thread stays in its process's pid namespace (after unshare(CLONE_NEWPID)). */
+	if ((flags & CLONE_THREAD) && task_ns(t)->pid != task_ns(t)->pid_children)
+		return -EINVAL;
 	if ((flags & CLONE_THREAD) && (flags & (CLONE_NEWUSER | CLONE_NEWPID)))
 		return -EINVAL;
 	if ((flags & CLONE_PIDFD) && (flags & CLONE_THREAD))
@@ -492,7 +497,7 @@ long task_clone(struct task *t, const struct clone_req *r)
 	struct file *pidf = NULL;
 	struct task *c;
 	uint8_t *fpu;
-	int sig = (int)(flags & CSIGNAL), pidfd = -1, event;
+	int sig = (int)(flags & CSIGNAL), pidfd = -1, event, child_nr;
 	long ret = clone_flags_valid(t, flags);
 
 	if (ret < 0)
@@ -609,6 +614,15 @@ long task_clone(struct task *t, const struct clone_req *r)
 		goto fail;
 	}
 	c->tid = (int)ret;
+	/* Its numbers in its pid namespace (the parent's pid_for_children). */
+	if (c->nsproxy && pidns_level(c->nsproxy->pid)) {
+		ret = pidns_alloc_locked(c->nsproxy->pid, &c->pid_nrs);
+		if (ret < 0) {
+			pthread_mutex_unlock(&k->lock);
+			goto fail;
+		}
+		c->pidns = pidns_get(c->nsproxy->pid);
+	}
 	/* Under the lock, so that a thread's TSYNC reaches the child too. */
 	seccomp_fork_locked(c, t);
 	landlock_fork(c, t);
@@ -619,6 +633,13 @@ long task_clone(struct task *t, const struct clone_req *r)
 		struct thread_group *parent = (flags & CLONE_PARENT) ? t->tg->parent : t->tg;
 		c->tg = tg_get(tg_alloc(k, c->tid, parent)); /* the kernel's and the task's */
 		c->tg->leader = c;
+		if (c->pidns) {
+			c->tg->pidns = pidns_get(c->pidns);
+			c->tg->pid_nrs = xmalloc(c->pidns->level * sizeof(int));
+			memcpy(c->tg->pid_nrs, c->pid_nrs, c->pidns->level * sizeof(int));
+			if (c->pid_nrs[c->pidns->level - 1] == 1)
+				c->pidns->init = c->tg;
+		}
 		c->tg->pgid = t->tg->pgid;
 		c->tg->sid = t->tg->sid;
 		c->tg->tty = t->tg->tty;
@@ -637,11 +658,15 @@ long task_clone(struct task *t, const struct clone_req *r)
 	event = ptrace_clone_locked(t, c, flags, sig);
 	pthread_mutex_unlock(&k->lock);
 
-	/* The ids the caller asked to have written. */
+	/* The ids the caller asked to have written: the child's number in
+	 * the parent's namespace and in its own. */
+	child_nr = task_tid_nr(c, t->pidns);
 	if (flags & CLONE_PARENT_SETTID)
-		mm_copy_out(t->mm, ptid, &c->tid, sizeof(c->tid));
-	if (flags & CLONE_CHILD_SETTID)
-		mm_copy_out(c->mm, ctid, &c->tid, sizeof(c->tid));
+		mm_copy_out(t->mm, ptid, &child_nr, sizeof(child_nr));
+	if (flags & CLONE_CHILD_SETTID) {
+		int own = task_tid_nr(c, c->pidns);
+		mm_copy_out(c->mm, ctid, &own, sizeof(own));
+	}
 	if (pidf) {
 		pidfd_set_process(pidf, c->tg);
 		file_put(pidf);
@@ -653,7 +678,7 @@ long task_clone(struct task *t, const struct clone_req *r)
 			fd_close(t->files, pidfd);
 		return ret; /* task_start undid everything else */
 	}
-	ret = c->tid;
+	ret = child_nr;
 	if (event)
 		ptrace_event(t, event, (uint64_t)ret);
 	if (vd) {
@@ -720,7 +745,7 @@ static bool notify_parent_exit(struct thread_group *tg)
 		return true;
 	memset(&info, 0, sizeof(info));
 	info.si_signo = tg->exit_signal;
-	info.si_pid = tg->tgid;
+	info.si_pid = tg_pid_nr(tg, parent->pidns);
 	info.si_uid = tg->uid;
 	if (code & 0x7f) {
 		info.si_code = (code & 0x80) ? CLD_DUMPED : CLD_KILLED;
@@ -759,10 +784,13 @@ static void tg_release_locked(struct thread_group *tg)
  * its ancestors, else the sandbox's init. */
 static struct thread_group *new_reaper(struct kernel *k, struct thread_group *tg)
 {
-	for (struct thread_group *a = tg->parent; a; a = a->parent)
+	struct thread_group *ns_init = pidns_reaper_locked(tg);
+
+	for (struct thread_group *a = tg->parent; a && a != ns_init; a = a->parent)
 		if (a->subreaper && !(a->flags & (TG_EXITING | TG_ZOMBIE)))
 			return a;
-	return k->init_tg;
+	/* The init of tg's pid namespace, else the sandbox's. */
+	return ns_init ? ns_init : k->init_tg;
 }
 
 /* PR_SET_PDEATHSIG: the threads of child c that asked for a signal when
@@ -814,6 +842,8 @@ static void tg_exit_locked(struct thread_group *tg)
 			if (g != tg)
 				tg_start_exit_locked(g, SIGKILL);
 	}
+	/* The init of a nested pid namespace takes the namespace with it. */
+	pidns_init_exit_locked(k, tg);
 	reaper = new_reaper(k, tg);
 	list_for_each_entry_safe(c, n, &tg->children, sibling) {
 		send_pdeath_signals(tg, c);
@@ -988,7 +1018,7 @@ static bool wait_report(struct task *t, struct thread_group *c, int options,
 		return false;
 	if ((c->flags & TG_ZOMBIE) && (options & WEXITED)) {
 		int code = c->exit_code;
-		res->pid = c->tgid;
+		res->pid = tg_pid_nr(c, t->pidns);
 		res->status = code;
 		res->uid = c->uid;
 		if (code & 0x7f) {
@@ -1011,7 +1041,7 @@ static bool wait_report(struct task *t, struct thread_group *c, int options,
 		return true;
 	}
 	if ((c->flags & TG_REPORT_STOP) && (c->flags & TG_STOPPED) && (options & WSTOPPED)) {
-		res->pid = c->tgid;
+		res->pid = tg_pid_nr(c, t->pidns);
 		res->status = (c->stop_sig << 8) | 0x7f;
 		res->code = CLD_STOPPED;
 		res->cld_status = c->stop_sig;
@@ -1021,7 +1051,7 @@ static bool wait_report(struct task *t, struct thread_group *c, int options,
 		return true;
 	}
 	if ((c->flags & TG_REPORT_CONT) && (options & WCONTINUED)) {
-		res->pid = c->tgid;
+		res->pid = tg_pid_nr(c, t->pidns);
 		res->status = 0xffff;
 		res->code = CLD_CONTINUED;
 		res->cld_status = SIGCONT;
@@ -1037,6 +1067,7 @@ long task_wait(struct task *t, int which, int id, int options, struct wait_resul
 {
 	struct kernel *k = t->k;
 	struct waiter w = {0};
+	bool interrupted = false;
 	long ret;
 
 	memset(res, 0, sizeof(*res));
@@ -1069,13 +1100,17 @@ long task_wait(struct task *t, int which, int id, int options, struct wait_resul
 			ret = 0;
 			break;
 		}
-		pthread_mutex_unlock(&k->lock);
-		ret = task_block(t, snap, 0);
-		pthread_mutex_lock(&k->lock);
-		if (ret == -EINTR) {
+		if (interrupted) {
 			ret = -ERESTARTSYS;
 			break;
 		}
+		pthread_mutex_unlock(&k->lock);
+		ret = task_block(t, snap, 0);
+		pthread_mutex_lock(&k->lock);
+		/* A signal (the SIGCHLD of the child's exit, say) ends the wait
+		 * only when no child is to be reported after all: look once more
+		 * (Linux's do_wait checks its children before signal_pending). */
+		interrupted = ret == -EINTR;
 	}
 out:
 	pthread_mutex_unlock(&k->lock);

@@ -18,6 +18,7 @@
 #include "sentry/kernel/wait.h"
 #include "sentry/vfs/vfs.h"
 #include "lib/log.h"
+#include "sentry/kernel/pidns.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -62,6 +63,8 @@ void task_put(struct task *t)
 	seccomp_task_release(t);
 	ioprio_task_release(t);
 	nsproxy_put(t->nsproxy);
+	pidns_put(t->pidns);
+	free(t->pid_nrs);
 	tg_put(t->tg);
 	free(t->cpu.fpu);
 	free(t->init_path);
@@ -103,6 +106,8 @@ void tg_put(struct thread_group *tg)
 	if (!tg || __atomic_sub_fetch(&tg->refs, 1, __ATOMIC_ACQ_REL) != 0)
 		return;
 	sigpending_flush(&tg->shared, ~0ull);
+	pidns_put(tg->pidns);
+	free(tg->pid_nrs);
 	pthread_mutex_destroy(&tg->child_wait.lock);
 	pthread_mutex_destroy(&tg->exit_wait.lock);
 	free(tg);

@@ -153,6 +153,9 @@ struct thread_group {
 	int tty_old_pgrp;
 	/* The process keyring (sentry/kernel/keys.c), under the key table's lock. */
 	struct key *process_keyring;
+	/* Its namespace's numbers (the leader's: pidns.h); NULL: the initial one. */
+	struct pid_ns *pidns;
+	int *pid_nrs;
 };
 
 /* task->work (atomic): what the run loop must look at before running the guest. */
@@ -173,6 +176,10 @@ struct task {
 	struct kernel *k;
 	int tid;  /* virtual, in the sandbox's pid namespace */
 	int tgid; /* == tg->tgid, kept here for the many readers */
+	/* The pid namespace it was born in (NULL: the initial one) and its
+	 * numbers below the initial level (pidns.h). */
+	struct pid_ns *pidns;
+	int *pid_nrs;
 	struct thread_group *tg;
 	struct list_head tg_node; /* in tg->threads */
 	char comm[TASK_COMM_LEN];

@@ -2,8 +2,9 @@
  * AF_NETLINK NETLINK_ROUTE sockets served by the sentry from the sandbox's
  * network configuration (k->net->cfg): RTM_GETLINK, RTM_GETADDR and
  * RTM_GETROUTE dumps, enough for `ip addr`, `ip route` and glibc's
- * getifaddrs. Nothing can be changed: other requests get an NLMSG_ERROR
- * of EOPNOTSUPP. Answers are queued on the socket as datagrams of at most
+ * getifaddrs. Nothing can be changed: a change the configuration already
+ * satisfies succeeds (answer_change), other requests get an NLMSG_ERROR of
+ * EOPNOTSUPP. Answers are queued on the socket as datagrams of at most
  * one page of whole messages (glibc reads them into a page).
  */
 #include "config.h"
@@ -11,8 +12,11 @@
 #include "sentry/net/net.h"
 #include "sentry/net/socket.h"
 #include "sentry/fs/file.h"
+#include "sentry/kernel/creds.h"
 #include "sentry/kernel/kernel.h"
+#include "sentry/kernel/nsproxy.h"
 #include "sentry/kernel/signal.h"
+#include "sentry/kernel/pidns.h"
 #include "sentry/kernel/task.h"
 #include "sentry/kernel/wait.h"
 #include "lib/list.h"
@@ -261,6 +265,82 @@ static void dump_routes(const struct net_config *c, int family, struct nl_out *o
 	}
 }
 
+/*
+ * The changes a sandbox's configuration already satisfies, which a guest
+ * that sets up a loopback makes (bwrap, unshare -n): RTM_NEWLINK of flags
+ * the link has, RTM_NEWADDR of an address it has. In the sandbox's first
+ * network namespace an existing address is EEXIST under NLM_F_EXCL, as on
+ * Linux; a new namespace still uses the sandbox's stack, and takes the
+ * address lo has as the one it gives its own loopback. 1 when answered.
+ */
+static bool answer_change(const struct net_config *c, const struct nlmsghdr *h, struct nl_out *o)
+{
+	size_t plen = h->nlmsg_len - NLMSG_HDRLEN;
+	struct task *t = current_task();
+	const struct net_iface *nif = NULL;
+	struct nsproxy *ns = t ? task_ns(t) : NULL;
+	int err = -EOPNOTSUPP, index;
+
+	if (h->nlmsg_type != RTM_NEWLINK && h->nlmsg_type != RTM_SETLINK &&
+	    h->nlmsg_type != RTM_NEWADDR)
+		return false;
+	if (!t || !creds_ns_capable(&t->creds, ns->net->owner, KCAP_NET_ADMIN)) {
+		put_error(o, -EPERM, h);
+		return true;
+	}
+	if (h->nlmsg_type == RTM_NEWADDR) {
+		const struct ifaddrmsg *ifa = NLMSG_DATA(h);
+		const struct rtattr *rta = (const struct rtattr *)(ifa + 1);
+		int rem = (int)plen - (int)NLMSG_ALIGN(sizeof(*ifa));
+		const uint8_t *local = NULL;
+		size_t alen;
+
+		if (plen < sizeof(*ifa))
+			goto out;
+		index = (int)ifa->ifa_index;
+		alen = ifa->ifa_family == AF_INET ? 4 : 16;
+		for (; RTA_OK(rta, rem); rta = RTA_NEXT(rta, rem))
+			if ((rta->rta_type == IFA_LOCAL ||
+			     (rta->rta_type == IFA_ADDRESS && !local)) &&
+			    RTA_PAYLOAD(rta) == alen)
+				local = RTA_DATA(rta);
+		for (size_t i = 0; i < c->nifs; i++)
+			if (c->ifs[i].index == index)
+				nif = &c->ifs[i];
+		for (int j = 0; nif && local && j < nif->naddrs; j++) {
+			const struct net_iface_addr *a = &nif->addrs[j];
+			if (a->family == ifa->ifa_family && a->prefixlen == ifa->ifa_prefixlen &&
+			    memcmp(a->addr, local, alen) == 0) {
+				bool first_ns = ns->net == kernel_nsproxy(t->k)->net;
+				err = first_ns && (h->nlmsg_flags & NLM_F_EXCL) ? -EEXIST : 0;
+				if (!first_ns && !nif->loopback)
+					err = -EOPNOTSUPP;
+			}
+		}
+	} else {
+		const struct ifinfomsg *ifi = NLMSG_DATA(h);
+		unsigned change;
+
+		/* Flags only: attributes (a name, an mtu) are changes. */
+		if (plen < sizeof(*ifi) || plen > NLMSG_ALIGN(sizeof(*ifi)))
+			goto out;
+		for (size_t i = 0; i < c->nifs; i++)
+			if (c->ifs[i].index == ifi->ifi_index)
+				nif = &c->ifs[i];
+		if (!nif) {
+			err = -ENODEV;
+			goto out;
+		}
+		change = ifi->ifi_change ? ifi->ifi_change : ~0u;
+		if (((ifi->ifi_flags ^ nif->flags) & change & IFF_UP) == 0)
+			err = 0;
+	}
+out:
+	if (err || (h->nlmsg_flags & NLM_F_ACK))
+		put_error(o, err, h);
+	return true;
+}
+
 /* Answer one request into o. */
 static void answer(struct nl_sock *n, const struct nlmsghdr *h, struct nl_out *o)
 {
@@ -287,8 +367,10 @@ static void answer(struct nl_sock *n, const struct nlmsghdr *h, struct nl_out *o
 		put_done(o, 0);
 		return;
 	}
-	/* Changes, single gets and other tables: the sandbox's configuration
-	 * is read-only and only the three dumps are served. */
+	if (answer_change(c, h, o))
+		return;
+	/* Other changes, single gets and other tables: the sandbox's
+	 * configuration is read-only and only the three dumps are served. */
 	put_error(o, -EOPNOTSUPP, h);
 }
 
@@ -299,7 +381,8 @@ static uint32_t autobind(struct nl_sock *n)
 	struct task *t = current_task();
 
 	if (!n->portid)
-		n->portid = t ? (uint32_t)t->tgid : 1;
+		n->portid =
+			t ? (uint32_t)tg_pid_nr(t->tg, t->pidns) : 1; /* its pid, as it knows it */
 	return n->portid;
 }
 

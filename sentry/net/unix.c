@@ -25,6 +25,7 @@
 #include "sentry/fs/file.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/signal.h"
+#include "sentry/kernel/pidns.h"
 #include "sentry/kernel/task.h"
 #include "sentry/kernel/wait.h"
 #include "sentry/mm/memfile.h"
@@ -1883,7 +1884,9 @@ static int unix_getsockopt(struct socket *s, int level, int name, void *val, uns
 		lv = sizeof(v.tv);
 		break;
 	case SO_PEERCRED:
-		if (u->peercred_set)
+		if (u->peercred_set && current_task())
+			ucred_view(current_task(), &u->peercred, &v.cr);
+		else if (u->peercred_set)
 			v.cr = u->peercred;
 		else
 			v.cr = (struct ucred){.pid = 0, .uid = (uid_t)-1, .gid = (gid_t)-1};

@@ -13,6 +13,7 @@ E2E_TESTS = \
 	tests/e2e/escape.sh \
 	tests/e2e/programs.sh \
 	tests/e2e/git_local.sh \
+	tests/e2e/bwrap.sh \
 	tests/e2e/postgres.sh \
 	tests/e2e/pipelines.sh \
 	tests/e2e/ptrace_tools.sh \

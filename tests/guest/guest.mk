@@ -166,7 +166,10 @@ GUEST_TESTS = \
 	keys_fork \
 	ns_mount \
 	mount_fdapi \
-	ns_userns
+	ns_userns \
+	ns_overflow \
+	ns_pid \
+	ns_setns
 
 # Built like the others but not run by `make check` until rung passes them:
 # `GUEST_LIST=pending.list tests/guest/run.sh` runs them (see each one's
