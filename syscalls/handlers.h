@@ -329,6 +329,12 @@ SYSCALL(kcmp);
 /* sys_ioprio.c */
 SYSCALL(ioprio_set);
 SYSCALL(ioprio_get);
+SYSCALL(io_setup);
+SYSCALL(io_destroy);
+SYSCALL(io_submit);
+SYSCALL(io_getevents);
+SYSCALL(io_pgetevents);
+SYSCALL(io_cancel);
 
 /* sys_socket.c */
 SYSCALL(socket);

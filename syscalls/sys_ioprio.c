@@ -17,7 +17,7 @@
 #define IOPRIO_WHO_USER	   3
 
 /* Linux 6.1's ioprio_check_cap. */
-static int check_prio(struct task *t, int ioprio)
+int ioprio_check_cap(struct task *t, int ioprio)
 {
 	int data = IOPRIO_DATA(ioprio);
 
@@ -60,7 +60,7 @@ SYSCALL(ioprio_set)
 	int which = (int)a->a[0], who = (int)a->a[1], ioprio = (int)a->a[2];
 	struct kernel *k = t->k;
 	struct task *p;
-	int ret = check_prio(t, ioprio);
+	int ret = ioprio_check_cap(t, ioprio);
 
 	if (ret)
 		return ret;

@@ -18,6 +18,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -347,21 +348,15 @@ static long rwf_prepare(struct file *f, unsigned rwf, int64_t *off)
 	return 0;
 }
 
-/* readv/preadv: one read into the bounce buffer, scattered to the iovecs. */
-static long do_readv(struct task *t, int fd, uint64_t uiov, uint64_t cnt, int64_t off, unsigned rwf)
+/* readv/preadv: one read into the bounce buffer, scattered to the iovecs.
+ * Takes the reference on f. */
+static long readv_file(struct task *t, struct file *f, const struct iovec *iov, size_t cnt,
+		       long total, int64_t off, unsigned rwf)
 {
-	struct iovec iov[GUEST_IOV_MAX];
 	size_t want, done = 0, i;
-	struct file *f;
-	long total, n;
+	long n;
 	int flags;
 
-	total = iov_import(t, uiov, cnt, iov);
-	if (total < 0)
-		return total;
-	f = fd_get(t->files, fd);
-	if (!f)
-		return -EBADF;
 	flags = file_getfl(f);
 	if (flags < 0 || !flags_readable(flags)) {
 		file_put(f);
@@ -409,6 +404,27 @@ static long do_readv(struct task *t, int fd, uint64_t uiov, uint64_t cnt, int64_
 	return done ? (long)done : -EFAULT;
 }
 
+static long do_readv(struct task *t, int fd, uint64_t uiov, uint64_t cnt, int64_t off, unsigned rwf)
+{
+	struct iovec iov[GUEST_IOV_MAX];
+	struct file *f;
+	long total;
+
+	total = iov_import(t, uiov, cnt, iov);
+	if (total < 0)
+		return total;
+	f = fd_get(t->files, fd);
+	if (!f)
+		return -EBADF;
+	return readv_file(t, f, iov, (size_t)cnt, total, off, rwf);
+}
+
+long rw_readv_file(struct task *t, struct file *f, const struct iovec *iov, size_t cnt, long total,
+		   int64_t off, unsigned rwf)
+{
+	return readv_file(t, file_get(f), iov, cnt, total, off, rwf);
+}
+
 /* Gather the iovecs into the bounce buffer and write in as few calls as
  * possible, so that small writev()s stay atomic. */
 static long gather_write(struct task *t, struct file *f, const struct iovec *iov, size_t cnt,
@@ -449,21 +465,13 @@ static long gather_write(struct task *t, struct file *f, const struct iovec *iov
 	return (long)written;
 }
 
-/* writev/pwritev/pwritev2 (rwf: its RWF_* flags). */
-static long do_writev(struct task *t, int fd, uint64_t uiov, uint64_t cnt, int64_t off,
-		      unsigned rwf)
+/* writev/pwritev/pwritev2 (rwf: its RWF_* flags) on f, whose reference it takes. */
+static long writev_file(struct task *t, struct file *f, struct iovec *iov, size_t cnt, int64_t off,
+			unsigned rwf)
 {
-	struct iovec iov[GUEST_IOV_MAX];
-	struct file *f;
-	long total, n;
+	long n;
 	int flags;
 
-	total = iov_import(t, uiov, cnt, iov);
-	if (total < 0)
-		return total;
-	f = fd_get(t->files, fd);
-	if (!f)
-		return -EBADF;
 	flags = file_getfl(f);
 	if (flags < 0 || !flags_writable(flags))
 		n = flags < 0 ? flags : -EBADF;
@@ -493,6 +501,49 @@ static long do_writev(struct task *t, int fd, uint64_t uiov, uint64_t cnt, int64
 		fsnotify_modify(f);
 	file_put(f);
 	return n;
+}
+
+static long do_writev(struct task *t, int fd, uint64_t uiov, uint64_t cnt, int64_t off,
+		      unsigned rwf)
+{
+	struct iovec iov[GUEST_IOV_MAX];
+	struct file *f;
+	long total;
+
+	total = iov_import(t, uiov, cnt, iov);
+	if (total < 0)
+		return total;
+	f = fd_get(t->files, fd);
+	if (!f)
+		return -EBADF;
+	return writev_file(t, f, iov, (size_t)cnt, off, rwf);
+}
+
+long rw_writev_file(struct task *t, struct file *f, const struct iovec *iov, size_t cnt,
+		    int64_t off, unsigned rwf)
+{
+	struct iovec copy[GUEST_IOV_MAX];
+
+	memcpy(copy, iov, cnt * sizeof(*iov));
+	return writev_file(t, file_get(f), copy, cnt, off, rwf);
+}
+
+long rw_read_file(struct task *t, struct file *f, uint64_t buf, size_t count, int64_t off)
+{
+	long ret = do_read(t, f, buf, count, off);
+
+	if (ret > 0)
+		fsnotify_access(f);
+	return ret;
+}
+
+long rw_write_file(struct task *t, struct file *f, uint64_t buf, size_t count, int64_t off)
+{
+	long ret = do_write(t, f, buf, count, off);
+
+	if (ret > 0)
+		fsnotify_modify(f);
+	return ret;
 }
 
 SYSCALL(readv)

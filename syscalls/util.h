@@ -58,6 +58,17 @@ long write_result(struct task *t, long n);
  * iov: the total length, clipped at MAX_RW_COUNT, or -EINVAL, -EFAULT. */
 long iov_import(struct task *t, uint64_t uiov, uint64_t cnt, struct iovec *iov);
 
+/* read/pread and write/pwrite on an open file (off < 0: at its position
+ * or on its stream), as the system calls do after looking up the fd. */
+long rw_read_file(struct task *t, struct file *f, uint64_t buf, size_t count, int64_t off);
+long rw_write_file(struct task *t, struct file *f, uint64_t buf, size_t count, int64_t off);
+/* preadv2/pwritev2 on an open file with an iovec array iov_import checked
+ * (total: what it returned); rwf: RWF_* flags. */
+long rw_readv_file(struct task *t, struct file *f, const struct iovec *iov, size_t cnt, long total,
+		   int64_t off, unsigned rwf);
+long rw_writev_file(struct task *t, struct file *f, const struct iovec *iov, size_t cnt,
+		    int64_t off, unsigned rwf);
+
 /* fstat of an open file (its ops, else its inode). */
 int file_stat(struct file *f, struct kstat *st);
 

@@ -160,6 +160,22 @@ static const struct file_ops eventfd_ops = {
 	.release = eventfd_release,
 };
 
+bool file_is_eventfd(struct file *f)
+{
+	return f->ops == &eventfd_ops;
+}
+
+/* Linux's eventfd_signal: add n without blocking, stopping at the maximum. */
+void eventfd_signal(struct file *f, uint64_t n)
+{
+	struct eventfd_ctx *ctx = f->priv;
+
+	pthread_mutex_lock(&ctx->lock);
+	ctx->count = UINT64_MAX - ctx->count < n ? UINT64_MAX : ctx->count + n;
+	pthread_mutex_unlock(&ctx->lock);
+	waitq_wake_events(&ctx->wq, POLLIN);
+}
+
 struct file *eventfd_file_new(uint64_t count, int flags)
 {
 	struct eventfd_ctx *ctx = xzalloc(sizeof(*ctx));

@@ -30,6 +30,7 @@
 #include "sentry/fs/inotify.h"
 #include "sentry/fs/pipe.h"
 #include "sentry/kernel/kernel.h"
+#include "sentry/kernel/aio.h"
 #include "sentry/kernel/task.h"
 #include "sentry/kernel/process.h"
 #include "sentry/kernel/sysinfo.h"
@@ -399,6 +400,17 @@ static void gen_pipe_max_size(struct proc_ctx *c, struct strbuf *o)
 	strbuf_printf(o, "%u\n", PIPE_MAX_SIZE);
 }
 
+/* /proc/sys/fs/aio-nr, aio-max-nr (sentry/kernel/aio.c; read-only here). */
+static void gen_aio_nr(struct proc_ctx *c, struct strbuf *o)
+{
+	strbuf_printf(o, "%lu\n", aio_nr());
+}
+
+static void gen_aio_max_nr(struct proc_ctx *c, struct strbuf *o)
+{
+	strbuf_printf(o, "%lu\n", aio_max_nr());
+}
+
 /* /proc/sys/fs/mqueue (read-only here: the limits are Linux's defaults). */
 static void gen_mq_msg_max(struct proc_ctx *c, struct strbuf *o)
 {
@@ -510,6 +522,8 @@ static const struct proc_node mqueue_nodes[] = {
 };
 
 static const struct proc_node fs_nodes[] = {
+	{"aio-max-nr", S_IFREG | 0644, PK_FILE, gen_aio_max_nr},
+	{"aio-nr", S_IFREG | 0444, PK_FILE, gen_aio_nr},
 	{"inotify", S_IFDIR | 0555, PK_DIR, NULL, inotify_nodes},
 	{"mqueue", S_IFDIR | 0555, PK_DIR, NULL, mqueue_nodes},
 	{"pipe-max-size", S_IFREG | 0644, PK_FILE, gen_pipe_max_size},

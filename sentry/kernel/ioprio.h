@@ -34,6 +34,8 @@ struct io_context {
 /* clone: CLONE_IO shares the parent's context; other clones copy a
  * priority that was set. Under the task lock. */
 void ioprio_fork(struct task *child, struct task *parent, uint64_t flags);
+/* Linux's ioprio_check_cap for t (syscalls/sys_ioprio.c): 0, -EPERM, -EINVAL. */
+int ioprio_check_cap(struct task *t, int ioprio);
 /* The last reference to the task (plain memory). */
 void ioprio_task_release(struct task *t);
 /* p's raw priority (0, IOPRIO_CLASS_NONE, when never set). Under the lock. */

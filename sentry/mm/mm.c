@@ -104,6 +104,8 @@ static int fork_mobj(struct mobj_map *map, struct mobj *m, struct mobj **out)
 	return 0;
 }
 
+void (*mm_aio_exit)(struct mm *mm);
+
 int mm_fork(struct mm *old, struct mm **out)
 {
 	struct mobj_map map = {0};
@@ -180,6 +182,8 @@ void mm_put(struct mm *mm)
 
 	if (!mm || __atomic_sub_fetch(&mm->refs, 1, __ATOMIC_ACQ_REL) != 0)
 		return;
+	if (mm->aio && mm_aio_exit)
+		mm_aio_exit(mm);
 	while ((v = vma_first(mm))) {
 		vma_writeback(v);
 		vma_unlink(mm, v);

@@ -26,6 +26,7 @@
 struct memfile;
 struct mobj;
 struct pagestore;
+struct aio_table;
 
 /* <sys/user.h> may already define these, with the same values. */
 #ifndef PAGE_SIZE
@@ -118,7 +119,14 @@ struct mm {
 	bool lock_future;	 /* mlockall(MCL_FUTURE): new mappings are locked */
 	unsigned membarrier_reg; /* MEMBARRIER_CMD_REGISTER_* done (reset by exec) */
 	uint64_t committed_peak; /* committed before its last decrease (getrusage's maxrss) */
+	/* Its native AIO contexts (sentry/kernel/aio.c), NULL until io_setup:
+	 * not inherited by fork, ended by mm_put through mm_aio_exit. */
+	struct aio_table *aio;
 };
+
+/* Set by the AIO code: ends an address space's AIO contexts before its
+ * mappings go (Linux's exit_aio). */
+extern void (*mm_aio_exit)(struct mm *mm);
 
 /* The most memory mm has had committed (a racy read is fine). */
 static inline uint64_t mm_committed_peak(const struct mm *mm)

@@ -17,6 +17,8 @@ GUEST_TESTS = \
 	epoll_edge \
 	epoll_nested \
 	epoll_exclusive \
+	aio_basic \
+	aio_poll \
 	eventfd \
 	exitcode \
 	fds \
