@@ -65,10 +65,10 @@ enum {
 #define K_MOUNT_ATTR_NODIRATIME	 0x00000080
 #define K_MOUNT_ATTR_IDMAP	 0x00100000
 #define K_MOUNT_ATTR_NOSYMFOLLOW 0x00200000
-#define K_MOUNT_ATTR_VALID                                                             \
-	(K_MOUNT_ATTR_RDONLY | K_MOUNT_ATTR_NOSUID | K_MOUNT_ATTR_NODEV |              \
-	 K_MOUNT_ATTR_NOEXEC | K_MOUNT_ATTR__ATIME | K_MOUNT_ATTR_NODIRATIME |         \
-	 K_MOUNT_ATTR_IDMAP | K_MOUNT_ATTR_NOSYMFOLLOW)
+#define K_MOUNT_ATTR_VALID                                                                      \
+	(K_MOUNT_ATTR_RDONLY | K_MOUNT_ATTR_NOSUID | K_MOUNT_ATTR_NODEV | K_MOUNT_ATTR_NOEXEC | \
+	 K_MOUNT_ATTR__ATIME | K_MOUNT_ATTR_NODIRATIME | K_MOUNT_ATTR_IDMAP |                   \
+	 K_MOUNT_ATTR_NOSYMFOLLOW)
 #define MNT_ATIME_MASK (MNT_RELATIME | MNT_NOATIME | MNT_STRICTATIME)
 
 #ifndef AT_RECURSIVE
@@ -197,8 +197,8 @@ static long fc_add_param(struct fs_context *fc, const char *key, const char *val
  * "source"), then the filesystem's, checked when the superblock is made. */
 static long fc_param(struct fs_context *fc, const char *key, const char *value)
 {
-	static const char *const generic[] = {"sync",	 "async",      "dirsync", "lazytime",
-					      "nolazytime", "mand", "nomand"};
+	static const char *const generic[] = {"sync",	    "async", "dirsync", "lazytime",
+					      "nolazytime", "mand",  "nomand"};
 
 	if (strcmp(key, "source") == 0) {
 		if (!value)
