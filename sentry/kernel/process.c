@@ -1037,6 +1037,7 @@ long task_wait(struct task *t, int which, int id, int options, struct wait_resul
 {
 	struct kernel *k = t->k;
 	struct waiter w = {0};
+	bool interrupted = false;
 	long ret;
 
 	memset(res, 0, sizeof(*res));
@@ -1069,13 +1070,16 @@ long task_wait(struct task *t, int which, int id, int options, struct wait_resul
 			ret = 0;
 			break;
 		}
-		pthread_mutex_unlock(&k->lock);
-		ret = task_block(t, snap, 0);
-		pthread_mutex_lock(&k->lock);
-		if (ret == -EINTR) {
+		/* A signal ends the wait only when, looked at again, no child has
+		 * anything to report: a child's exit wakes the wait and sends its
+		 * SIGCHLD at once (Linux's do_wait looks before it checks). */
+		if (interrupted) {
 			ret = -ERESTARTSYS;
 			break;
 		}
+		pthread_mutex_unlock(&k->lock);
+		interrupted = task_block(t, snap, 0) == -EINTR;
+		pthread_mutex_lock(&k->lock);
 	}
 out:
 	pthread_mutex_unlock(&k->lock);
