@@ -36,7 +36,7 @@ static short ready(int fd, int ms)
 
 int main(void)
 {
-	int self, fd, pfd[2], got;
+	int self, fd, pfd[2], ack[2], got;
 	char buf[64], link[64], path[64];
 	siginfo_t si;
 	pid_t pid;
@@ -58,9 +58,11 @@ int main(void)
 
 	/* A child that waits on a pipe until it is killed. */
 	CHECK(pipe(pfd) == 0, "pipe");
+	CHECK(pipe(ack) == 0, "a pipe back, to know the child has printed");
 	pid = fork();
 	if (pid == 0) {
 		close(pfd[1]);
+		close(ack[0]);
 		for (;;) {
 			char c;
 			if (read(pfd[0], &c, 1) == 1)
@@ -68,9 +70,12 @@ int main(void)
 			else
 				_exit(3);
 			fflush(stdout);
+			if (write(ack[1], &c, 1) != 1)
+				_exit(4);
 		}
 	}
 	close(pfd[0]);
+	close(ack[1]);
 	fd = pidfd_open(pid, O_NONBLOCK);
 	CHECK(fd >= 0, "pidfd_open of the child");
 	CHECK_EQ(ready(fd, 0), 0, "not readable while it lives");
@@ -95,8 +100,11 @@ int main(void)
 		if (dup >= 0)
 			close(dup);
 	}
-	CHECK(write(pfd[1], "x", 1) == 1, "the child reads a byte");
-	usleep(100000);
+	{
+		char c;
+		int ok = write(pfd[1], "x", 1) == 1 && read(ack[0], &c, 1) == 1;
+		CHECK(ok, "the child reads a byte");
+	}
 	CHECK_EQ(pidfd_send_signal(fd, SIGTERM, NULL, 0), 0, "SIGTERM through the pidfd");
 	CHECK_EQ(ready(fd, 5000), POLLIN, "the pidfd becomes readable");
 	memset(&si, 0, sizeof(si));
