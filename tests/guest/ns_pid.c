@@ -4,7 +4,7 @@
  * mounted inside lists the namespace's numbers, and the parent outside sees
  * the child's real pid from clone and wait. When the namespace's 1 exits its
  * last process is killed; it ignores SIGTERM and SIGKILL from inside the
- * namespace. unshare(CLONE_NEWPID) puts the caller's next
+ * namespace, and its kill(-1) reaches only the namespace. unshare(CLONE_NEWPID) puts the caller's next
  * child, not the caller, in a new namespace. */
 #include "guest.h"
 #include <dirent.h>
@@ -68,6 +68,16 @@ static int init_main(void)
 	/* The namespace's 1 ignores what it does not handle, from inside. */
 	CHECK(kill(1, SIGTERM) == 0 && kill(getpid(), SIGKILL) == 0, "SIGTERM and SIGKILL to itself");
 	CHECK(kill(1, 0) == 0, "the namespace's 1 is still there");
+	/* kill(-1) reaches the namespace's processes only (the test's parent
+	 * outside lives on to wait for this one). */
+	c = fork();
+	if (c == 0) {
+		pause();
+		_exit(0);
+	}
+	CHECK(kill(-1, SIGTERM) == 0, "kill(-1, SIGTERM) in the namespace");
+	CHECK(waitpid(c, &status, 0) == c && WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM,
+	      "it killed the namespace's other process");
 	/* One more child that outlives this init: the namespace kills it. */
 	if (fork() == 0) {
 		pause();
