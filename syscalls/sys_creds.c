@@ -7,6 +7,7 @@
  */
 #include "config.h"
 #include "syscalls/handlers.h"
+#include "sentry/kernel/pidns.h"
 #include "sentry/kernel/creds.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/nsproxy.h"
@@ -276,7 +277,7 @@ SYSCALL(capget)
 		struct task *p;
 		ret = -ESRCH;
 		pthread_mutex_lock(&t->k->lock);
-		p = kernel_find_task_locked(t->k, pid);
+		p = kernel_find_task_locked(t->k, pidns_global_locked(t->k, t->pidns, pid));
 		if (p) {
 			eff = p->creds.cap_effective;
 			perm = p->creds.cap_permitted;

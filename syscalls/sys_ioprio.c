@@ -5,6 +5,7 @@
  */
 #include "config.h"
 #include "syscalls/handlers.h"
+#include "sentry/kernel/pidns.h"
 #include "sentry/kernel/creds.h"
 #include "sentry/kernel/ioprio.h"
 #include "sentry/kernel/kernel.h"
@@ -69,7 +70,7 @@ SYSCALL(ioprio_set)
 	ret = -ESRCH;
 	pthread_mutex_lock(&k->lock);
 	if (which == IOPRIO_WHO_PROCESS) {
-		p = who ? kernel_find_task_locked(k, who) : t;
+		p = who ? kernel_find_task_locked(k, pidns_global_locked(k, t->pidns, who)) : t;
 		if (p)
 			ret = set_one(t, p, ioprio);
 	} else {
@@ -99,7 +100,7 @@ SYSCALL(ioprio_get)
 		return -EINVAL;
 	pthread_mutex_lock(&k->lock);
 	if (which == IOPRIO_WHO_PROCESS) {
-		p = who ? kernel_find_task_locked(k, who) : t;
+		p = who ? kernel_find_task_locked(k, pidns_global_locked(k, t->pidns, who)) : t;
 		if (p)
 			ret = ioprio_task_get(p);
 	} else {

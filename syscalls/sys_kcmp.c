@@ -12,6 +12,7 @@
 #include "sentry/fs/file.h"
 #include "sentry/ipc/ipc.h"
 #include "sentry/ipc/sem.h"
+#include "sentry/kernel/pidns.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/landlock.h"
 #include "sentry/kernel/task.h"
@@ -140,8 +141,8 @@ SYSCALL(kcmp)
 	if (type == KCMP_EPOLL_TFD)
 		slot_fault = mm_copy_in(t->mm, &slot, a->a[4], sizeof(slot)) < 0;
 	pthread_mutex_lock(&t->k->lock);
-	p1 = kernel_find_task_locked(t->k, pid1);
-	p2 = kernel_find_task_locked(t->k, pid2);
+	p1 = kernel_find_task_locked(t->k, pidns_global_locked(t->k, t->pidns, pid1));
+	p2 = kernel_find_task_locked(t->k, pidns_global_locked(t->k, t->pidns, pid2));
 	if (!p1 || !p2)
 		ret = -ESRCH;
 	else if (!may_inspect(t, p1) || !may_inspect(t, p2))

@@ -8,6 +8,7 @@
  */
 #include "config.h"
 #include "syscalls/handlers.h"
+#include "sentry/kernel/pidns.h"
 #include "sentry/kernel/task.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/creds.h"
@@ -302,7 +303,7 @@ SYSCALL(migrate_pages)
 		ret = get_nodes(t, &to, a->a[3], a->a[1]);
 	if (ret)
 		return ret;
-	p = pid ? kernel_find_task(t->k, pid) : t;
+	p = pid ? kernel_find_task(t->k, pidns_global(t->k, t->pidns, pid)) : t;
 	if (!p)
 		return -ESRCH;
 	/* ptrace_may_access(PTRACE_MODE_READ_REALCREDS) */

@@ -5,6 +5,7 @@
 #include "syscalls/util.h"
 #include "sentry/fs/file.h"
 #include "sentry/fs/pidfd.h"
+#include "sentry/kernel/pidns.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/landlock.h"
 #include "sentry/kernel/process.h"
@@ -26,6 +27,7 @@ SYSCALL(pidfd_open)
 	if (pid <= 0)
 		return -EINVAL;
 	pthread_mutex_lock(&k->lock);
+	pid = pidns_global_locked(k, t->pidns, pid); /* a number of the caller's namespace */
 	tg = kernel_find_tg_locked(k, pid, true);
 	if (tg)
 		f = pidfd_file_new(tg, (int)a->a[1]);

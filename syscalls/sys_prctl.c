@@ -7,6 +7,7 @@
  */
 #include "config.h"
 #include "syscalls/handlers.h"
+#include "sentry/kernel/pidns.h"
 #include "sentry/kernel/creds.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/sched.h"
@@ -149,7 +150,7 @@ static long set_ptracer(struct task *t, unsigned long pid)
 		return 0;
 	if ((int)pid <= 0)
 		return -EINVAL;
-	p = kernel_find_task(t->k, (int)pid);
+	p = kernel_find_task(t->k, pidns_global(t->k, t->pidns, (int)pid));
 	if (!p)
 		return -EINVAL;
 	task_put(p);

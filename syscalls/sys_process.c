@@ -350,7 +350,7 @@ SYSCALL(get_robust_list)
 	long ret = 0;
 
 	pthread_mutex_lock(&t->k->lock);
-	p = pid ? kernel_find_task_locked(t->k, pid) : t;
+	p = pid ? kernel_find_task_locked(t->k, pidns_global_locked(t->k, t->pidns, pid)) : t;
 	if (!p)
 		ret = -ESRCH;
 	else if (p != t && (!creds_may_attach(&t->creds, &p->creds, p->dumpable) ||
@@ -465,7 +465,7 @@ SYSCALL(prlimit64)
 	if (a->a[2] && mm_copy_in(t->mm, &nl, a->a[2], sizeof(nl)) < 0)
 		return -EFAULT;
 	pthread_mutex_lock(&t->k->lock);
-	p = pid == 0 ? t : kernel_find_task_locked(t->k, pid);
+	p = pid == 0 ? t : kernel_find_task_locked(t->k, pidns_global_locked(t->k, t->pidns, pid));
 	if (!p)
 		ret = -ESRCH;
 	else if (!may_prlimit(t, p))

@@ -4,6 +4,7 @@
 #include "config.h"
 #include "syscalls/handlers.h"
 #include "syscalls/util.h"
+#include "sentry/kernel/pidns.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/landlock.h"
 #include "sentry/kernel/process.h"
@@ -25,7 +26,8 @@ static long remote_mm(struct task *t, int pid, struct mm **out)
 	long ret = 0;
 
 	pthread_mutex_lock(&t->k->lock);
-	tg = pid > 0 ? kernel_find_tg_locked(t->k, pid, false) : NULL;
+	tg = pid > 0 ? kernel_find_tg_locked(t->k, pidns_global_locked(t->k, t->pidns, pid), false)
+		     : NULL;
 	p = tg ? list_first_entry_or_null(&tg->threads, struct task, tg_node) : NULL;
 	if (!p || !p->mm)
 		ret = -ESRCH;

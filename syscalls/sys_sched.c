@@ -6,6 +6,7 @@
  */
 #include "config.h"
 #include "syscalls/handlers.h"
+#include "sentry/kernel/pidns.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/process.h"
 #include "sentry/kernel/rusage.h"
@@ -45,7 +46,8 @@
  * Under k->lock. */
 static struct task *find_task_locked(struct task *t, int pid)
 {
-	return pid == 0 ? t : kernel_find_task_locked(t->k, pid);
+	return pid == 0 ? t
+			: kernel_find_task_locked(t->k, pidns_global_locked(t->k, t->pidns, pid));
 }
 
 /* --- nice ---------------------------------------------------------------------------- */

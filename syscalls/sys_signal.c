@@ -304,7 +304,7 @@ static struct thread_group *kill_target_locked(struct kernel *k, int pid)
 
 /*
  * kill(-1): every process but the caller's and the sandbox's init (pid 1),
- * zombies included. As Linux's kill_something_info, it succeeds when there
+ * zombies included (in a pid namespace: those of the namespace but its 1). As Linux's kill_something_info, it succeeds when there
  * was any such process, signalled or not for want of permission (EPERM
  * counts for nothing), and fails with ESRCH when there was none.
  */
@@ -316,6 +316,10 @@ static long kill_all_locked(struct task *t, const siginfo_t *info)
 
 	list_for_each_entry(tg, &t->k->groups, knode) {
 		if ((tg->flags & TG_REAPED) || tg->tgid <= 1 || tg == t->tg)
+			continue;
+		/* In a pid namespace: its processes only, its 1 excepted. */
+		if (t->pidns &&
+		    (!pidns_within(tg->pidns, t->pidns) || tg_pid_nr(tg, t->pidns) == 1))
 			continue;
 		any = true;
 		err = send_to_tg(t, tg, info);

@@ -12,6 +12,7 @@
 #include "config.h"
 #include "sentry/fs/locks.h"
 #include "sentry/fs/file.h"
+#include "sentry/kernel/pidns.h"
 #include "sentry/kernel/task.h"
 #include "sentry/kernel/signal.h"
 #include "sentry/kernel/wait.h"
@@ -224,6 +225,11 @@ int locks_fcntl(struct file *f, int cmd, struct flock *fl, const void *posix_own
 			fl->l_type = F_UNLCK;
 		}
 		pthread_mutex_unlock(&locks_lock);
+		/* The holder as the caller's pid namespace numbers it (0: outside). */
+		if (c && fl->l_pid > 0 && current_task()) {
+			struct task *me = current_task();
+			fl->l_pid = pidns_view(me->k, me->pidns, fl->l_pid);
+		}
 		return 0;
 	}
 	if (want.type == F_RDLCK && !flags_readable(flags))

@@ -104,7 +104,7 @@ static void gen_children(struct proc_ctx *c, struct strbuf *o)
 
 	kernel_child_ids(c->k, c->t->tgid, &ids, &n);
 	for (size_t i = 0; i < n; i++)
-		strbuf_printf(o, "%d ", ids[i]);
+		strbuf_printf(o, "%d ", pidns_view(c->k, c->view, ids[i]));
 	free(ids);
 }
 

@@ -10,6 +10,7 @@
 #include "config.h"
 #include "sentry/kernel/ptrace.h"
 #include "sentry/fs/procfs_internal.h"
+#include "sentry/kernel/nsproxy.h"
 #include "sentry/kernel/pidns.h"
 #include "sentry/fs/tty.h"
 #include "sentry/kernel/kernel.h"
@@ -162,9 +163,25 @@ static void zombie_status(struct proc_ctx *c, struct strbuf *o)
 		      ids.pid, ids.pid, ids.pgid, ids.sid, ids.nthreads);
 }
 
-/* A live task's status. */
+/* "\nNAME:" and the numbers of an id from view's level down to its own
+ * (Linux's NSpid: one per namespace the reader can see it in). */
+static void ns_levels(struct strbuf *o, const char *name, const struct pid_ns *own, const int *nrs,
+		      int global, const struct pid_ns *view)
+{
+	strbuf_printf(o, "\n%s:", name);
+	if (!pidns_within(own, view)) {
+		strbuf_printf(o, "\t0");
+		return;
+	}
+	for (unsigned l = pidns_level(view); l <= pidns_level(own); l++)
+		strbuf_printf(o, "\t%d", l == 0 ? global : nrs[l - 1]);
+}
+
+/* A live task's status: ids as the reader's user namespace names them. */
 static void task_status(struct proc_ctx *c, struct strbuf *o)
 {
+	struct task *reader = current_task();
+	const struct user_ns *seer = reader ? reader->creds.user_ns : NULL;
 	struct task *t = c->t;
 	struct creds *cr = &t->creds;
 	struct tree_ids ids = tree_ids(c);
@@ -179,12 +196,15 @@ static void task_status(struct proc_ctx *c, struct strbuf *o)
 		      "FDSize:\t64\nGroups:\t",
 		      t->comm, t->fs ? t->fs->umask : 022, task_state(t),
 		      task_state_name(task_state(t)), ids.pid, ids.tid, ids.ppid,
-		      ptrace_tracer_pid(t), cr->uid, cr->euid, cr->suid, cr->fsuid, cr->gid,
-		      cr->egid, cr->sgid, cr->fsgid);
+		      ptrace_tracer_pid(t), uid_out(seer, cr->uid), uid_out(seer, cr->euid),
+		      uid_out(seer, cr->suid), uid_out(seer, cr->fsuid), gid_out(seer, cr->gid),
+		      gid_out(seer, cr->egid), gid_out(seer, cr->sgid), gid_out(seer, cr->fsgid));
 	for (uint32_t i = 0; i < cr->ngroups; i++)
-		strbuf_printf(o, "%u ", cr->groups[i]);
+		strbuf_printf(o, "%u ", gid_out(seer, cr->groups[i]));
+	ns_levels(o, "NStgid", t->tg->pidns, t->tg->pid_nrs, t->tgid, c->view);
+	ns_levels(o, "NSpid", t->pidns, t->pid_nrs, t->tid, c->view);
 	strbuf_printf(o,
-		      "\nNStgid:\t%d\nNSpid:\t%d\nNSpgid:\t%d\nNSsid:\t%d\nVmPeak:\t%8llu kB\n"
+		      "\nNSpgid:\t%d\nNSsid:\t%d\nVmPeak:\t%8llu kB\n"
 		      "VmSize:\t%8llu kB\nVmLck:\t%8llu kB\nVmRSS:\t%8llu kB\nThreads:\t%d\n"
 		      "SigQ:\t0/%llu\n"
 		      "SigPnd:\t0000000000000000\nShdPnd:\t0000000000000000\nSigBlk:\t%016llx\n"
@@ -193,7 +213,7 @@ static void task_status(struct proc_ctx *c, struct strbuf *o)
 		      "Seccomp:\t%d\nSeccomp_filters:\t%u\nCpus_allowed_list:\t0-%u\n"
 		      "voluntary_ctxt_switches:\t0\n"
 		      "nonvoluntary_ctxt_switches:\t0\n",
-		      ids.pid, ids.tid, ids.pgid, ids.sid, (unsigned long long)(peak >> 10),
+		      ids.pgid, ids.sid, (unsigned long long)(peak >> 10),
 		      (unsigned long long)(vsize >> 10), (unsigned long long)(locked >> 10),
 		      (unsigned long long)(rss >> 10), ids.nthreads,
 		      (unsigned long long)t->tg->rlim[RLIMIT_SIGPENDING].rlim_cur,

@@ -867,10 +867,10 @@ int nsproxy_setns(struct task *t, const struct ns_ref *r, int nstype)
 		mntns_put(n->mnt);
 		n->mnt = mntns_get(m);
 		/* Root and cwd go to the namespace's root (mntns_install). */
-		root.mnt = m->root;
-		root.dentry = m->root->root;
+		mntns_root(m, &root);
 		fs_set_root(t->fs, &root);
 		fs_set_cwd(t->fs, &root);
+		path_put(&root);
 		task_set_nsproxy(t, n, NULL);
 		return 0;
 	}

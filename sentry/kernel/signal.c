@@ -10,6 +10,7 @@
 #include "sentry/kernel/signal.h"
 #include "sentry/kernel/sigframe.h"
 #include "sentry/kernel/process.h"
+#include "sentry/kernel/pidns.h"
 #include "sentry/kernel/ptrace.h"
 #include "sentry/kernel/task.h"
 #include "sentry/kernel/kernel.h"
@@ -164,6 +165,21 @@ static bool init_protected(struct task *t)
 	return t->tg == t->k->init_tg && t->k->cfg.init_unkillable;
 }
 
+/* Is t the init of a nested pid namespace that sig, sent now, leaves
+ * alone? Linux's SIGNAL_UNKILLABLE: a default action is ignored unless the
+ * signal is SIGKILL or SIGSTOP from an ancestor namespace. */
+static bool ns_init_protected(struct task *t, int sig)
+{
+	struct pid_ns *ns = t->tg->pidns;
+	struct task *sender = current_task();
+
+	if (!ns || ns->init != t->tg)
+		return false;
+	if ((sig == SIGKILL || sig == SIGSTOP) && (!sender || !pidns_within(sender->pidns, ns)))
+		return false;
+	return true;
+}
+
 /* Would delivering sig to t do nothing at all (so it need not be queued)? */
 static bool sig_ignored(struct task *t, int sig, bool forced)
 {
@@ -184,7 +200,7 @@ static bool sig_ignored(struct task *t, int sig, bool forced)
 		return true;
 	/* A container's init takes only the signals it handles (and SIGKILL/SIGSTOP
 	 * from outside, which do not come this way), like a pid namespace's init. */
-	return init_protected(t) && !forced;
+	return (init_protected(t) || ns_init_protected(t, sig)) && !forced;
 }
 
 /* Can t take sig now (it is not blocked and t is not on its way out)? */

@@ -422,6 +422,15 @@ static void detach_locked(struct mount *m, struct mount **parent, struct dentry 
 	m->mountpoint = NULL;
 }
 
+void mntns_root(struct mnt_namespace *ns, struct path *out)
+{
+	pthread_mutex_lock(&mount_lock);
+	out->mnt = ns->root;
+	out->dentry = ns->root->root;
+	path_get(out);
+	pthread_mutex_unlock(&mount_lock);
+}
+
 int mount_pivot(struct mnt_namespace *ns, const struct path *new_root, const struct path *put_old)
 {
 	struct mount *nm = new_root->mnt, *old = ns->root;

@@ -389,6 +389,8 @@ void mntns_for_each(struct mnt_namespace *ns, void (*fn)(struct mount *m, void *
 
 /* Mount namespaces of guests (unshare, clone, setns). */
 struct mnt_namespace *mntns_get(struct mnt_namespace *ns);
+/* The root of ns's tree (what setns gives as root and cwd), with references. */
+void mntns_root(struct mnt_namespace *ns, struct path *out);
 void mntns_put(struct mnt_namespace *ns);
 /* A copy of ns's tree (CLONE_NEWNS); each of the n paths (a root, a cwd)
  * is moved to the copy's mount that corresponds to its own. lock: the new

@@ -3,7 +3,8 @@
  * value, wait4's, SIGCHLD's si_pid, kill by the namespace's number), a /proc
  * mounted inside lists the namespace's numbers, and the parent outside sees
  * the child's real pid from clone and wait. When the namespace's 1 exits its
- * last process is killed. unshare(CLONE_NEWPID) puts the caller's next
+ * last process is killed; it ignores SIGTERM and SIGKILL from inside the
+ * namespace, and its kill(-1) reaches only the namespace. unshare(CLONE_NEWPID) puts the caller's next
  * child, not the caller, in a new namespace. */
 #include "guest.h"
 #include <dirent.h>
@@ -64,6 +65,19 @@ static int init_main(void)
 	CHECK(waitpid(2, &status, 0) == 2 && WIFSIGNALED(status), "waitpid(2) reaps it");
 	printf("SIGCHLD si_pid %d\n", (int)chld_pid);
 	CHECK_ERRNO(kill(3, 0), ESRCH, "no 3 in the namespace");
+	/* The namespace's 1 ignores what it does not handle, from inside. */
+	CHECK(kill(1, SIGTERM) == 0 && kill(getpid(), SIGKILL) == 0, "SIGTERM and SIGKILL to itself");
+	CHECK(kill(1, 0) == 0, "the namespace's 1 is still there");
+	/* kill(-1) reaches the namespace's processes only (the test's parent
+	 * outside lives on to wait for this one). */
+	c = fork();
+	if (c == 0) {
+		pause();
+		_exit(0);
+	}
+	CHECK(kill(-1, SIGTERM) == 0, "kill(-1, SIGTERM) in the namespace");
+	CHECK(waitpid(c, &status, 0) == c && WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM,
+	      "it killed the namespace's other process");
 	/* One more child that outlives this init: the namespace kills it. */
 	if (fork() == 0) {
 		pause();
@@ -92,8 +106,9 @@ int main(void)
 	/* The child mounts a proc of its own: in a mount namespace of its own. */
 	fflush(stdout);
 	pid = clone(clone_fn, stack + sizeof(stack), CLONE_NEWPID | CLONE_NEWNS | SIGCHLD, NULL);
-	CHECK(pid > 1 && pid != getpid(), "clone(CLONE_NEWPID) gives the parent a real pid");
+	/* (Nothing printed until the child is done: one order of lines.) */
 	got = waitpid(pid, &status, 0);
+	CHECK(pid > 1 && pid != getpid(), "clone(CLONE_NEWPID) gives the parent a real pid");
 	CHECK(got == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0,
 	      "waitpid gets that pid, and the child's checks passed");
 
