@@ -318,6 +318,9 @@ SYSCALL(kcmp);
 /* sys_ioprio.c */
 SYSCALL(ioprio_set);
 SYSCALL(ioprio_get);
+SYSCALL(process_madvise);
+SYSCALL(process_mrelease);
+SYSCALL(move_pages);
 SYSCALL(io_setup);
 SYSCALL(io_destroy);
 SYSCALL(io_submit);

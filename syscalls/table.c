@@ -443,7 +443,10 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	     5, A_PTR, A_PTR, A_UINT, A_HEX, A_HEX),
 	PART(migrate_pages, "one node: checks, then 0 (every page is on node 0 already)", 4, A_INT,
 	     A_UINT, A_PTR, A_PTR),
-	NOSYS(move_pages, "not yet: ENOSYS (the other NUMA calls see one node, 0)"),
+	PART(move_pages,
+	     "one node: a page's status is 0 (in memory), -ENOENT (untouched) or -EFAULT; any "
+	     "other node ENODEV; nothing moves",
+	     6, A_INT, A_UINT, A_PTR, A_PTR, A_PTR, A_HEX),
 	PART(set_mempolicy_home_node,
 	     "checks, then ENOENT: no mapping has a policy of its own (mbind)", 4, A_HEX, A_UINT,
 	     A_UINT, A_HEX),
@@ -496,8 +499,15 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	     5, A_INT, A_INT, A_INT, A_HEX, A_HEX),
 	PART(ioprio_set, "recorded per task and reported back; the sandbox schedules no I/O by it",
 	     3, A_INT, A_INT, A_HEX),
-	FULL(ioprio_get, 2, A_INT, A_INT), NOSYS(process_madvise, "not yet: ENOSYS"),
-	NOSYS(process_mrelease, "not yet: ENOSYS"),
+	FULL(ioprio_get, 2, A_INT, A_INT),
+	PART(process_madvise,
+	     "COLD, PAGEOUT, WILLNEED are hints the sandbox takes (nothing is paged out); COLLAPSE "
+	     "EINVAL, as without THP",
+	     5, A_FD, A_PTR, A_UINT, A_MADVICE, A_HEX),
+	PART(process_mrelease,
+	     "EINVAL unless the process is exiting; then 0: its memory is freed as its threads "
+	     "go",
+	     2, A_FD, A_HEX),
 	PART(futex_waitv,
 	     "FUTEX2_SIZE_U32 only, as Linux; FUTEX2_NUMA is EINVAL (as 6.7); a REALTIME deadline "
 	     "does not follow later clock changes",

@@ -19,6 +19,7 @@ GUEST_TESTS = \
 	epoll_exclusive \
 	aio_basic \
 	aio_poll \
+	process_mm \
 	eventfd \
 	exitcode \
 	fds \
