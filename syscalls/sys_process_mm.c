@@ -64,8 +64,8 @@ SYSCALL(process_madvise)
 	p = task_with_mm(tg);
 	if (!p)
 		ret = -ESRCH;
-	else if (p->mm != t->mm &&
-		 (!creds_may_attach(&t->creds, &p->creds, p->dumpable) || !landlock_may_ptrace(t, p)))
+	else if (p->mm != t->mm && (!creds_may_attach(&t->creds, &p->creds, p->dumpable) ||
+				    !landlock_may_ptrace(t, p)))
 		ret = -EACCES;
 	else
 		mm = mm_get(p->mm);

@@ -20,6 +20,8 @@ GUEST_TESTS = \
 	aio_basic \
 	aio_poll \
 	process_mm \
+	sysfs_ustat \
+	adjtimex_read \
 	eventfd \
 	exitcode \
 	fds \
