@@ -325,6 +325,7 @@ SYSCALL(sysfs);
 SYSCALL(ustat);
 SYSCALL(adjtimex);
 SYSCALL(clock_adjtime);
+SYSCALL(remap_file_pages);
 SYSCALL(io_setup);
 SYSCALL(io_destroy);
 SYSCALL(io_submit);

@@ -24,7 +24,7 @@ SYSCALL(sysfs)
 	int err;
 
 	switch ((int)a->a[0]) {
-	case 1: /* the index of a type name */
+	case 1:					 /* the index of a type name */
 		err = path_in(t, a->a[1], name); /* Linux's getname: EFAULT, ENOENT, ENAMETOOLONG */
 		if (err)
 			return err;
@@ -35,7 +35,8 @@ SYSCALL(sysfs)
 	case 2: /* the name of an index */
 		if (a->a[1] > UINT32_MAX || !(ft = fs_type_at((unsigned)a->a[1])))
 			return -EINVAL;
-		return mm_copy_out(t->mm, a->a[2], ft->name, strlen(ft->name) + 1) < 0 ? -EFAULT : 0;
+		return mm_copy_out(t->mm, a->a[2], ft->name, strlen(ft->name) + 1) < 0 ? -EFAULT
+										       : 0;
 	case 3: /* how many */
 		for (i = 0; fs_type_at(i); i++)
 			;

@@ -412,7 +412,10 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	NOSYS(putpmsg, R_OBSOLETE), NOSYS(afs_syscall, R_OBSOLETE), NOSYS(tuxcall, R_OBSOLETE),
 	NOSYS(security, R_OBSOLETE), NOSYS(vserver, R_OBSOLETE), NOSYS(epoll_ctl_old, R_OBSOLETE),
 	NOSYS(epoll_wait_old, R_OBSOLETE), NOSYS(lookup_dcookie, "obsolete (oprofile's): ENOSYS"),
-	NOSYS(remap_file_pages, "deprecated by Linux: ENOSYS"),
+	PART(remap_file_pages,
+	     "as Linux's emulation: a new shared mapping of the file at pgoff; shared anonymous "
+	     "memory (no file here) is EINVAL",
+	     5, A_HEX, A_UINT, A_PROT, A_UINT, A_HEX),
 	NOSYS(set_thread_area, "32-bit TLS: ENOSYS (64-bit guests use arch_prctl)"),
 	NOSYS(get_thread_area, "32-bit TLS: ENOSYS (64-bit guests use arch_prctl)"),
 	NOSYS(modify_ldt, "no LDT in the sandbox: ENOSYS, as CONFIG_MODIFY_LDT_SYSCALL=n"),

@@ -22,6 +22,7 @@ GUEST_TESTS = \
 	process_mm \
 	sysfs_ustat \
 	adjtimex_read \
+	remap_file_pages \
 	eventfd \
 	exitcode \
 	fds \
