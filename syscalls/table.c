@@ -133,7 +133,8 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	FULL(dup2, 2, A_FD, A_FD), FULL(dup3, 3, A_FD, A_FD, A_OPEN_FLAGS),
 	PART(fcntl,
 	     "descriptors, status flags, record and OFD locks, pipe sizes; leases among lease "
-	     "holders (never broken: no SIGIO); memfd seals; F_SETOWN/F_SETSIG: EINVAL",
+	     "holders (never broken); memfd seals; O_ASYNC's SIGIO for pipes and sockets (no "
+	     "owner permission check)",
 	     3, A_FD, A_FCNTL_CMD, A_HEX),
 	PART(ioctl,
 	     "ttys and ptys (job control, termios, sizes, queues, TIOCGPTPEER), FIONREAD, FIONBIO, "

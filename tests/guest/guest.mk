@@ -23,6 +23,7 @@ GUEST_TESTS = \
 	sysfs_ustat \
 	adjtimex_read \
 	remap_file_pages \
+	sigio_basic \
 	eventfd \
 	exitcode \
 	fds \
