@@ -24,10 +24,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define FOWN_WQS  4
-#define DUE_IN	  1u
-#define DUE_OUT	  2u
-#define KSIG_MAX  64
+#define FOWN_WQS 4
+#define DUE_IN	 1u
+#define DUE_OUT	 2u
+#define KSIG_MAX 64
 
 struct fown_wait {
 	struct waiter w;
