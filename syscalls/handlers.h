@@ -329,6 +329,14 @@ SYSCALL(kcmp);
 /* sys_ioprio.c */
 SYSCALL(ioprio_set);
 SYSCALL(ioprio_get);
+SYSCALL(process_madvise);
+SYSCALL(process_mrelease);
+SYSCALL(move_pages);
+SYSCALL(sysfs);
+SYSCALL(ustat);
+SYSCALL(adjtimex);
+SYSCALL(clock_adjtime);
+SYSCALL(remap_file_pages);
 SYSCALL(io_setup);
 SYSCALL(io_destroy);
 SYSCALL(io_submit);

@@ -100,8 +100,8 @@ static long rw_prepare(struct task *t, struct file *f, const struct iocb *cb, bo
 }
 
 /* The read or write itself: its result, for the event. */
-static long rw_do(struct task *t, struct file *f, const struct iocb *cb, bool write,
-		  bool vectored, const struct iovec *iov, long total)
+static long rw_do(struct task *t, struct file *f, const struct iocb *cb, bool write, bool vectored,
+		  const struct iovec *iov, long total)
 {
 	/* A file without positions (a pipe) reads and writes its stream. */
 	int64_t off = (f->fmode & FMODE_PREAD) ? cb->aio_offset : -1;
@@ -114,7 +114,8 @@ static long rw_do(struct task *t, struct file *f, const struct iocb *cb, bool wr
 	else
 		n = write ? rw_write_file(t, f, cb->aio_buf, (size_t)total, off)
 			  : rw_read_file(t, f, cb->aio_buf, (size_t)total, off);
-	if (!vectored && write && n > 0 && (rwf & (AIO_RWF_DSYNC | AIO_RWF_SYNC)) && f->ops->fsync) {
+	if (!vectored && write && n > 0 && (rwf & (AIO_RWF_DSYNC | AIO_RWF_SYNC)) &&
+	    f->ops->fsync) {
 		int err = f->ops->fsync(f, !(rwf & AIO_RWF_SYNC));
 		if (err)
 			n = err;

@@ -4,6 +4,7 @@
 #include "sentry/kernel/task.h"
 #include "sentry/mm/mm.h"
 #include "sentry/fs/file.h"
+#include "sentry/fs/fasync.h"
 #include "lib/util.h"
 #include "syscalls/util.h"
 #include "sentry/fs/locks.h"
@@ -15,6 +16,7 @@
 #include "sentry/net/socket.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -130,11 +132,56 @@ SYSCALL(fcntl)
 		if (!f->ops->setfl) {
 			f->flags = (old & ~SETFL_MASK) | ((int)arg & SETFL_MASK);
 			ret = 0;
-			break;
+		} else {
+			ret = f->ops->setfl(f, (old & ~SETFL_MASK) | ((int)arg & SETFL_MASK));
 		}
-		ret = f->ops->setfl(f, (old & ~SETFL_MASK) | ((int)arg & SETFL_MASK));
+		/* O_ASYNC on or off: pipes and sockets start or stop sending SIGIO. */
+		if (ret == 0 && ((old ^ (int)arg) & O_ASYNC))
+			fasync_set(f, fd, (arg & O_ASYNC) != 0);
 		break;
 	}
+	case F_SETOWN:
+		if ((int)arg == INT_MIN) {
+			ret = -EINVAL;
+			break;
+		}
+		ret = (int)arg < 0 ? fasync_setown(t, f, FOWN_PGRP, -(int)arg)
+				   : fasync_setown(t, f, FOWN_PID, (int)arg);
+		break;
+	case F_GETOWN: {
+		int type, pid;
+		fasync_getown(f, &type, &pid);
+		ret = type == FOWN_PGRP ? -pid : pid;
+		break;
+	}
+	case F_SETOWN_EX: {
+		struct f_owner_ex ex;
+		if (mm_copy_in(t->mm, &ex, arg, sizeof(ex)) < 0) {
+			ret = -EFAULT;
+			break;
+		}
+		if (ex.type != F_OWNER_TID && ex.type != F_OWNER_PID && ex.type != F_OWNER_PGRP) {
+			ret = -EINVAL;
+			break;
+		}
+		ret = fasync_setown(t, f, ex.type, ex.pid);
+		break;
+	}
+	case F_GETOWN_EX: {
+		struct f_owner_ex ex;
+		int type, pid;
+		fasync_getown(f, &type, &pid);
+		ex.type = type;
+		ex.pid = pid;
+		ret = mm_copy_out(t->mm, arg, &ex, sizeof(ex)) < 0 ? -EFAULT : 0;
+		break;
+	}
+	case F_SETSIG:
+		ret = arg > INT_MAX ? -EINVAL : fasync_setsig(f, (int)arg);
+		break;
+	case F_GETSIG:
+		ret = fasync_getsig(f);
+		break;
 	case F_GETLK:
 	case F_SETLK:
 	case F_SETLKW:

@@ -4,6 +4,7 @@
 #include "syscalls/util.h"
 #include "sentry/kernel/task.h"
 #include "sentry/mm/mm.h"
+#include "sentry/mm/vma.h"
 #include "sentry/fs/file.h"
 #include "sentry/fs/devices.h"
 #include "sentry/fs/filemap.h"
@@ -156,4 +157,56 @@ SYSCALL(msync)
 SYSCALL(madvise)
 {
 	return mm_madvise(t->mm, a->a[0], a->a[1], (int)a->a[2]);
+}
+
+/*
+ * remap_file_pages: Linux emulates it (mm/mmap.c) with a new shared
+ * mapping of the same file over [start, start+size) at page pgoff, with
+ * the protections of what was there; the range must lie in shared
+ * mappings of one file, without holes, with the same flags.
+ */
+SYSCALL(remap_file_pages)
+{
+	uint64_t start = a->a[0] & PAGE_MASK, size = a->a[1] & PAGE_MASK, pgoff = a->a[3];
+	struct mmap_req req = {0};
+	struct file *f = NULL;
+	struct vma *v, *n;
+	long ret;
+
+	if (a->a[2]) /* prot must be 0 */
+		return -EINVAL;
+	if (start + size <= start)
+		return -EINVAL;
+	if (pgoff + (size >> 12) < pgoff || pgoff > UINT64_MAX / PAGE_SIZE)
+		return -EINVAL;
+	pthread_rwlock_rdlock(&t->mm->lock);
+	v = mm_find_vma(t->mm, start);
+	if (v && (v->flags & VMA_SHARED) && vma_file(v)) {
+		for (n = v; n && n->end < start + size;) {
+			struct vma *next = vma_next(n);
+			if (!next || next->start != n->end || vma_file(next) != vma_file(v) ||
+			    next->flags != v->flags || next->prot != v->prot ||
+			    next->bops != v->bops)
+				next = NULL;
+			n = next;
+		}
+		if (n) {
+			f = file_get(vma_file(v));
+			req.prot = v->prot;
+			req.flags = MAP_SHARED | MAP_FIXED | MAP_POPULATE |
+				    ((v->flags & VMA_LOCKED) ? MAP_LOCKED : 0);
+			req.vma_flags = v->flags & VMA_NOWRITE;
+			req.bops = v->bops;
+			req.bobj = f;
+		}
+	}
+	pthread_rwlock_unlock(&t->mm->lock);
+	if (!f)
+		return -EINVAL;
+	req.addr = start;
+	req.len = size;
+	req.off = pgoff * PAGE_SIZE;
+	ret = mm_mmap(t->mm, &req);
+	file_put(f);
+	return ret < 0 ? ret : 0;
 }

@@ -321,3 +321,84 @@ SYSCALL(migrate_pages)
 	/* Every page is on the one node: none is left unmoved. */
 	return ret;
 }
+
+/* What move_pages reports for the page at addr of mm: node 0 when it is
+ * in memory, -ENOENT when its mapping has not touched it, -EFAULT when
+ * nothing maps it (Linux's do_pages_stat_array). */
+static int page_status(struct mm *mm, uint64_t addr)
+{
+	unsigned char vec = 0;
+
+	if (mm_mincore(mm, addr & PAGE_MASK, 1, &vec) < 0)
+		return -EFAULT;
+	return (vec & 1) ? 0 : -ENOENT;
+}
+
+/* The address space move_pages looks at (a reference): the caller's for
+ * pid 0, else one it may read as ptrace would. */
+static long move_pages_mm(struct task *t, int pid, struct mm **out)
+{
+	struct task *p;
+	long ret = 0;
+
+	if (!pid) {
+		*out = mm_get(t->mm);
+		return 0;
+	}
+	pthread_mutex_lock(&t->k->lock);
+	p = pid > 0 ? kernel_find_task_locked(t->k, pid) : NULL;
+	if (!p)
+		ret = -ESRCH;
+	else if (p->tg != t->tg && !creds_may_attach(&t->creds, &p->creds, p->dumpable))
+		ret = -EPERM;
+	else if (!p->mm)
+		ret = -EINVAL;
+	else
+		*out = mm_get(p->mm);
+	pthread_mutex_unlock(&t->k->lock);
+	return ret;
+}
+
+/* move_pages: with one node, a move to node 0 finds every page there
+ * already (its status is 0, or the page's error); any other node is
+ * -ENODEV for the whole call, as a node without memory (mm/migrate.c). */
+SYSCALL(move_pages)
+{
+	uint64_t nr = a->a[1], upages = a->a[2], unodes = a->a[3], ustatus = a->a[4];
+	int flags = (int)a->a[5];
+	struct mm *mm = NULL;
+	long ret;
+
+	if (flags & ~(MPOL_MF_MOVE | MPOL_MF_MOVE_ALL))
+		return -EINVAL;
+	if ((flags & MPOL_MF_MOVE_ALL) && !creds_capable(&t->creds, KCAP_SYS_NICE))
+		return -EPERM;
+	ret = move_pages_mm(t, (int)a->a[0], &mm);
+	if (ret)
+		return ret;
+	for (uint64_t i = 0; i < nr; i++) {
+		uint64_t addr;
+		int node, status;
+		if (mm_copy_in(t->mm, &addr, upages + i * 8, sizeof(addr)) < 0) {
+			ret = -EFAULT;
+			break;
+		}
+		if (unodes) {
+			if (mm_copy_in(t->mm, &node, unodes + i * 4, sizeof(node)) < 0) {
+				ret = -EFAULT;
+				break;
+			}
+			if (node != 0) {
+				ret = -ENODEV;
+				break;
+			}
+		}
+		status = page_status(mm, addr);
+		if (mm_copy_out(t->mm, ustatus + i * 4, &status, sizeof(status)) < 0) {
+			ret = -EFAULT;
+			break;
+		}
+	}
+	mm_put(mm);
+	return ret;
+}

@@ -133,14 +133,17 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	FULL(dup2, 2, A_FD, A_FD), FULL(dup3, 3, A_FD, A_FD, A_OPEN_FLAGS),
 	PART(fcntl,
 	     "descriptors, status flags, record and OFD locks, pipe sizes; leases among lease "
-	     "holders (never broken: no SIGIO); memfd seals; F_SETOWN/F_SETSIG: EINVAL",
+	     "holders (never broken); memfd seals; O_ASYNC: SIGIO for pipes and sockets as they "
+	     "wake (no owner permission check)",
 	     3, A_FD, A_FCNTL_CMD, A_HEX),
 	PART(ioctl,
 	     "ttys and ptys (job control, termios, sizes, queues, TIOCGPTPEER), FIONREAD, FIONBIO, "
 	     "FIOCLEX, SIOCGIF* (docs/network.md); TIOCPKT, TIOCVHANGUP, TIOCCONS, locked termios, "
 	     "serial, SIOCSIF*: ENOTTY",
 	     3, A_FD, A_IOCTL_REQ, A_HEX),
-	NOSYS(vhangup, "ENOSYS: terminals hang up only when a pty's master closes"),
+	REFUSED(vhangup, EPERM,
+		"EPERM, as without CAP_SYS_TTY_CONFIG (a container's root): terminals hang up when "
+		"a pty's master closes"),
 	FULL(fstat, 2, A_FD, A_PTR), FULL(stat, 2, A_STR, A_PTR), FULL(lstat, 2, A_STR, A_PTR),
 	FULL(newfstatat, 4, A_DIRFD, A_STR, A_PTR, A_HEX),
 	PART(statx, "basic stats; no btime", 5, A_DIRFD, A_STR, A_HEX, A_HEX, A_PTR),
@@ -404,15 +407,17 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	NOSYS(rseq, "ENOSYS: guest threads run on host CPUs the sentry does not see, so cpu_id and "
 		    "aborts on preemption would be false; glibc and tcmalloc fall back"),
 	/* obsolete, or never implemented by Linux on x86-64 */
-	NOSYS(uselib, R_OBSOLETE), NOSYS(ustat, "obsolete (statfs tells the same): ENOSYS"),
-	NOSYS(sysfs, "obsolete (/proc/filesystems tells the same): ENOSYS"),
-	NOSYS(_sysctl, R_OBSOLETE), NOSYS(create_module, R_OBSOLETE),
-	NOSYS(get_kernel_syms, R_OBSOLETE), NOSYS(query_module, R_OBSOLETE),
-	NOSYS(nfsservctl, R_OBSOLETE), NOSYS(getpmsg, R_OBSOLETE), NOSYS(putpmsg, R_OBSOLETE),
-	NOSYS(afs_syscall, R_OBSOLETE), NOSYS(tuxcall, R_OBSOLETE), NOSYS(security, R_OBSOLETE),
-	NOSYS(vserver, R_OBSOLETE), NOSYS(epoll_ctl_old, R_OBSOLETE),
+	NOSYS(uselib, R_OBSOLETE), FULL(ustat, 2, A_HEX, A_PTR),
+	FULL(sysfs, 3, A_INT, A_HEX, A_HEX), NOSYS(_sysctl, R_OBSOLETE),
+	NOSYS(create_module, R_OBSOLETE), NOSYS(get_kernel_syms, R_OBSOLETE),
+	NOSYS(query_module, R_OBSOLETE), NOSYS(nfsservctl, R_OBSOLETE), NOSYS(getpmsg, R_OBSOLETE),
+	NOSYS(putpmsg, R_OBSOLETE), NOSYS(afs_syscall, R_OBSOLETE), NOSYS(tuxcall, R_OBSOLETE),
+	NOSYS(security, R_OBSOLETE), NOSYS(vserver, R_OBSOLETE), NOSYS(epoll_ctl_old, R_OBSOLETE),
 	NOSYS(epoll_wait_old, R_OBSOLETE), NOSYS(lookup_dcookie, "obsolete (oprofile's): ENOSYS"),
-	NOSYS(remap_file_pages, "deprecated by Linux: ENOSYS"),
+	PART(remap_file_pages,
+	     "as Linux's emulation: a new shared mapping of the file at pgoff; shared anonymous "
+	     "memory (no file here) is EINVAL",
+	     5, A_HEX, A_UINT, A_PROT, A_UINT, A_HEX),
 	NOSYS(set_thread_area, "32-bit TLS: ENOSYS (64-bit guests use arch_prctl)"),
 	NOSYS(get_thread_area, "32-bit TLS: ENOSYS (64-bit guests use arch_prctl)"),
 	NOSYS(modify_ldt, "no LDT in the sandbox: ENOSYS, as CONFIG_MODIFY_LDT_SYSCALL=n"),
@@ -424,8 +429,13 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	REFUSED(iopl, EPERM, R_HOST), REFUSED(ioperm, EPERM, R_HOST), REFUSED(acct, EPERM, R_HOST),
 	REFUSED(settimeofday, EPERM, "the host's clock: EPERM (as without CAP_SYS_TIME)"),
 	REFUSED(clock_settime, EPERM, "the host's clock: EPERM (as without CAP_SYS_TIME)"),
-	REFUSED(clock_adjtime, EPERM, "the host's clock: EPERM (as without CAP_SYS_TIME)"),
-	NOSYS(adjtimex, "not yet (the host's clock discipline; ntp_gettime has no answer)"),
+	PART(clock_adjtime,
+	     "CLOCK_REALTIME as adjtimex; other clocks EOPNOTSUPP or EINVAL, as Linux", 2, A_CLOCK,
+	     A_PTR),
+	PART(adjtimex,
+	     "reads only: the host's clock discipline as seen at boot, the time now; any change "
+	     "EPERM (as without CAP_SYS_TIME)",
+	     1, A_PTR),
 	REFUSED(quotactl, EPERM, R_HOST), REFUSED(quotactl_fd, EPERM, R_HOST),
 	REFUSED(syslog, EPERM, "the host's kernel log: EPERM (dmesg_restrict)"),
 	REFUSED(bpf, EPERM, "the host's eBPF: EPERM (unprivileged_bpf_disabled)"),
@@ -444,7 +454,10 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	     5, A_PTR, A_PTR, A_UINT, A_HEX, A_HEX),
 	PART(migrate_pages, "one node: checks, then 0 (every page is on node 0 already)", 4, A_INT,
 	     A_UINT, A_PTR, A_PTR),
-	NOSYS(move_pages, "not yet: ENOSYS (the other NUMA calls see one node, 0)"),
+	PART(move_pages,
+	     "one node: a page's status is 0 (in memory), -ENOENT (untouched) or -EFAULT; any "
+	     "other node ENODEV; nothing moves",
+	     6, A_INT, A_UINT, A_PTR, A_PTR, A_PTR, A_HEX),
 	PART(set_mempolicy_home_node,
 	     "checks, then ENOENT: no mapping has a policy of its own (mbind)", 4, A_HEX, A_UINT,
 	     A_UINT, A_HEX),
@@ -500,8 +513,15 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	     5, A_INT, A_INT, A_INT, A_HEX, A_HEX),
 	PART(ioprio_set, "recorded per task and reported back; the sandbox schedules no I/O by it",
 	     3, A_INT, A_INT, A_HEX),
-	FULL(ioprio_get, 2, A_INT, A_INT), NOSYS(process_madvise, "not yet: ENOSYS"),
-	NOSYS(process_mrelease, "not yet: ENOSYS"),
+	FULL(ioprio_get, 2, A_INT, A_INT),
+	PART(process_madvise,
+	     "COLD, PAGEOUT, WILLNEED are hints the sandbox takes (nothing is paged out); COLLAPSE "
+	     "EINVAL, as without THP",
+	     5, A_FD, A_PTR, A_UINT, A_MADVICE, A_HEX),
+	PART(process_mrelease,
+	     "EINVAL unless the process is exiting; then 0: its memory is freed as its threads "
+	     "go",
+	     2, A_FD, A_HEX),
 	PART(futex_waitv,
 	     "FUTEX2_SIZE_U32 only, as Linux; FUTEX2_NUMA is EINVAL (as 6.7); a REALTIME deadline "
 	     "does not follow later clock changes",

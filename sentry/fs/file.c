@@ -1,5 +1,6 @@
 #include "config.h"
 #include "sentry/fs/file.h"
+#include "sentry/fs/fasync.h"
 #include "sentry/fs/epoll.h"
 #include "sentry/fs/locks.h"
 #include "sentry/vfs/fsnotify.h"
@@ -37,6 +38,7 @@ void file_put(struct file *f)
 	if (__atomic_load_n(&f->f_ep, __ATOMIC_ACQUIRE))
 		eventpoll_release_file(f);
 	fsnotify_close(f);
+	fasync_release(f);
 	if (f->ops->release)
 		f->ops->release(f);
 	if (f->inode && f->inode->locks)

@@ -22,6 +22,7 @@ struct task;
 struct creds;
 struct file;
 struct epitems_head;
+struct fown;
 struct kstat;
 struct pagestore;
 struct strbuf;
@@ -122,6 +123,7 @@ struct file {
 	 * saw, to know when to report POLLHUP. */
 	unsigned version;
 	struct epitems_head *f_ep; /* the epoll entries that watch this file */
+	struct fown *fown;	   /* F_SETOWN, F_SETSIG, O_ASYNC (fasync.h), or NULL */
 };
 
 struct file *file_alloc(const struct file_ops *ops, int flags, void *priv);

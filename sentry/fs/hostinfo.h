@@ -14,4 +14,10 @@ uint64_t host_ram_bytes(void);
 /* The host's /proc/cpuinfo text, or NULL. */
 const char *host_cpuinfo(void);
 
+struct timex;
+/* The host's adjtimex state at boot (modes 0: its time field is stale)
+ * and its remaining adjtime offset; returns the clock state (TIME_OK ...)
+ * or -1 when it could not be read. */
+int host_timex(struct timex *tx, long *adjust);
+
 #endif

@@ -31,6 +31,7 @@
 #include "sentry/fs/pipe.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/aio.h"
+#include "sentry/fs/fstypes.h"
 #include "sentry/kernel/task.h"
 #include "sentry/kernel/process.h"
 #include "sentry/kernel/sysinfo.h"
@@ -305,8 +306,10 @@ static void gen_version(struct proc_ctx *c, struct strbuf *o)
 
 static void gen_filesystems(struct proc_ctx *c, struct strbuf *o)
 {
-	strbuf_printf(o, "nodev\tsysfs\nnodev\ttmpfs\nnodev\tproc\nnodev\tdevtmpfs\nnodev\t9p\n"
-			 "nodev\toverlay\nnodev\tpipefs\n");
+	const struct fs_type_name *ft;
+
+	for (unsigned i = 0; (ft = fs_type_at(i)); i++)
+		strbuf_printf(o, "%s\t%s\n", ft->nodev ? "nodev" : "", ft->name);
 }
 
 static void gen_stat_global(struct proc_ctx *c, struct strbuf *o)

@@ -323,7 +323,8 @@ static long ring_read(struct aio_ctx *c, uint64_t uevents, long n)
 		unsigned avail = (head <= tail ? tail : c->nr) - head;
 		size_t k = MIN(MIN((size_t)avail, (size_t)(n - got)), ARRAY_SIZE(buf));
 		size_t len = k * sizeof(buf[0]);
-		if (mm_copy_in(c->mm, buf, c->ring + RING_EVENTS_OFF + (uint64_t)head * sizeof(buf[0]),
+		if (mm_copy_in(c->mm, buf,
+			       c->ring + RING_EVENTS_OFF + (uint64_t)head * sizeof(buf[0]),
 			       len) < 0 ||
 		    mm_copy_out(c->mm, uevents + (uint64_t)got * sizeof(buf[0]), buf, len) < 0) {
 			pthread_mutex_unlock(&c->lock);
@@ -538,8 +539,8 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-int aio_poll_start(struct aio_ctx *c, struct file *f, unsigned events, uint64_t obj,
-		   uint64_t data, struct file *resfd)
+int aio_poll_start(struct aio_ctx *c, struct file *f, unsigned events, uint64_t obj, uint64_t data,
+		   struct file *resfd)
 {
 	struct aio_poll_req *req = xzalloc(sizeof(*req));
 	struct aio_poll_table apt = {.pt = {.queue = poll_queue, .key = events}, .req = req};

@@ -44,8 +44,8 @@ void aio_complete(struct aio_ctx *c, uint64_t obj, uint64_t data, int64_t res, i
 /* IOCB_CMD_POLL for a reserved request: complete now when f is ready for
  * events, else when it becomes so. Takes references on f and resfd.
  * 0, or -EINVAL (f cannot be waited on; the request is given back). */
-int aio_poll_start(struct aio_ctx *c, struct file *f, unsigned events, uint64_t obj,
-		   uint64_t data, struct file *resfd);
+int aio_poll_start(struct aio_ctx *c, struct file *f, unsigned events, uint64_t obj, uint64_t data,
+		   struct file *resfd);
 /* io_cancel of the request at obj (the guest's iocb address): 0 when a
  * pending poll was cancelled (its event follows in the ring), -EINVAL when
  * none is pending. */

@@ -961,6 +961,10 @@ static int vma_advise(struct mm *mm, struct vma *v, int advice, uint64_t start, 
 	case MADV_KEEPONFORK:
 		v->flags &= ~VMA_WIPEONFORK;
 		return 0;
+	case 20: /* MADV_COLD */
+	case 21: /* MADV_PAGEOUT */
+		/* Linux's can_madv_lru_vma: not for locked memory. */
+		return (v->flags & VMA_LOCKED) ? -EINVAL : 0;
 	case 22: /* MADV_POPULATE_READ */
 	case 23: /* MADV_POPULATE_WRITE */
 		if (!v->mobj || !(v->prot & (advice == 22 ? PROT_ALL : PROT_WRITE)))

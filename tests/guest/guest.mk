@@ -19,6 +19,11 @@ GUEST_TESTS = \
 	epoll_exclusive \
 	aio_basic \
 	aio_poll \
+	process_mm \
+	sysfs_ustat \
+	adjtimex_read \
+	remap_file_pages \
+	sigio_basic \
 	eventfd \
 	exitcode \
 	fds \
