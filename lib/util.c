@@ -2,6 +2,7 @@
 #include "lib/util.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,4 +156,18 @@ uint64_t monotonic_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int thread_start_detached(void *(*fn)(void *), void *arg, size_t stack)
+{
+	pthread_attr_t attr;
+	pthread_t thread;
+	int ret;
+
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&attr, stack);
+	ret = pthread_create(&thread, &attr, fn, arg);
+	pthread_attr_destroy(&attr);
+	return ret;
 }

@@ -41,4 +41,8 @@ int parse_size(const char *s, uint64_t *out);
 /* Nanoseconds on CLOCK_MONOTONIC. */
 uint64_t monotonic_ns(void);
 
+/* Start fn(arg) on a detached thread with a stack of stack bytes: 0 or
+ * pthread_create's error. */
+int thread_start_detached(void *(*fn)(void *), void *arg, size_t stack);
+
 #endif

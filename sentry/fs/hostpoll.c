@@ -104,17 +104,11 @@ static void *poller_main(void *arg)
 
 static void start_locked(void)
 {
-	pthread_attr_t attr;
-	pthread_t thread;
 	int ret;
 
 	if (poller.running)
 		return;
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	pthread_attr_setstacksize(&attr, 256 * 1024);
-	ret = pthread_create(&thread, &attr, poller_main, NULL);
-	pthread_attr_destroy(&attr);
+	ret = thread_start_detached(poller_main, NULL, 256 * 1024);
 	if (ret == 0)
 		poller.running = true;
 	else

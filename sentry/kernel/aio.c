@@ -483,17 +483,11 @@ static void poll_finish(struct aio_poll_req *req, unsigned mask)
 
 static void worker_start_locked(void)
 {
-	pthread_attr_t attr;
-	pthread_t thread;
 	int ret;
 
 	if (worker.running)
 		return;
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	pthread_attr_setstacksize(&attr, 256 * 1024);
-	ret = pthread_create(&thread, &attr, worker_main, NULL);
-	pthread_attr_destroy(&attr);
+	ret = thread_start_detached(worker_main, NULL, 256 * 1024);
 	if (ret == 0)
 		worker.running = true;
 	else
