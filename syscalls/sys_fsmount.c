@@ -429,10 +429,24 @@ SYSCALL(fsmount)
 	return tree_install(t, ns, flags & K_FSMOUNT_CLOEXEC);
 }
 
+/* Look up a path the fd mount API names: dfd and path, "" meaning dfd
+ * itself when empty (AT_EMPTY_PATH and its kin), symlinks followed when
+ * follow. */
+static long lookup_at(struct task *t, int dfd, uint64_t upath, bool empty, bool follow,
+		      struct path *out)
+{
+	char path[VFS_PATH_MAX];
+	long ret = empty ? path_in_empty_ok(t, upath, path) : path_in(t, upath, path);
+
+	if (ret)
+		return ret;
+	return vfs_lookup(t, dfd, path, (follow ? LOOKUP_FOLLOW : 0) | (empty ? LOOKUP_EMPTY : 0),
+			  out);
+}
+
 SYSCALL(fspick)
 {
 	unsigned flags = (unsigned)a->a[2];
-	char path[VFS_PATH_MAX];
 	struct fs_context *fc;
 	struct path p;
 	long ret;
@@ -442,14 +456,8 @@ SYSCALL(fspick)
 		return -EINVAL;
 	if (!creds_ns_capable(&t->creds, task_ns(t)->mnt->owner, KCAP_SYS_ADMIN))
 		return -EPERM;
-	ret = (flags & K_FSPICK_EMPTY_PATH) ? path_in_empty_ok(t, a->a[1], path)
-					    : path_in(t, a->a[1], path);
-	if (ret)
-		return ret;
-	ret = vfs_lookup(t, (int)a->a[0], path,
-			 ((flags & K_FSPICK_SYMLINK_NOFOLLOW) ? 0 : LOOKUP_FOLLOW) |
-				 ((flags & K_FSPICK_EMPTY_PATH) ? LOOKUP_EMPTY : 0),
-			 &p);
+	ret = lookup_at(t, (int)a->a[0], a->a[1], flags & K_FSPICK_EMPTY_PATH,
+			!(flags & K_FSPICK_SYMLINK_NOFOLLOW), &p);
 	if (ret)
 		return ret;
 	if (p.dentry != p.mnt->root) {
@@ -465,7 +473,6 @@ SYSCALL(open_tree)
 {
 	unsigned flags = (unsigned)a->a[2];
 	bool clone = flags & K_OPEN_TREE_CLONE;
-	char path[VFS_PATH_MAX];
 	struct mnt_namespace *ns = NULL;
 	struct path p;
 	int err;
@@ -478,14 +485,8 @@ SYSCALL(open_tree)
 		return -EINVAL;
 	if (clone && !may_mount(t, &ret))
 		return ret;
-	ret = (flags & AT_EMPTY_PATH) ? path_in_empty_ok(t, a->a[1], path)
-				      : path_in(t, a->a[1], path);
-	if (ret)
-		return ret;
-	ret = vfs_lookup(t, (int)a->a[0], path,
-			 ((flags & AT_SYMLINK_NOFOLLOW) ? 0 : LOOKUP_FOLLOW) |
-				 ((flags & AT_EMPTY_PATH) ? LOOKUP_EMPTY : 0),
-			 &p);
+	ret = lookup_at(t, (int)a->a[0], a->a[1], flags & AT_EMPTY_PATH,
+			!(flags & AT_SYMLINK_NOFOLLOW), &p);
 	if (ret)
 		return ret;
 	if (!clone) {
@@ -509,19 +510,6 @@ SYSCALL(open_tree)
 	return tree_install(t, ns, flags & O_CLOEXEC);
 }
 
-/* Look up one end of move_mount. */
-static long move_end(struct task *t, int dfd, uint64_t upath, bool empty, bool follow,
-		     struct path *out)
-{
-	char path[VFS_PATH_MAX];
-	long ret = empty ? path_in_empty_ok(t, upath, path) : path_in(t, upath, path);
-
-	if (ret)
-		return ret;
-	return vfs_lookup(t, dfd, path, (follow ? LOOKUP_FOLLOW : 0) | (empty ? LOOKUP_EMPTY : 0),
-			  out);
-}
-
 SYSCALL(move_mount)
 {
 	unsigned flags = (unsigned)a->a[4];
@@ -534,12 +522,12 @@ SYSCALL(move_mount)
 	ns = may_mount(t, &ret);
 	if (!ns)
 		return ret;
-	ret = move_end(t, (int)a->a[0], a->a[1], flags & K_MOVE_MOUNT_F_EMPTY_PATH,
-		       flags & K_MOVE_MOUNT_F_SYMLINKS, &from);
+	ret = lookup_at(t, (int)a->a[0], a->a[1], flags & K_MOVE_MOUNT_F_EMPTY_PATH,
+			flags & K_MOVE_MOUNT_F_SYMLINKS, &from);
 	if (ret)
 		return ret;
-	ret = move_end(t, (int)a->a[2], a->a[3], flags & K_MOVE_MOUNT_T_EMPTY_PATH,
-		       flags & K_MOVE_MOUNT_T_SYMLINKS, &to);
+	ret = lookup_at(t, (int)a->a[2], a->a[3], flags & K_MOVE_MOUNT_T_EMPTY_PATH,
+			flags & K_MOVE_MOUNT_T_SYMLINKS, &to);
 	if (ret) {
 		path_put(&from);
 		return ret;
@@ -591,7 +579,6 @@ SYSCALL(mount_setattr)
 {
 	unsigned flags = (unsigned)a->a[2], set, clr, prop = 0;
 	struct mnt_namespace *ns, *mns;
-	char path[VFS_PATH_MAX];
 	struct k_mount_attr ka;
 	uint64_t ptype;
 	struct path p;
@@ -631,14 +618,8 @@ SYSCALL(mount_setattr)
 	ns = may_mount(t, &ret);
 	if (!ns)
 		return ret;
-	ret = (flags & AT_EMPTY_PATH) ? path_in_empty_ok(t, a->a[1], path)
-				      : path_in(t, a->a[1], path);
-	if (ret)
-		return ret;
-	ret = vfs_lookup(t, (int)a->a[0], path,
-			 ((flags & AT_SYMLINK_NOFOLLOW) ? 0 : LOOKUP_FOLLOW) |
-				 ((flags & AT_EMPTY_PATH) ? LOOKUP_EMPTY : 0),
-			 &p);
+	ret = lookup_at(t, (int)a->a[0], a->a[1], flags & AT_EMPTY_PATH,
+			!(flags & AT_SYMLINK_NOFOLLOW), &p);
 	if (ret)
 		return ret;
 	mns = __atomic_load_n(&p.mnt->ns, __ATOMIC_ACQUIRE);
