@@ -382,8 +382,7 @@ SYSCALL(umount2)
 	ns = may_mount(t, &ret);
 	if (!ns)
 		return ret;
-	ret = lookup_user(t, a->a[0],
-			  LOOKUP_MOUNTPOINT | ((flags & UMOUNT_NOFOLLOW) ? 0 : LOOKUP_FOLLOW), &p);
+	ret = lookup_user(t, a->a[0], (flags & UMOUNT_NOFOLLOW) ? 0 : LOOKUP_FOLLOW, &p);
 	if (ret < 0)
 		return ret;
 	if (p.dentry != p.mnt->root || !mount_in_ns(p.mnt, ns))

@@ -405,8 +405,6 @@ int vfs_lookup(struct task *t, int dirfd, const char *path, unsigned flags, stru
 		/* RESOLVE_IN_ROOT: an absolute path starts at the (new) root. */
 		ret = walk(&nd, NULL);
 	}
-	if (ret == 0 && (flags & LOOKUP_MOUNTPOINT))
-		follow_mounts(&nd.cur, 0, &ret);
 	if (ret == 0) {
 		*out = nd.cur;
 		nd.cur.mnt = NULL;

@@ -440,9 +440,6 @@ bool mount_path_under(const struct path *p, const struct path *r);
 #define LOOKUP_IN_ROOT	     0x0020 /* treat the start as the root (RESOLVE_IN_ROOT) */
 #define LOOKUP_NO_XDEV	     0x0040 /* never cross a mount (RESOLVE_NO_XDEV) */
 #define LOOKUP_NO_MAGICLINKS 0x0080
-/* The end goes down the mounts stacked on it (Linux's LOOKUP_MOUNTPOINT:
- * umount2(".") under mounts stacked on the cwd names the topmost). */
-#define LOOKUP_MOUNTPOINT 0x0100
 
 /*
  * Resolve path relative to dirfd (AT_FDCWD: the cwd) for task t. *out is a
