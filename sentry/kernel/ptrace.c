@@ -108,6 +108,12 @@ static bool ptrace_stop_locked(struct task *t, enum ptrace_stop_kind kind, int c
 {
 	struct kernel *k = t->k;
 
+	/*
+	 * Cleared here, in the critical section that chose the stop: a SIGCONT
+	 * while the lock is dropped below sets it again, so a LISTEN on a
+	 * group stop that SIGCONT already ended traps again at once.
+	 */
+	t->pt.trap_notify = false;
 	pthread_mutex_unlock(&k->lock);
 	task_regs(t);
 	task_fpu(t);
@@ -126,7 +132,6 @@ static bool ptrace_stop_locked(struct task *t, enum ptrace_stop_kind kind, int c
 	else
 		memset(&t->pt.info, 0, sizeof(t->pt.info));
 	t->pt.has_info = info != NULL;
-	t->pt.trap_notify = false;
 	t->pt.resume_sig = 0;
 	t->pt.stopped = true;
 	t->pt.waitable = true;
@@ -415,8 +420,8 @@ void ptrace_continue_locked(struct thread_group *tg)
 			continue;
 		if (p->pt.stopped && p->pt.listening)
 			ptrace_retrap_locked(p);
-		else if (p->pt.stopped)
-			p->pt.trap_notify = true;
+		else
+			p->pt.trap_notify = true; /* stopped, or on its way into a stop */
 	}
 }
 

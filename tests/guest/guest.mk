@@ -46,6 +46,7 @@ GUEST_TESTS = \
 	ptrace_basic \
 	ptrace_syscall \
 	ptrace_events \
+	ptrace_seize_stopped \
 	ptrace_breakpoint \
 	proc_cow \
 	proc_tasks \

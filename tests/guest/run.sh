@@ -128,7 +128,12 @@ for bin in $bins; do
 			if [ "$got" = "$native" ] && cmp -s "$tmp/native.out" "$tmp/rung.out"; then
 				echo "ok $n - $what (status $got)"
 			else
-				echo "not ok $n - $what: status native $native, rung $got"
+				# rung's first FAIL line (else the first line that differs)
+				# goes on the result line too: a CI summary shows only those.
+				first=$(diff -a "$tmp/native.out" "$tmp/rung.out" >"$tmp/diff"
+					{ grep -a '^> .*FAIL' "$tmp/diff" || grep -a '^[<>]' "$tmp/diff"; } |
+						head -1 | cut -c1-120 | tr -cd '[:print:]')
+				echo "not ok $n - $what: status native $native, rung $got${first:+ ($first)}"
 				[ "$got" = 124 ] && echo "# rung was killed after ${timeout}s"
 				diff -a "$tmp/native.out" "$tmp/rung.out" | cat -v | sed 's/^/# /' |
 					head -40
