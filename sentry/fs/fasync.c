@@ -160,7 +160,7 @@ int fasync_getsig(struct file *f)
 /* --- sending ------------------------------------------------------------------ */
 
 /* Linux's band_table for POLL_IN and POLL_OUT. */
-#define BAND_IN	 (POLLIN | POLLRDNORM | 0x400 /* POLLMSG */)
+#define BAND_IN	 (POLLIN | POLLRDNORM)
 #define BAND_OUT (POLLOUT | POLLWRNORM | POLLWRBAND)
 
 static void send_one(struct kernel *k, int type, int pid, int sig, int fd, int reason)

@@ -94,7 +94,7 @@ int vfs_open_path(struct task *t, const struct path *p, int flags, struct file *
 	int ret;
 
 	if (flags & O_PATH) {
-		f = file_alloc(&path_file_ops, O_PATH | (flags & O_DIRECTORY), NULL);
+		f = file_alloc(&path_file_ops, O_PATH | (flags & (O_DIRECTORY | O_NOFOLLOW)), NULL);
 		f->fmode = FMODE_PATH;
 		file_set_path(f, p);
 		*out = f;

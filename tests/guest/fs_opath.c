@@ -99,6 +99,10 @@ static void path_calls(int fd, int dirfd)
 	CHECK_EQ(fstatat(fd, "", &st, AT_EMPTY_PATH), 0, "fstatat AT_EMPTY_PATH works");
 	CHECK_EQ(fstatfs(fd, &sf), 0, "fstatfs works");
 	CHECK_EQ(fcntl(fd, F_GETFL) & O_PATH, O_PATH, "fcntl F_GETFL shows O_PATH");
+	d = open(".", O_PATH | O_NOFOLLOW | O_DIRECTORY | O_RDWR | O_APPEND | O_NONBLOCK | O_SYNC);
+	CHECK_EQ(fcntl(d, F_GETFL), O_PATH | O_NOFOLLOW | O_DIRECTORY,
+		 "O_PATH keeps O_NOFOLLOW and O_DIRECTORY of its flags, and only those");
+	close(d);
 	CHECK_EQ(fcntl(fd, F_SETFD, FD_CLOEXEC), 0, "fcntl F_SETFD works");
 	CHECK_EQ(fcntl(fd, F_GETFD), FD_CLOEXEC, "fcntl F_GETFD works");
 	d = fcntl(fd, F_DUPFD_CLOEXEC, 0);
