@@ -5,6 +5,7 @@
 #include "sentry/mm/mm.h"
 #include "sentry/fs/file.h"
 #include "sentry/fs/fasync.h"
+#include "sentry/fs/inotify.h"
 #include "lib/util.h"
 #include "syscalls/util.h"
 #include "sentry/fs/locks.h"
@@ -181,6 +182,9 @@ SYSCALL(fcntl)
 		break;
 	case F_GETSIG:
 		ret = fasync_getsig(f);
+		break;
+	case F_NOTIFY:
+		ret = dnotify_fcntl(t, f, fd, arg);
 		break;
 	case F_GETLK:
 	case F_SETLK:

@@ -132,9 +132,8 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	FULL(flock, 2, A_FD, A_HEX), FULL(close, 1, A_FD), FULL(dup, 1, A_FD),
 	FULL(dup2, 2, A_FD, A_FD), FULL(dup3, 3, A_FD, A_FD, A_OPEN_FLAGS),
 	PART(fcntl,
-	     "descriptors, status flags, record and OFD locks, pipe sizes; leases among lease "
-	     "holders (never broken); memfd seals; O_ASYNC: SIGIO for pipes and sockets as they "
-	     "wake (no owner permission check)",
+	     "descriptors, flags, record and OFD locks, pipe sizes, memfd seals, F_NOTIFY; leases "
+	     "(never broken); O_ASYNC: SIGIO for pipes and sockets (no owner permission check)",
 	     3, A_FD, A_FCNTL_CMD, A_HEX),
 	PART(ioctl,
 	     "ttys and ptys (job control, termios, sizes, queues, TIOCGPTPEER), FIONREAD, FIONBIO, "

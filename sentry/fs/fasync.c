@@ -27,6 +27,7 @@
 #define FOWN_WQS 4
 #define DUE_IN	 1u
 #define DUE_OUT	 2u
+#define DUE_MSG	 4u /* dnotify's POLL_MSG, armed or not */
 #define KSIG_MAX 64
 
 struct fown_wait {
@@ -40,6 +41,7 @@ struct fown {
 	pthread_mutex_t lock; /* everything below */
 	struct kernel *k;
 	int type, pid, sig, fd;
+	int msg_fd; /* the descriptor dnotify's signal names */
 	bool readable, writable;
 	bool armed;
 	unsigned nwait;
@@ -159,9 +161,10 @@ int fasync_getsig(struct file *f)
 
 /* --- sending ------------------------------------------------------------------ */
 
-/* Linux's band_table for POLL_IN and POLL_OUT. */
+/* Linux's band_table for POLL_IN, POLL_OUT and POLL_MSG. */
 #define BAND_IN	 (POLLIN | POLLRDNORM)
 #define BAND_OUT (POLLOUT | POLLWRNORM | POLLWRBAND)
+#define BAND_MSG (POLLIN | POLLRDNORM | 0x400 /* POLLMSG */)
 
 static void send_one(struct kernel *k, int type, int pid, int sig, int fd, int reason)
 {
@@ -172,7 +175,7 @@ static void send_one(struct kernel *k, int type, int pid, int sig, int fd, int r
 		memset(&si, 0, sizeof(si));
 		si.si_signo = sig;
 		si.si_code = reason;
-		si.si_band = reason == POLL_IN ? BAND_IN : BAND_OUT;
+		si.si_band = reason == POLL_IN ? BAND_IN : reason == POLL_MSG ? BAND_MSG : BAND_OUT;
 		si.si_fd = fd;
 	} else {
 		siginfo_kernel(&si, SIGIO);
@@ -190,8 +193,9 @@ static void send_one(struct kernel *k, int type, int pid, int sig, int fd, int r
 
 static void worker_run(struct fown *o, unsigned due)
 {
-	int type, pid, sig, fd;
+	int type, pid, sig, fd, msg_fd;
 	struct kernel *k;
+	bool armed;
 
 	pthread_mutex_lock(&o->lock);
 	k = o->k;
@@ -199,10 +203,14 @@ static void worker_run(struct fown *o, unsigned due)
 	pid = o->pid;
 	sig = o->sig;
 	fd = o->fd;
-	if (!o->armed)
-		pid = 0;
+	msg_fd = o->msg_fd;
+	armed = o->armed;
 	pthread_mutex_unlock(&o->lock);
 	if (!pid || !k)
+		return;
+	if (due & DUE_MSG)
+		send_one(k, type, pid, sig, msg_fd, POLL_MSG);
+	if (!armed)
 		return;
 	if (due & DUE_IN)
 		send_one(k, type, pid, sig, fd, POLL_IN);
@@ -245,6 +253,20 @@ static void worker_start_locked(void)
 		log_warning("fasync: cannot start the signal worker: %s", strerror(ret));
 }
 
+/* Hand o to the worker with due (DUE_*) added. */
+static void queue_due(struct fown *o, unsigned due)
+{
+	pthread_mutex_lock(&worker.lock);
+	o->due |= due;
+	if (!o->queued) {
+		o->queued = true;
+		__atomic_add_fetch(&o->refs, 1, __ATOMIC_RELAXED);
+		list_add_tail(&o->work, &worker.queue);
+		pthread_cond_signal(&worker.cond);
+	}
+	pthread_mutex_unlock(&worker.lock);
+}
+
 /* A wake-up of one of the file's queues (its lock held): what it means
  * for this end (0: anything, as a close's wake-up). */
 static bool fown_wake(struct waiter *w, unsigned events)
@@ -256,17 +278,8 @@ static bool fown_wake(struct waiter *w, unsigned events)
 		due |= DUE_IN;
 	if (o->writable && (!events || (events & (POLLOUT | POLLWRNORM | POLLERR))))
 		due |= DUE_OUT;
-	if (!due)
-		return false;
-	pthread_mutex_lock(&worker.lock);
-	o->due |= due;
-	if (!o->queued) {
-		o->queued = true;
-		__atomic_add_fetch(&o->refs, 1, __ATOMIC_RELAXED);
-		list_add_tail(&o->work, &worker.queue);
-		pthread_cond_signal(&worker.cond);
-	}
-	pthread_mutex_unlock(&worker.lock);
+	if (due)
+		queue_due(o, due);
 	return false;
 }
 
@@ -348,4 +361,30 @@ void fasync_release(struct file *f)
 	unhook(o);
 	pthread_mutex_unlock(&o->lock);
 	fown_put(o);
+}
+
+/* --- dnotify's owners ------------------------------------------------------------ */
+
+struct fown *fasync_owner_hold(struct file *f)
+{
+	struct fown *o = fown_of(f);
+
+	__atomic_add_fetch(&o->refs, 1, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&worker.lock);
+	worker_start_locked();
+	pthread_mutex_unlock(&worker.lock);
+	return o;
+}
+
+void fasync_owner_put(struct fown *o)
+{
+	fown_put(o);
+}
+
+void fasync_owner_msg(struct fown *o, int fd)
+{
+	pthread_mutex_lock(&o->lock);
+	o->msg_fd = fd;
+	pthread_mutex_unlock(&o->lock);
+	queue_due(o, DUE_MSG);
 }

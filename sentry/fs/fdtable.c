@@ -1,6 +1,7 @@
 /* Guest descriptor tables: a growable array of (file, close-on-exec). */
 #include "config.h"
 #include "sentry/fs/file.h"
+#include "sentry/fs/inotify.h"
 #include "sentry/fs/locks.h"
 #include "sentry/kernel/task.h"
 #include "lib/util.h"
@@ -9,13 +10,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A process closing any descriptor of a file drops its POSIX locks on it. */
+/* A process closing any descriptor of a file drops its POSIX locks and its
+ * dnotify registration on it (Linux's filp_close). */
 static void fd_closed(struct file *f)
 {
 	struct task *t = current_task();
 
 	if (t && f->inode && f->inode->locks)
 		locks_remove_posix(f, task_lock_owner(t));
+	if (t && !(f->fmode & FMODE_PATH))
+		dnotify_flush(f, task_lock_owner(t));
 }
 
 struct fdtable *fdtable_new(void)

@@ -38,6 +38,7 @@ void file_put(struct file *f)
 	if (__atomic_load_n(&f->f_ep, __ATOMIC_ACQUIRE))
 		eventpoll_release_file(f);
 	fsnotify_close(f);
+	dnotify_release(f);
 	fasync_release(f);
 	if (f->ops->release)
 		f->ops->release(f);

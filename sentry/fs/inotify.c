@@ -12,6 +12,7 @@
 #include "config.h"
 #include "sentry/fs/inotify.h"
 #include "sentry/fs/anon.h"
+#include "sentry/fs/fasync.h"
 #include "sentry/fs/file.h"
 #include "sentry/kernel/signal.h"
 #include "sentry/kernel/task.h"
@@ -50,6 +51,8 @@ struct inotify_instance {
 	struct waitq wq;
 };
 
+/* A watch of an instance, or (in NULL) a dnotify registration: the file f
+ * the process id registered on directory inode, signalling through dn. */
 struct inotify_watch {
 	struct list_head on_inode, on_instance;
 	struct inotify_instance *in;
@@ -57,6 +60,12 @@ struct inotify_watch {
 	struct dentry *dentry;
 	int wd;
 	uint32_t mask; /* IN_ALL_EVENTS bits and IN_ONESHOT/IN_EXCL_UNLINK */
+	/* dnotify: */
+	struct fown *dn;
+	const struct file *dn_file;
+	const void *dn_id;
+	int dn_fd;
+	bool dn_multishot;
 };
 
 /* inode->inotify: the watches on an inode. */
@@ -181,10 +190,12 @@ static void marks_trim(struct inode *inode)
  */
 static void watch_unlink(struct inotify_watch *w, struct list_head *dead)
 {
-	queue_event(w->in, w->wd, IN_IGNORED, 0, NULL);
 	list_del(&w->on_inode);
-	list_del(&w->on_instance);
-	w->in->user->watches--;
+	if (w->in) {
+		queue_event(w->in, w->wd, IN_IGNORED, 0, NULL);
+		list_del(&w->on_instance);
+		w->in->user->watches--;
+	}
 	__atomic_sub_fetch(&inotify_watches, 1, __ATOMIC_RELEASE);
 	list_add_tail(&w->on_instance, dead);
 }
@@ -205,8 +216,21 @@ static void watches_free(struct list_head *dead)
 	list_for_each_entry_safe(w, n, dead, on_instance) {
 		dentry_put(w->dentry);
 		inode_put(w->inode);
+		if (w->dn)
+			fasync_owner_put(w->dn);
 		free(w);
 	}
+}
+
+/* Under inotify_lock: a dnotify registration hears mask: its owner is
+ * signalled, and a one-shot registration ends. */
+static void dnotify_event(struct inotify_watch *w, uint32_t mask, struct list_head *dead)
+{
+	if (!(w->mask & mask & ~IN_ISDIR))
+		return;
+	fasync_owner_msg(w->dn, w->dn_fd);
+	if (!w->dn_multishot)
+		watch_unlink(w, dead);
 }
 
 void inotify_event(struct inode *inode, uint32_t mask, uint32_t cookie, const char *name,
@@ -220,6 +244,10 @@ void inotify_event(struct inode *inode, uint32_t mask, uint32_t cookie, const ch
 	m = inode->inotify;
 	if (m) {
 		list_for_each_entry_safe(w, n, &m->watches, on_inode) {
+			if (!w->in) {
+				dnotify_event(w, mask, &dead);
+				continue;
+			}
 			if (!(w->mask & mask & IN_ALL_EVENTS))
 				continue;
 			if (unlinked && (w->mask & IN_EXCL_UNLINK))
@@ -520,4 +548,116 @@ int inotify_file_new(uint32_t uid, int flags, struct file **out)
 	in->user = u;
 	*out = anon_file_new("inotify", &inotify_ops, O_RDONLY | (flags & O_NONBLOCK), in);
 	return 0;
+}
+
+/* --- dnotify ------------------------------------------------------------------ */
+
+/* DN_* as the events it hears (Linux's convert_arg). */
+static uint32_t dnotify_mask(unsigned long arg)
+{
+	uint32_t m = 0;
+
+	if (arg & DN_ACCESS)
+		m |= IN_ACCESS;
+	if (arg & DN_MODIFY)
+		m |= IN_MODIFY;
+	if (arg & DN_CREATE)
+		m |= IN_CREATE | IN_MOVED_TO;
+	if (arg & DN_DELETE)
+		m |= IN_DELETE | IN_MOVED_FROM;
+	if (arg & DN_RENAME)
+		m |= FSNOTIFY_RENAME;
+	if (arg & DN_ATTRIB)
+		m |= IN_ATTRIB;
+	return m;
+}
+
+/* Under inotify_lock: the registration of file f by id on inode, if any. */
+static struct inotify_watch *dnotify_find(struct inode *inode, const struct file *f, const void *id)
+{
+	struct inotify_watch *w;
+
+	if (!inode->inotify)
+		return NULL;
+	list_for_each_entry(w, &inode->inotify->watches, on_inode)
+		if (!w->in && w->dn_file == f && (!id || w->dn_id == id))
+			return w;
+	return NULL;
+}
+
+/* Take off every registration of f (by id; NULL: by anyone). */
+static void dnotify_remove(struct file *f, const void *id)
+{
+	struct list_head dead = LIST_HEAD_INIT(dead);
+	struct inode *inode = f->path.dentry ? f->path.dentry->inode : NULL;
+	struct inotify_watch *w;
+
+	if (!inode || !S_ISDIR(inode->mode) || !__atomic_load_n(&inode->inotify, __ATOMIC_ACQUIRE))
+		return;
+	pthread_mutex_lock(&inotify_lock);
+	while ((w = dnotify_find(inode, f, id)))
+		watch_unlink(w, &dead);
+	marks_trim(inode);
+	pthread_mutex_unlock(&inotify_lock);
+	watches_free(&dead);
+}
+
+long dnotify_fcntl(struct task *t, struct file *f, int fd, unsigned long arg)
+{
+	const void *id = task_lock_owner(t);
+	struct inode *inode = f->path.dentry ? f->path.dentry->inode : NULL;
+	struct inotify_marks *m;
+	struct inotify_watch *w;
+	struct fown *o;
+
+	if (!(arg & ~(unsigned long)DN_MULTISHOT)) {
+		dnotify_remove(f, id);
+		return 0;
+	}
+	if (!inode || !S_ISDIR(inode->mode))
+		return -ENOTDIR;
+	/* Linux makes the registering process the owner (__f_setown). */
+	if (fasync_setown(t, f, FOWN_PID, t->tgid) < 0)
+		return -ESRCH;
+	o = fasync_owner_hold(f);
+	pthread_mutex_lock(&inotify_lock);
+	w = dnotify_find(inode, f, id);
+	if (w) { /* more events for the same registration (attach_dn) */
+		w->mask |= dnotify_mask(arg);
+		w->dn_multishot = w->dn_multishot || (arg & DN_MULTISHOT);
+		w->dn_fd = fd;
+		pthread_mutex_unlock(&inotify_lock);
+		fasync_owner_put(o);
+		return 0;
+	}
+	m = inode->inotify;
+	if (!m) {
+		m = xzalloc(sizeof(*m));
+		list_init(&m->watches);
+		__atomic_store_n(&inode->inotify, m, __ATOMIC_RELEASE);
+	}
+	w = xzalloc(sizeof(*w));
+	list_init(&w->on_instance);
+	w->inode = inode_get(inode);
+	w->dentry = dentry_get(f->path.dentry);
+	w->mask = dnotify_mask(arg);
+	w->dn = o;
+	w->dn_file = f;
+	w->dn_id = id;
+	w->dn_fd = fd;
+	w->dn_multishot = (arg & DN_MULTISHOT) != 0;
+	list_add_tail(&w->on_inode, &m->watches);
+	__atomic_add_fetch(&inotify_watches, 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&inotify_lock);
+	return 0;
+}
+
+void dnotify_flush(struct file *f, const void *id)
+{
+	dnotify_remove(f, id);
+}
+
+void dnotify_release(struct file *f)
+{
+	dnotify_remove(f, NULL);
 }

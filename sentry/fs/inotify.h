@@ -52,4 +52,24 @@ void inotify_inode_closed(struct inode *inode);
 /* A cookie that ties an IN_MOVED_FROM to its IN_MOVED_TO. */
 uint32_t inotify_next_cookie(void);
 
+/* Linux's FS_RENAME: a rename, told to the old directory; only dnotify
+ * hears it (it is not an IN_* event). */
+#define FSNOTIFY_RENAME 0x10000000u
+
+/*
+ * dnotify (fcntl F_NOTIFY, Linux's fs/notify/dnotify): a registration is a
+ * watch with no instance on the directory a file is open on, keyed by the
+ * file and the registering process; an event it wants signals the file's
+ * owner (fasync.h) with POLL_MSG. Without DN_MULTISHOT it ends at its
+ * first event.
+ */
+struct task;
+/* F_NOTIFY of f (descriptor fd) with arg (DN_*): 0, -ENOTDIR. A mask of
+ * nothing but DN_MULTISHOT ends the process's registration. */
+long dnotify_fcntl(struct task *t, struct file *f, int fd, unsigned long arg);
+/* Process id closed a descriptor of f (Linux's dnotify_flush). */
+void dnotify_flush(struct file *f, const void *id);
+/* f's last reference is going: every registration of f ends. */
+void dnotify_release(struct file *f);
+
 #endif

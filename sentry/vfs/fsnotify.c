@@ -84,6 +84,7 @@ static void notify_move(struct inode *olddir, const char *oldname, struct inode 
 	if (!fsnotify_active())
 		return;
 	cookie = inotify_next_cookie();
+	notify_name(olddir, FSNOTIFY_RENAME, moved, oldname, 0); /* dnotify's DN_RENAME */
 	notify_name(olddir, IN_MOVED_FROM, moved, oldname, cookie);
 	notify_name(newdir, IN_MOVED_TO, moved, newname, cookie);
 	if (target)

@@ -47,6 +47,7 @@ GUEST_TESTS = \
 	ptrace_syscall \
 	ptrace_events \
 	ptrace_seize_stopped \
+	dnotify \
 	ptrace_breakpoint \
 	proc_cow \
 	proc_tasks \
