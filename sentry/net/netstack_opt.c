@@ -154,6 +154,9 @@ static int set_socket(struct ns_sock *ns, int name, const void *val, unsigned le
 	case SO_BROADCAST:
 		ns->broadcast = v != 0;
 		break;
+	case SO_NO_CHECK:
+		ns->no_check = v != 0;
+		break;
 	case SO_OOBINLINE:
 		ns->oobinline = v != 0;
 		break;
@@ -579,6 +582,9 @@ static int get_socket(struct ns_sock *ns, int name, union optval *v, unsigned *l
 		break;
 	case SO_BROADCAST:
 		v->i = ns->broadcast;
+		break;
+	case SO_NO_CHECK:
+		v->i = ns->no_check;
 		break;
 	case SO_OOBINLINE:
 		v->i = ns->oobinline;

@@ -92,6 +92,7 @@ struct ns_sock {
 	struct list_head all_link; /* in the stack's list of sockets (/proc/net) */
 	/* options */
 	bool v6only, reuseaddr, reuseport, keepalive, nodelay, broadcast, oobinline, cork;
+	bool no_check;			  /* SO_NO_CHECK: kept (UDP checksums are always sent) */
 	int keepidle, keepintvl, keepcnt; /* seconds, seconds, probes */
 	int linger_onoff, linger_secs;
 	int sndbuf, rcvbuf, rcvlowat, priority, maxseg, user_timeout;

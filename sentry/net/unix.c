@@ -94,6 +94,7 @@ struct unix_sock {
 	int sndbuf, rcvbuf, rcvlowat;
 	unsigned backlog;
 	bool passcred, reuseaddr, keepalive, broadcast, dontroute, oobinline;
+	bool no_check; /* SO_NO_CHECK: kept, meaningless for Unix sockets (as Linux) */
 	int linger_onoff, linger_secs;
 	int priority;
 	uint64_t rcvtimeo, sndtimeo; /* ns, or SOCK_TIMEO_NONE */
@@ -1784,6 +1785,9 @@ static int unix_setsockopt(struct socket *s, int level, int name, const void *va
 	case SO_BROADCAST:
 		u->broadcast = v != 0;
 		break;
+	case SO_NO_CHECK:
+		u->no_check = v != 0;
+		break;
 	case SO_DONTROUTE:
 		u->dontroute = v != 0;
 		break;
@@ -1852,6 +1856,9 @@ static int unix_getsockopt(struct socket *s, int level, int name, void *val, uns
 		break;
 	case SO_BROADCAST:
 		v.i = u->broadcast;
+		break;
+	case SO_NO_CHECK:
+		v.i = u->no_check;
 		break;
 	case SO_DONTROUTE:
 		v.i = u->dontroute;

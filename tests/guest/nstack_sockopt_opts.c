@@ -122,6 +122,7 @@ static void sol_socket(int fd, int tcp)
 	set(fd, O(SOL_SOCKET, SO_KEEPALIVE), 5);
 	set(fd, O(SOL_SOCKET, SO_KEEPALIVE), 0);
 	set(fd, O(SOL_SOCKET, SO_BROADCAST), 7);
+	set(fd, O(SOL_SOCKET, SO_NO_CHECK), 1);
 	set(fd, O(SOL_SOCKET, SO_OOBINLINE), 1);
 	set(fd, O(SOL_SOCKET, SO_REUSEADDR), 3);
 	set(fd, O(SOL_SOCKET, SO_REUSEPORT), 3);

@@ -68,6 +68,16 @@ int main(void)
 	n = 3;
 	CHECK_EQ(setsockopt(sv[0], SOL_SOCKET, SO_PRIORITY, &n, sizeof(n)), 0, "SO_PRIORITY 3");
 	CHECK_EQ(getint(sv[0], SO_PRIORITY), 3, "SO_PRIORITY reads back");
+	{
+		static const int bools[] = {SO_BROADCAST, SO_NO_CHECK, SO_REUSEADDR, SO_KEEPALIVE};
+		for (unsigned i = 0; i < sizeof(bools) / sizeof(bools[0]); i++) {
+			n = 1;
+			CHECK(getint(sv[0], bools[i]) == 0 &&
+				      setsockopt(sv[0], SOL_SOCKET, bools[i], &n, sizeof(n)) == 0 &&
+				      getint(sv[0], bools[i]) == 1,
+			      "SO_BROADCAST, SO_NO_CHECK, SO_REUSEADDR, SO_KEEPALIVE: off, set, on");
+		}
+	}
 	if (getuid() == 0) {
 		n = 1000000;
 		CHECK_EQ(setsockopt(sv[0], SOL_SOCKET, SO_SNDBUFFORCE, &n, sizeof(n)), 0,
