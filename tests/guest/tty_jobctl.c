@@ -144,6 +144,7 @@ static int fg_child(int s)
 	catch(SIGINT);
 	catch(SIGQUIT);
 	catch(SIGWINCH);
+	write(report[1], "r", 1); /* ready: the leader may send (a slow start must not lose one) */
 	for (int i = 0; i < 500 && !(got[SIGINT] && got[SIGQUIT] && got[SIGWINCH] >= 1); i++)
 		tty_sleep_ms(10);
 	tty_sleep_ms(100); /* a second SIGWINCH would come now */
@@ -244,8 +245,12 @@ static void leader(int m, int s, int s2)
 
 	/* Keyboard signals go to the foreground group. */
 	catch(SIGINT);
+	pipe(report);
 	p = in_group(fg_child, s);
 	CHECK_EQ(give(s, p), 0, "a child group in the foreground");
+	CHECK(read(report[0], buf, 1) == 1, "the child has its handlers");
+	close(report[0]);
+	close(report[1]);
 	tty_sleep_ms(100);
 	tty_put(m, "\003");
 	tty_sleep_ms(100);
