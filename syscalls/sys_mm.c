@@ -53,13 +53,23 @@ static bool over_rlimit_as(struct task *t, uint64_t grow, uint64_t start, uint64
 	return mm_mapped_bytes(t->mm) - old.bytes + grow > lim;
 }
 
+/* Would a heap ending at want pass RLIMIT_DATA (Linux's check_data_rlimit;
+ * only the heap counts here, not the data segment)? */
+static bool over_rlimit_data(struct task *t, uint64_t want)
+{
+	rlim_t lim = t->tg->rlim[RLIMIT_DATA].rlim_cur;
+
+	return lim != RLIM_INFINITY && want - t->mm->start_brk > lim;
+}
+
 SYSCALL(brk)
 {
 	uint64_t cur = mm_brk(t->mm, 0), want = a->a[0];
 
 	/* A refused brk leaves the break where it was. */
 	if (want > cur &&
-	    over_rlimit_as(t, ALIGN_UP(want, PAGE_SIZE) - ALIGN_UP(cur, PAGE_SIZE), 0, 0))
+	    (over_rlimit_as(t, ALIGN_UP(want, PAGE_SIZE) - ALIGN_UP(cur, PAGE_SIZE), 0, 0) ||
+	     over_rlimit_data(t, want)))
 		return (long)cur;
 	return (long)mm_brk(t->mm, want);
 }

@@ -2,7 +2,8 @@
  * Guest test: resource usage and limits. getrusage (self, thread, children;
  * real CPU times that grow with work, maxrss), times() in clock ticks, the
  * rusage wait4 returns, prlimit64 on other processes with its permission
- * rules, RLIMIT_NPROC for fork, and RLIMIT_AS for mmap, mremap and brk.
+ * rules, RLIMIT_NPROC for fork, RLIMIT_AS for mmap, mremap and brk, and
+ * RLIMIT_DATA for brk.
  */
 #include "guest.h"
 
@@ -254,6 +255,21 @@ static void address_space(void)
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the child's checks passed");
 }
 
+/* RLIMIT_DATA bounds the heap: brk past it leaves the break. */
+static void data_limit(void)
+{
+	struct rlimit rl = {0, RLIM_INFINITY};
+	void *brk0 = sbrk(0);
+
+	CHECK_EQ(setrlimit(RLIMIT_DATA, &rl), 0, "RLIMIT_DATA 0");
+	CHECK(sbrk(8192) == (void *)-1 && errno == ENOMEM, "growing the heap fails with ENOMEM");
+	CHECK(sbrk(0) == brk0, "and leaves the break");
+	rl.rlim_cur = RLIM_INFINITY;
+	CHECK_EQ(setrlimit(RLIMIT_DATA, &rl), 0, "RLIMIT_DATA back to unlimited");
+	CHECK(sbrk(8192) == brk0, "the heap grows again");
+	CHECK(sbrk(-8192) != (void *)-1, "and shrinks");
+}
+
 int main(void)
 {
 	self();
@@ -261,5 +277,6 @@ int main(void)
 	prlimit_others();
 	nproc();
 	address_space();
+	data_limit();
 	return GUEST_DONE();
 }
