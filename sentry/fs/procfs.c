@@ -155,8 +155,8 @@ static void one_map(const struct vma *v, void *arg)
 
 static void gen_maps(struct proc_ctx *c, struct strbuf *o)
 {
-	if (c->t->mm)
-		mm_for_each_vma(c->t->mm, one_map, o);
+	if (c->mm)
+		mm_for_each_vma(c->mm, one_map, o);
 }
 
 struct mounts_ctx {
@@ -1094,6 +1094,7 @@ static int proc_open(struct inode *inode, struct dentry *dentry, int flags, stru
 		return -EACCES;
 	if (PI(inode)->pid) {
 		c.t = proc_task(inode);
+		c.mm = c.t ? task_mm_get(c.t) : NULL;
 		if (!c.t && !PI(inode)->tid)
 			c.zombie = find_zombie(c.k, PI(inode)->pid);
 		if (!c.t && !c.zombie)
@@ -1102,6 +1103,7 @@ static int proc_open(struct inode *inode, struct dentry *dentry, int flags, stru
 	strbuf_init(&sb);
 	if (!c.zombie || (n->flags & PN_ZOMBIE))
 		n->gen(&c, &sb);
+	mm_put(c.mm);
 	task_put(c.t);
 	tg_put(c.zombie);
 	text = xzalloc(sizeof(*text));
@@ -1128,8 +1130,10 @@ static long proc_write(struct file *f, const void *buf, size_t len, int64_t *pos
 		c.t = proc_task(f->inode);
 		if (!c.t)
 			return -ESRCH;
+		c.mm = task_mm_get(c.t);
 	}
 	ret = n->write(&c, buf, len);
+	mm_put(c.mm);
 	task_put(c.t);
 	return ret;
 }

@@ -37,6 +37,7 @@ enum proc_kind {
 struct proc_ctx {
 	struct kernel *k;
 	struct task *t; /* the process a per-pid file describes, or NULL */
+	struct mm *mm;	/* its address space, held while the file is made (or NULL) */
 	/* A zombie (t is NULL): its thread group, for the files that show one. */
 	struct thread_group *zombie;
 	int id;			   /* the pid or tid its directory is named by */
@@ -85,7 +86,7 @@ void proc_gen_statm(struct proc_ctx *c, struct strbuf *o);
 void proc_gen_smaps(struct proc_ctx *c, struct strbuf *o);
 void proc_gen_smaps_rollup(struct proc_ctx *c, struct strbuf *o);
 /* The resident and virtual sizes status and stat report, in bytes. */
-void proc_mem_sizes(struct task *t, uint64_t *vsize, uint64_t *rss);
+void proc_mem_sizes(struct mm *mm, uint64_t *vsize, uint64_t *rss);
 
 /* /proc/<pid>/oom_score, oom_score_adj (procfs_pid_oom.c). */
 void proc_gen_oom_score(struct proc_ctx *c, struct strbuf *o);

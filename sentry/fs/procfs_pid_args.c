@@ -53,7 +53,7 @@ static void proctitle(struct mm *mm, struct strbuf *o, uint64_t arg_start, uint6
 
 void proc_gen_cmdline(struct proc_ctx *c, struct strbuf *o)
 {
-	struct mm *mm = c->t->mm;
+	struct mm *mm = c->mm;
 	uint64_t arg_start, arg_end, env_start, env_end;
 	char last;
 
@@ -76,7 +76,7 @@ void proc_gen_cmdline(struct proc_ctx *c, struct strbuf *o)
 
 void proc_gen_environ(struct proc_ctx *c, struct strbuf *o)
 {
-	struct mm *mm = c->t->mm;
+	struct mm *mm = c->mm;
 
 	if (mm)
 		guest_range(mm, o, mm->env_start, mm->env_end);

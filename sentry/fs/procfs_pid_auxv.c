@@ -12,7 +12,7 @@
 
 void proc_gen_auxv(struct proc_ctx *c, struct strbuf *o)
 {
-	struct mm *mm = c->t->mm;
+	struct mm *mm = c->mm;
 
 	if (mm)
 		strbuf_append(o, mm->saved_auxv, mm->saved_auxv_words * sizeof(uint64_t));

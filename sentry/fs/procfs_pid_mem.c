@@ -162,20 +162,20 @@ static void walk_one(const struct vma *v, void *arg)
 	vm_flags(w->smaps, v);
 }
 
-static void walk(struct task *t, struct walk *w, struct strbuf *smaps)
+static void walk(struct mm *mm, struct walk *w, struct strbuf *smaps)
 {
 	memset(w, 0, sizeof(*w));
 	w->smaps = smaps;
-	w->mm = t->mm;
+	w->mm = mm;
 	if (w->mm)
 		mm_for_each_vma(w->mm, walk_one, w);
 }
 
-void proc_mem_sizes(struct task *t, uint64_t *vsize, uint64_t *rss)
+void proc_mem_sizes(struct mm *mm, uint64_t *vsize, uint64_t *rss)
 {
 	struct walk w;
 
-	walk(t, &w, NULL);
+	walk(mm, &w, NULL);
 	*vsize = w.total.size;
 	*rss = w.total.rss;
 }
@@ -184,7 +184,7 @@ void proc_gen_statm(struct proc_ctx *c, struct strbuf *o)
 {
 	struct walk w;
 
-	walk(c->t, &w, NULL);
+	walk(c->mm, &w, NULL);
 	/* size resident shared text lib data dt, in pages (lib and dt are 0). */
 	strbuf_printf(o, "%llu %llu %llu %llu 0 %llu 0\n",
 		      (unsigned long long)(w.total.size / PAGE_SIZE),
@@ -198,7 +198,7 @@ void proc_gen_smaps(struct proc_ctx *c, struct strbuf *o)
 {
 	struct walk w;
 
-	walk(c->t, &w, o);
+	walk(c->mm, &w, o);
 }
 
 void proc_gen_smaps_rollup(struct proc_ctx *c, struct strbuf *o)
@@ -206,7 +206,7 @@ void proc_gen_smaps_rollup(struct proc_ctx *c, struct strbuf *o)
 	struct walk w;
 	int n;
 
-	walk(c->t, &w, NULL);
+	walk(c->mm, &w, NULL);
 	/* The header spans the VMAs, padded as maps pads a line without a name. */
 	n = (int)strlen("000000000000-000000000000 ---p 00000000 00:00 0");
 	strbuf_printf(o, "%012llx-%012llx ---p 00000000 00:00 0%*s[rollup]\n",

@@ -37,7 +37,7 @@ void proc_gen_oom_score_adj(struct proc_ctx *c, struct strbuf *o)
 void proc_gen_oom_score(struct proc_ctx *c, struct strbuf *o)
 {
 	struct sandbox_mem m;
-	uint64_t rss = c->t->mm ? mm_resident(c->t->mm) : 0, pages;
+	uint64_t rss = c->mm ? mm_resident(c->mm) : 0, pages;
 	int64_t badness;
 	int adj;
 

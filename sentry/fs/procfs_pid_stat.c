@@ -123,13 +123,12 @@ static unsigned long long ticks(uint64_t ns)
 void proc_gen_stat(struct proc_ctx *c, struct strbuf *o)
 {
 	struct task *t = c->t;
-	struct mm *mm = t ? t->mm : NULL;
+	struct mm *mm = c->mm;
 	uint64_t start = ((t ? t->start_ns : c->zombie->start_ns) - c->k->boot_ns) / NSEC_PER_TICK;
 	struct tree_ids ids = tree_ids(c);
 	uint64_t vsize = 0, rss = 0;
 
-	if (t)
-		proc_mem_sizes(t, &vsize, &rss);
+	proc_mem_sizes(mm, &vsize, &rss);
 	strbuf_printf(
 		o,
 		"%d (%s) %c %d %d %d %d %d 4194560 0 0 0 0 %llu %llu %llu %llu 20 0 %d 0 %llu "
@@ -187,9 +186,9 @@ static void task_status(struct proc_ctx *c, struct strbuf *o)
 	struct tree_ids ids = tree_ids(c);
 	uint64_t vsize, rss, peak, locked;
 
-	proc_mem_sizes(t, &vsize, &rss);
-	peak = MAX(vsize, t->mm ? mm_committed_peak(t->mm) : 0);
-	locked = t->mm ? mm_locked_bytes(t->mm) : 0;
+	proc_mem_sizes(c->mm, &vsize, &rss);
+	peak = MAX(vsize, c->mm ? mm_committed_peak(c->mm) : 0);
+	locked = c->mm ? mm_locked_bytes(c->mm) : 0;
 	strbuf_printf(o,
 		      "Name:\t%s\nUmask:\t%04o\nState:\t%c (%s)\nTgid:\t%d\nNgid:\t0\nPid:\t%d\n"
 		      "PPid:\t%d\nTracerPid:\t%d\nUid:\t%u\t%u\t%u\t%u\nGid:\t%u\t%u\t%u\t%u\n"

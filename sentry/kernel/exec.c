@@ -204,7 +204,9 @@ static void leave_mm(struct task *t)
 	t->clear_child_tid = 0;
 	if (__atomic_sub_fetch(&old->users, 1, __ATOMIC_SEQ_CST) > 0 && old->as)
 		old->as->ops->remove_ctx(old->as, t->ctx);
+	pthread_mutex_lock(&t->k->lock); /* task_mm_get */
 	t->mm = NULL;
+	pthread_mutex_unlock(&t->k->lock);
 	mm_put(old);
 }
 
@@ -356,8 +358,10 @@ static int exec_elf(struct exec_ctx *x, struct file *f)
 	task_exec_creds(t, &creds, secure);
 	keys_exec(t);
 	leave_mm(t);
-	t->mm = mm;
 	mm->users = 1;
+	pthread_mutex_lock(&t->k->lock);
+	t->mm = mm;
+	pthread_mutex_unlock(&t->k->lock);
 	mm = NULL;
 	timers_exec(t);
 	task_vfork_release(t);

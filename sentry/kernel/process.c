@@ -896,7 +896,7 @@ void task_do_exit(struct task *t)
 	struct fdtable *files;
 	uint64_t cpu = task_cpu_time_ns(t);
 	uint64_t sys = rusage_self_sentry_ns();
-	bool last_user;
+	bool last_user = false;
 
 	task_vfork_release(t);
 	exit_robust_list(t);
@@ -919,6 +919,18 @@ void task_do_exit(struct task *t)
 		last_user = __atomic_sub_fetch(&mm->users, 1, __ATOMIC_SEQ_CST) == 0;
 		if (!last_user && mm->as)
 			mm->as->ops->remove_ctx(mm->as, t->ctx);
+	}
+	/* The last user frees the memory before the parent can learn of the
+	 * exit, as Linux's exit_mm before exit_notify: a reaped (or zombie)
+	 * child holds none, which the OOM monitor counts on. Nobody is left to
+	 * see clear_child_tid then (Linux writes it only while mm_users > 1). */
+	if (mm && last_user) {
+		pthread_mutex_lock(&k->lock);
+		rusage_note_mm_locked(tg, mm);
+		t->mm = NULL;
+		pthread_mutex_unlock(&k->lock);
+		mm_put(mm);
+		mm = NULL;
 	}
 
 	pthread_mutex_lock(&k->lock);
@@ -962,8 +974,12 @@ void task_do_exit(struct task *t)
 		if (mm_copy_out(mm, t->clear_child_tid, &zero, sizeof(zero)) == 0)
 			futex_wake_addr(t, t->clear_child_tid);
 	}
-	t->mm = NULL;
-	mm_put(mm);
+	if (mm) {
+		pthread_mutex_lock(&k->lock); /* task_mm_get */
+		t->mm = NULL;
+		pthread_mutex_unlock(&k->lock);
+		mm_put(mm);
+	}
 	fs_struct_put(t->fs);
 	t->fs = NULL;
 	landlock_task_exit(t);

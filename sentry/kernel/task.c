@@ -52,6 +52,16 @@ struct task *task_get(struct task *t)
 	return t;
 }
 
+struct mm *task_mm_get(struct task *t)
+{
+	struct mm *mm;
+
+	pthread_mutex_lock(&t->k->lock);
+	mm = t->mm ? mm_get(t->mm) : NULL;
+	pthread_mutex_unlock(&t->k->lock);
+	return mm;
+}
+
 /* The last reference: only the memory of the task is left. */
 void task_put(struct task *t)
 {

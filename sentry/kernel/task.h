@@ -273,6 +273,10 @@ static inline const void *task_lock_owner(struct task *t)
 
 struct task *task_get(struct task *t);
 void task_put(struct task *t);
+/* The task's address space with a reference (mm_put it), or NULL once the
+ * task has left it: what another task reads of it without the task's
+ * cooperation (/proc) takes it this way. */
+struct mm *task_mm_get(struct task *t);
 /* The task's RLIMIT_NOFILE, capped at Linux's nr_open: the highest
  * descriptor number + 1 it may install. */
 static inline unsigned task_nofile(struct task *t)

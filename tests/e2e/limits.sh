@@ -63,7 +63,7 @@ check_that "anonymous memory past --memory-limit 64M: mmap fails with ENOMEM (st
 [ "$st" = 0 ] || why anon
 
 run procs --memory-limit 64M "$MB" procs 3 30
-check_that "three processes of 30 MiB each under 64M: the OOM monitor ends one with SIGKILL, the rest go on (status $st)" \
+check_that "three processes of 30 MiB each under 64M: the OOM monitor ends one with SIGKILL, the rest go on (status $st: $(out procs))" \
 	'[ "$st" = 0 ] && contains "$T/procs.out" "^procs: [12] killed by SIGKILL, [12] exited\$" &&
 	 contains "$T/procs.out" "^after: ok\$"'
 check_that "... and says so, with the process it chose" \

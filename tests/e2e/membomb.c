@@ -8,9 +8,11 @@
  *                           "anon: N MiB, then ERRNO" or "anon: N MiB";
  *                           then hold it for SECS seconds ("held")
  *   membomb procs N MB      N children, each touching MB MiB and holding
- *                           it; how they ended: "procs: K killed by
- *                           SIGKILL, E exited" (the sandbox's OOM monitor
- *                           ends the biggest once they hold too much)
+ *                           it until all do (or died); how they ended:
+ *                           "procs: K killed by SIGKILL, E exited" (the
+ *                           sandbox's OOM monitor ends the biggest once
+ *                           they hold too much), ", F failed" after it
+ *                           when some ended otherwise
  *   membomb pipes           fill pipes of 64 KiB until pipe() or a write
  *                           fails: "pipes: N filled, then ERRNO (call)"
  *   membomb unix            fill socket pairs until a send fails with
@@ -25,6 +27,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,31 +108,86 @@ static int mode_anon(size_t mb, int secs)
 	return after();
 }
 
+/* How a child of mode_procs ended, counted. */
+static void count_end(int st, int *killed, int *exited, int *other)
+{
+	if (WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL)
+		++*killed;
+	else if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		++*exited;
+	else
+		++*other;
+}
+
+/*
+ * N children touch MB MiB each and hold it until every one has said it
+ * holds its memory or died, so that all of it is wanted at once however
+ * slowly they are scheduled; a second later they are let go.
+ */
 static int mode_procs(int n, size_t mb)
 {
-	int killed = 0, exited = 0;
+	int killed = 0, exited = 0, other = 0, held[2], go[2];
+	pid_t pid[256];
+	char state[256] = {0}; /* 0 touching, 1 holding, 2 ended */
+	unsigned char c = 0;
 
+	if (n < 1 || n > 256)
+		return 2;
+	/* The pipe's ring is made now: a write once the memory is gone
+	 * would fail with ENOMEM. */
+	if (pipe(held) < 0 || pipe(go) < 0 || write(held[1], &c, 1) != 1 ||
+	    read(held[0], &c, 1) != 1)
+		die("pipe");
 	for (int i = 0; i < n; i++) {
-		pid_t p = fork();
-		if (p < 0)
+		pid[i] = fork();
+		if (pid[i] < 0)
 			die("fork");
-		if (p == 0) {
+		if (pid[i] == 0) {
 			int e;
+			c = (unsigned char)i;
+			close(held[0]);
+			close(go[1]);
 			touch(mb, &e);
-			sleep(3);
+			if (write(held[1], &c, 1) != 1)
+				_exit(3);
+			(void)read(go[0], &c, 1); /* EOF: the parent lets go */
 			_exit(0);
 		}
 	}
+	close(held[1]);
+	close(go[0]);
+	for (int tries = 0, waiting = n; waiting > 0 && tries < 600; tries++) {
+		struct pollfd pfd = {.fd = held[0], .events = POLLIN};
+		unsigned char buf[256];
+		int st;
+		pid_t p;
+		if (poll(&pfd, 1, 100) > 0)
+			for (ssize_t r = read(held[0], buf, sizeof(buf)), j = 0; j < r; j++)
+				if (buf[j] < n && state[buf[j]] == 0)
+					state[buf[j]] = 1, waiting--;
+		while ((p = waitpid(-1, &st, WNOHANG)) > 0)
+			for (int i = 0; i < n; i++)
+				if (pid[i] == p) {
+					waiting -= state[i] == 0;
+					state[i] = 2;
+					count_end(st, &killed, &exited, &other);
+				}
+	}
+	sleep(1);
+	close(go[1]);
 	for (int i = 0; i < n; i++) {
 		int st;
-		if (wait(&st) < 0)
+		if (state[i] == 2)
+			continue;
+		if (waitpid(pid[i], &st, 0) < 0)
 			die("wait");
-		if (WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL)
-			killed++;
-		else if (WIFEXITED(st))
-			exited++;
+		count_end(st, &killed, &exited, &other);
 	}
-	printf("procs: %d killed by SIGKILL, %d exited\n", killed, exited);
+	if (other)
+		printf("procs: %d killed by SIGKILL, %d exited, %d failed\n", killed, exited,
+		       other);
+	else
+		printf("procs: %d killed by SIGKILL, %d exited\n", killed, exited);
 	return after();
 }
 
