@@ -26,6 +26,9 @@ platforms=$("$RUNG" help platforms | awk '$2 == "usable" { print $1 }')
 skipped=$("$RUNG" help platforms | awk '$2 != "usable"')
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# Ended by a signal, the shell runs the EXIT trap only when it exits itself
+# (a stopped check left its network namespace behind otherwise).
+trap 'exit 143' TERM INT HUP
 # The network namespace of the runs (nsenter keeps the host's /sys).
 netns=
 if [ "$(id -u)" = 0 ] && command -v ip >/dev/null && command -v nsenter >/dev/null &&
