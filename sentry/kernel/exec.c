@@ -204,9 +204,7 @@ static void leave_mm(struct task *t)
 	t->clear_child_tid = 0;
 	if (__atomic_sub_fetch(&old->users, 1, __ATOMIC_SEQ_CST) > 0 && old->as)
 		old->as->ops->remove_ctx(old->as, t->ctx);
-	pthread_mutex_lock(&t->k->lock); /* task_mm_get */
-	t->mm = NULL;
-	pthread_mutex_unlock(&t->k->lock);
+	task_set_mm(t, NULL);
 	mm_put(old);
 }
 
@@ -359,9 +357,7 @@ static int exec_elf(struct exec_ctx *x, struct file *f)
 	keys_exec(t);
 	leave_mm(t);
 	mm->users = 1;
-	pthread_mutex_lock(&t->k->lock);
-	t->mm = mm;
-	pthread_mutex_unlock(&t->k->lock);
+	task_set_mm(t, mm);
 	mm = NULL;
 	timers_exec(t);
 	task_vfork_release(t);

@@ -925,10 +925,8 @@ void task_do_exit(struct task *t)
 	 * child holds none, which the OOM monitor counts on. Nobody is left to
 	 * see clear_child_tid then (Linux writes it only while mm_users > 1). */
 	if (mm && last_user) {
-		pthread_mutex_lock(&k->lock);
-		rusage_note_mm_locked(tg, mm);
-		t->mm = NULL;
-		pthread_mutex_unlock(&k->lock);
+		rusage_note_mm(t, mm);
+		task_set_mm(t, NULL);
 		mm_put(mm);
 		mm = NULL;
 	}
@@ -975,9 +973,7 @@ void task_do_exit(struct task *t)
 			futex_wake_addr(t, t->clear_child_tid);
 	}
 	if (mm) {
-		pthread_mutex_lock(&k->lock); /* task_mm_get */
-		t->mm = NULL;
-		pthread_mutex_unlock(&k->lock);
+		task_set_mm(t, NULL);
 		mm_put(mm);
 	}
 	fs_struct_put(t->fs);

@@ -62,6 +62,13 @@ struct mm *task_mm_get(struct task *t)
 	return mm;
 }
 
+void task_set_mm(struct task *t, struct mm *mm)
+{
+	pthread_mutex_lock(&t->k->lock);
+	t->mm = mm;
+	pthread_mutex_unlock(&t->k->lock);
+}
+
 /* The last reference: only the memory of the task is left. */
 void task_put(struct task *t)
 {

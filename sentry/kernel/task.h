@@ -277,6 +277,10 @@ void task_put(struct task *t);
  * task has left it: what another task reads of it without the task's
  * cooperation (/proc) takes it this way. */
 struct mm *task_mm_get(struct task *t);
+/* Give the task the address space mm (NULL: it has left its own), under
+ * the kernel's lock as task_mm_get reads it; the caller keeps the
+ * references. */
+void task_set_mm(struct task *t, struct mm *mm);
 /* The task's RLIMIT_NOFILE, capped at Linux's nr_open: the highest
  * descriptor number + 1 it may install. */
 static inline unsigned task_nofile(struct task *t)
