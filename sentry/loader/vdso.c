@@ -39,6 +39,10 @@ extern const char rung_vdso_image[], rung_vdso_image_end[];
 
 #define UPDATE_NS	 50000000ll
 #define MAX_SLEW	 0.0005 /* 500 ppm */
+#define FAST_SLEW	 0.05	/* when more than FAST_SLEW_NS apart */
+#define FAST_SLEW_NS	 1000000ll
+#define SAMPLE_TRIES	 8
+#define SAMPLE_GAP_NS	 20000ll
 #define REALTIME_STEP_NS 1000000ll
 
 struct vdso {
@@ -103,16 +107,27 @@ static bool have_rdtscp(void)
 }
 
 /* The TSC and the host's clocks at (about) the same moment: CLOCK_MONOTONIC
- * read on both sides of the TSC, the others as distances from it. */
+ * read on both sides of the TSC, the others as distances from it. A thread
+ * preempted between the reads would tie the TSC to a time milliseconds off
+ * (and the first segment's rate to a wrong one, the guest's clock then running
+ * ahead of the host's by far more than the slew can take back), so the
+ * tightest of a few tries is kept. */
 static void sample(uint64_t *tsc, int64_t h[VDSO_NCLOCKS])
 {
 	static const clockid_t ids[VDSO_NCLOCKS] = {CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_BOOTTIME,
 						    CLOCK_TAI};
-	int64_t m0 = host_ns(CLOCK_MONOTONIC), m1;
+	int64_t best = INT64_MAX;
 
-	*tsc = rdtsc_ordered();
-	m1 = host_ns(CLOCK_MONOTONIC);
-	h[VDSO_MONOTONIC] = m0 + (m1 - m0) / 2;
+	for (int i = 0; i < SAMPLE_TRIES && best > SAMPLE_GAP_NS; i++) {
+		int64_t m0 = host_ns(CLOCK_MONOTONIC), m1;
+		uint64_t t = rdtsc_ordered();
+		m1 = host_ns(CLOCK_MONOTONIC);
+		if (m1 - m0 < best) {
+			best = m1 - m0;
+			*tsc = t;
+			h[VDSO_MONOTONIC] = m0 + (m1 - m0) / 2;
+		}
+	}
 	for (int c = 0; c < VDSO_NCLOCKS; c++) {
 		int64_t x, y;
 		if (c == VDSO_MONOTONIC)
@@ -164,7 +179,7 @@ static void update_locked(void)
 	struct vdso_data d = vc.cur;
 	int64_t h[VDSO_NCLOCKS], g, e, rate_ns, boot_off;
 	uint64_t t;
-	double nominal, mult;
+	double nominal, mult, slew;
 
 	sample(&t, h);
 	if (t <= vc.anchor_tsc || t <= d.tsc0)
@@ -173,9 +188,12 @@ static void update_locked(void)
 	nominal = (double)rate_ns * 4294967296.0 / (double)(t - vc.anchor_tsc);
 	g = eval(&d, VDSO_MONOTONIC, t);
 	e = h[VDSO_MONOTONIC] - g;
-	/* Catch up with the host by the next update, slewing at most MAX_SLEW;
-	 * a guest clock far behind (a stalled update) jumps forward. */
-	mult = nominal * (1.0 + MAX(MIN((double)e / UPDATE_NS, MAX_SLEW), -MAX_SLEW));
+	/* Catch up with the host by the next update, slewing at most MAX_SLEW
+	 * (FAST_SLEW when more than a millisecond apart: a guest clock ahead
+	 * cannot step back, and its timers are the host's); a guest clock far
+	 * behind (a stalled update) jumps forward. */
+	slew = llabs(e) > FAST_SLEW_NS ? FAST_SLEW : MAX_SLEW;
+	mult = nominal * (1.0 + MAX(MIN((double)e / UPDATE_NS, slew), -slew));
 	if (e > UPDATE_NS)
 		g = h[VDSO_MONOTONIC];
 	boot_off = MAX(h[VDSO_BOOTTIME] - h[VDSO_MONOTONIC],
