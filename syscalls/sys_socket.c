@@ -22,6 +22,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <net/if.h>
+#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -303,6 +305,12 @@ SYSCALL(setsockopt)
 		return ret;
 	if (optlen < 0) {
 		ret = -EINVAL;
+	} else if (level == SOL_SOCKET && name == SO_BINDTODEVICE && is_inet(s)) {
+		/* sock_setsockopt: a name, not an int */
+		size_t n = MIN((size_t)optlen, (size_t)IFNAMSIZ);
+		ret = mm_copy_in(t->mm, val, a->a[3], n) < 0
+			      ? -EFAULT
+			      : s->ops->setsockopt(s, level, name, val, (unsigned)n);
 	} else if (level != SOL_SOCKET && is_inet(s)) {
 		/* IP, IPv6 and TCP options: the family checks the length. */
 		size_t n = MIN((size_t)optlen, sizeof(val));
@@ -446,6 +454,40 @@ static int creds_check(struct task *t, struct ucred *uc)
 	return 0;
 }
 
+/* The IP-level control messages of a send that the stack acts on, with
+ * Linux's checks (ip_cmsg_send, ip6_datagram_send_ctl); others are ignored. */
+static int scm_parse_ip(int family, const struct cmsghdr *c, const char *data, struct scm *scm)
+{
+	bool v6 = family == AF_INET6;
+	int v;
+
+	if (c->cmsg_level != (v6 ? IPPROTO_IPV6 : IPPROTO_IP))
+		return 0;
+	if (!v6 && c->cmsg_type == IP_TOS && c->cmsg_len == CMSG_LEN(1)) {
+		scm->tos = (uint8_t)data[0];
+		scm->tos_set = true;
+		return 0;
+	}
+	if (c->cmsg_type != (v6 ? IPV6_HOPLIMIT : IP_TTL) &&
+	    c->cmsg_type != (v6 ? IPV6_TCLASS : IP_TOS))
+		return 0;
+	if (c->cmsg_len != CMSG_LEN(sizeof(int)))
+		return -EINVAL;
+	memcpy(&v, data, sizeof(v));
+	if (v > 255 || v < (v6 ? -1 : c->cmsg_type == IP_TTL ? 1 : 0))
+		return -EINVAL;
+	if (v < 0) /* IPv6's -1: the socket's own */
+		return 0;
+	if (c->cmsg_type == (v6 ? IPV6_HOPLIMIT : IP_TTL)) {
+		scm->ttl = (uint8_t)v;
+		scm->ttl_set = true;
+	} else {
+		scm->tos = (uint8_t)v;
+		scm->tos_set = true;
+	}
+	return 0;
+}
+
 /* __scm_send: parse the control messages of a send (ctl: clen bytes, copied in). */
 static int scm_parse(struct task *t, struct socket *s, const char *ctl, size_t clen,
 		     struct scm *scm)
@@ -506,6 +548,10 @@ static int scm_parse(struct task *t, struct socket *s, const char *ctl, size_t c
 			default:
 				return -EINVAL;
 			}
+		} else if (is_inet(s)) {
+			int ret = scm_parse_ip(s->ops->family, &c, ctl + off + CMSG_LEN(0), scm);
+			if (ret)
+				return ret;
 		}
 		next = off + CMSG_ALIGN(c.cmsg_len);
 		if (next + sizeof(struct cmsghdr) > clen)

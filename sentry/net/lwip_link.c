@@ -423,3 +423,10 @@ int lwip_link_ifindex(const struct netif *n)
 		return 0;
 	return ((const struct link *)n->state)->iface.index;
 }
+
+const char *lwip_link_name(const struct netif *n)
+{
+	if (n->linkoutput != link_output)
+		return NULL;
+	return ((const struct link *)n->state)->iface.name;
+}

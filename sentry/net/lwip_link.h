@@ -24,5 +24,7 @@ void lwip_links_run(struct lwip_links *l);
 void lwip_links_close(struct lwip_links *l, bool running);
 /* The host's ifindex of an attached interface's netif; 0 for another netif. */
 int lwip_link_ifindex(const struct netif *n);
+/* Its name as the guest knows it, or NULL for a netif not ours. */
+const char *lwip_link_name(const struct netif *n);
 
 #endif

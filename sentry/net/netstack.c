@@ -38,6 +38,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define KCAP_NET_RAW	  13
+#define LINUX_IPPROTO_MAX 263 /* IPPROTO_MPTCP + 1 */
+
 __thread struct task *netstack_test_task;
 struct list_head ns_all_socks = LIST_HEAD_INIT(ns_all_socks);
 
@@ -82,6 +85,21 @@ int ns_ifindex(const struct netif *n)
 	if (n == &stack.lo)
 		return 1;
 	return lwip_link_ifindex(n);
+}
+
+struct netif *ns_netif_by_name(const char *name)
+{
+	struct netif *n;
+
+	if (strcmp(name, "lo") == 0)
+		return &stack.lo;
+	NETIF_FOREACH(n)
+	{
+		const char *ln = lwip_link_name(n);
+		if (ln && strcmp(ln, name) == 0)
+			return n;
+	}
+	return NULL;
 }
 
 static err_t lo_init(struct netif *n)
@@ -332,8 +350,15 @@ int netstack_socket_create(struct kernel *k, int family, int type, int protocol,
 		protocol = IPPROTO_UDP;
 		break;
 	case SOCK_RAW:
-		/* Raw IP needs CAP_NET_RAW, and the stack has none to give. */
-		return ns_capable(13) ? -EPROTONOSUPPORT : -EPERM;
+		/* inet_create: the protocol is checked first, then CAP_NET_RAW;
+		 * protocol 0 names no protocol for a raw socket. */
+		if (protocol < 0 || protocol >= LINUX_IPPROTO_MAX)
+			return -EINVAL;
+		if (!ns_capable(KCAP_NET_RAW))
+			return -EPERM;
+		if (protocol == 0)
+			return -EPROTONOSUPPORT;
+		break;
 	case SOCK_SEQPACKET:
 	case SOCK_RDM:
 	case SOCK_PACKET:
@@ -350,6 +375,14 @@ int netstack_socket_create(struct kernel *k, int family, int type, int protocol,
 	if (type == SOCK_DGRAM && protocol != IPPROTO_UDP) {
 		ns->sock.ops = &ns_ping_ops[family == AF_INET6];
 		ns_ping_track(ns);
+	} else if (type == SOCK_RAW) {
+		ns->sock.ops = &ns_raw_ops[family == AF_INET6];
+		ret = ns_raw_init(ns);
+		if (ret < 0) {
+			ns_sock_free(ns);
+			ns_unlock();
+			return ret;
+		}
 	}
 	ns_unlock();
 	*out = &ns->sock;

@@ -19,6 +19,7 @@
 #include <limits.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <net/if.h>
 #include <string.h>
 #include <sys/time.h>
 
@@ -61,6 +62,10 @@ void ns_apply_opts(struct ns_sock *ns)
 		ip_set_option(p, SOF_REUSEADDR);
 	else
 		ip_reset_option(p, SOF_REUSEADDR);
+	{
+		struct netif *dev = ns->bound_dev[0] ? ns_netif_by_name(ns->bound_dev) : NULL;
+		p->netif_idx = dev ? netif_get_index(dev) : NETIF_NO_INDEX;
+	}
 	p->tos = (u8_t)(ns->family == AF_INET6 ? ns->tclass : ns->tos);
 	p->ttl = (u8_t)(ns->ttl >= 0 ? ns->ttl : NS_TTL_DEFAULT);
 	if (ns->family == AF_INET6 && ns->hops >= 0)
@@ -78,6 +83,18 @@ void ns_apply_opts(struct ns_sock *ns)
 		tcp_nagle_disable(ns->pcb.tcp);
 	else
 		tcp_nagle_enable(ns->pcb.tcp);
+}
+
+void ns_apply_msg_opts(struct ns_sock *ns, const struct scm *scm)
+{
+	struct ip_pcb *p = ip_pcb(ns);
+
+	if (!p)
+		return;
+	if (scm->ttl_set)
+		p->ttl = scm->ttl;
+	if (scm->tos_set)
+		p->tos = scm->tos;
 }
 
 void ns_inherit_opts(struct ns_sock *ns, const struct ns_sock *l)
@@ -124,9 +141,31 @@ int ns_take_error(struct ns_sock *ns)
 	return -e;
 }
 
+/* sock_setbindtodevice: a name of the stack's interfaces ("" unbinds);
+ * binding again needs CAP_NET_RAW. The pcb then takes and sends packets on
+ * that interface only. */
+static int set_bindtodevice(struct ns_sock *ns, const void *val, unsigned len)
+{
+	char name[IFNAMSIZ] = {0};
+	struct netif *n = NULL;
+
+	memcpy(name, val, MIN(len, (unsigned)IFNAMSIZ - 1));
+	if (name[0] && !(n = ns_netif_by_name(name)))
+		return -ENODEV;
+	if (ns->bound_dev[0] && !ns_capable(KCAP_NET_RAW))
+		return -EPERM;
+	memcpy(ns->bound_dev, name, sizeof(ns->bound_dev));
+	ns_apply_opts(ns);
+	return 0;
+}
+
 static int set_socket(struct ns_sock *ns, int name, const void *val, unsigned len, int v)
 {
 	switch (name) {
+	case SO_BINDTODEVICE:
+		return set_bindtodevice(ns, val, len);
+	case SO_DETACH_FILTER: /* no filter is ever attached */
+		return -ENOENT;
 	case SO_RCVTIMEO:
 	case SO_RCVTIMEO_NEW:
 		return sock_timeout_set(&ns->rcvtimeo, val, len);
@@ -477,8 +516,8 @@ int ns_setsockopt(struct socket *s, int level, int name, const void *val, unsign
 		if (!len &&
 		    (name == IP_TTL || name == IP_MULTICAST_TTL || name == IP_MULTICAST_LOOP))
 			return -EINVAL;
-	} else if (!(level == SOL_SOCKET &&
-		     (name == SO_RCVTIMEO || name == SO_SNDTIMEO || name == SO_LINGER))) {
+	} else if (!(level == SOL_SOCKET && (name == SO_RCVTIMEO || name == SO_SNDTIMEO ||
+					     name == SO_LINGER || name == SO_BINDTODEVICE))) {
 		return -EINVAL;
 	}
 	ns_lock();
@@ -622,6 +661,18 @@ static int get_socket(struct ns_sock *ns, int name, union optval *v, unsigned *l
 	case SO_INCOMING_CPU:
 		v->i = ns->incoming_cpu;
 		break;
+	case SO_BINDTODEVICE: { /* sock_getbindtodevice */
+		size_t n = strlen(ns->bound_dev);
+		if (!n) {
+			*lv = 0;
+			break;
+		}
+		if (*lv < n + 1)
+			return -EINVAL;
+		memcpy(v->name, ns->bound_dev, n + 1);
+		*lv = (unsigned)n + 1;
+		break;
+	}
 	case SO_COOKIE: {
 		static uint64_t next_cookie = 1; /* core lock held */
 		if (!ns->cookie)

@@ -8,7 +8,8 @@
  * is the socket's port (bind, or chosen at the first send).
  *
  * Each socket is an lwIP raw pcb of the protocol: it sees every ICMP
- * message and keeps the replies that are its own; lwIP answers requests.
+ * message and copies the replies that are its own (leaving them to the
+ * other pcbs, raw sockets among them); lwIP answers requests.
  */
 #include "config.h"
 #include "sentry/net/netstack_priv.h"
@@ -83,8 +84,7 @@ static u8_t on_recv(void *arg, struct raw_pcb *pcb, struct pbuf *p, const ip_add
 		pbuf_copy_partial(p, q->payload, q->len, (u16_t)hl);
 		ns_dgram_queue(ns, q, src, 0);
 	}
-	pbuf_free(p);
-	return 1;
+	return 0; /* not eaten: raw ICMP sockets see the reply too */
 }
 
 /* The pcb, and an identifier once needed (core lock held). */

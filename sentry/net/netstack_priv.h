@@ -105,9 +105,15 @@ struct ns_sock {
 	int timestamp; /* 0, 1: SO_TIMESTAMP, 2: SO_TIMESTAMPNS */
 	int mark, busy_poll, syncnt, linger2, window_clamp, notsent_lowat, fastopen;
 	int pmtudisc, mc_ttl, mc6_hops, incoming_cpu;
-	uint64_t cookie; /* SO_COOKIE: given at the first ask, never 0 */
+	uint64_t cookie;    /* SO_COOKIE: given at the first ask, never 0 */
+	char bound_dev[16]; /* SO_BINDTODEVICE: an interface's name, or "" */
 	char congestion[16];
 	uint64_t rcvtimeo, sndtimeo; /* ns, or SOCK_TIMEO_NONE */
+	/* raw sockets: IP_HDRINCL, IPV6_CHECKSUM's offset (-1: none), the
+	 * ICMP_FILTER and ICMP6_FILTER bitmaps (a set bit blocks the type) */
+	bool hdrincl, addr_bound; /* addr_bound: by bind(), not by connect() */
+	int csum_off;
+	uint32_t icmp_filter, icmp6_filter[8];
 	struct waitq wq;
 	pthread_mutex_t rlock, wlock;
 };
@@ -153,6 +159,9 @@ void ns_inherit_opts(struct ns_sock *ns, const struct ns_sock *l);
 /* The guest's ifindex of a netif: 1 for the loopback, the host's for an
  * attached interface, 0 for another (netstack.c). */
 int ns_ifindex(const struct netif *n);
+/* The stack's interface the guest knows by name ("lo", an attached
+ * one's), or NULL (core lock held). */
+struct netif *ns_netif_by_name(const char *name);
 /* Linux's TCP state number of ns (TCP_ESTABLISHED, ...); netstack_proc.c. */
 int ns_linux_state(const struct ns_sock *ns);
 /* Does the DNS relay (dns_relay.h) run, and is ip one of its addresses? */
@@ -197,6 +206,9 @@ int ns_setsockopt(struct socket *s, int level, int name, const void *val, unsign
 int ns_getsockopt(struct socket *s, int level, int name, void *val, unsigned *len);
 /* Give a new pcb the socket's options (core lock held). */
 void ns_apply_opts(struct ns_sock *ns);
+/* A send's IP_TTL/IP_TOS (IPV6_HOPLIMIT/IPV6_TCLASS) control messages,
+ * set on the pcb for one send; ns_apply_opts puts the socket's back. */
+void ns_apply_msg_opts(struct ns_sock *ns, const struct scm *scm);
 /* Take the pending error: -errno or 0 (core lock held). */
 int ns_take_error(struct ns_sock *ns);
 
@@ -207,6 +219,11 @@ int ns_tcp_new_pcb(struct ns_sock *ns);
 int ns_udp_new_pcb(struct ns_sock *ns);
 /* Datagram sockets (UDP and ICMP echo) share their receive side. */
 void ns_dgram_queue(struct ns_sock *ns, struct pbuf *p, const ip_addr_t *addr, uint16_t port);
+/* Queue p with the addresses and header fields of meta, whatever the
+ * receive buffer holds (the caller's check), charging the sandbox's memory
+ * (dropped without room). ns_dgram_cost: what p counts for in rx_len. */
+void ns_dgram_add(struct ns_sock *ns, struct pbuf *p, const struct ns_dgram *meta);
+size_t ns_dgram_cost(const struct pbuf *p);
 void ns_dgram_flush(struct ns_sock *ns);
 long ns_dgram_recvmsg(struct socket *s, struct sock_msg *m);
 int ns_dgram_shutdown(struct socket *s, int how);
@@ -222,6 +239,11 @@ int ns_ping_allowed(void);
 /* A new ping socket joins the list that identifiers are unique in (core
  * lock held). */
 void ns_ping_track(struct ns_sock *ns);
+
+/* --- netstack_raw.c: raw IP sockets (SOCK_RAW) --- */
+extern const struct sock_ops ns_raw_ops[2];
+/* A new raw socket: its pcb, which receives for it (core lock held). */
+int ns_raw_init(struct ns_sock *ns);
 
 /* --- netstack_icmp.c (core lock held) --- */
 void ns_icmp_init(void);

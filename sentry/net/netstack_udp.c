@@ -28,37 +28,52 @@
 #define UDP6_MAX_PAYLOAD 65527
 #define DGRAM_OVERHEAD	 768 /* what a queued datagram costs beyond its data */
 
-void ns_dgram_queue(struct ns_sock *ns, struct pbuf *p, const ip_addr_t *addr, uint16_t port)
+void ns_dgram_add(struct ns_sock *ns, struct pbuf *p, const struct ns_dgram *meta)
 {
 	struct ns_dgram *d;
 
-	/* Dropped, as Linux drops them, past the receive buffer or the
-	 * sandbox's memory. */
-	if ((ns->shutdown & SOCK_RCV_SHUTDOWN) ||
-	    ns->rx_len + p->tot_len + DGRAM_OVERHEAD > (size_t)ns->rcvbuf ||
-	    !ns_charge(ns, p->tot_len + DGRAM_OVERHEAD)) {
+	if (!ns_charge(ns, p->tot_len + DGRAM_OVERHEAD)) {
 		pbuf_free(p);
 		return;
 	}
-	d = xzalloc(sizeof(*d));
+	d = xmalloc(sizeof(*d));
+	*d = *meta;
 	d->p = p;
-	ip_addr_copy(d->addr, *addr);
-	d->port = port;
-	/* Called from lwIP's input: the packet's header is at hand. */
-	ip_addr_copy(d->dst, *ip_current_dest_addr());
-	d->v4 = !ip_current_is_v6();
-	if (!d->v4) {
-		d->tos = (uint8_t)IP6H_TC(ip6_current_header());
-		d->ttl = (uint8_t)IP6H_HOPLIM(ip6_current_header());
-	} else {
-		d->tos = (uint8_t)IPH_TOS(ip4_current_header());
-		d->ttl = (uint8_t)IPH_TTL(ip4_current_header());
-	}
-	d->ifindex = ns_ifindex(ip_current_input_netif());
 	clock_gettime(CLOCK_REALTIME, &d->ts);
 	list_add_tail(&d->link, &ns->dgrams);
 	ns->rx_len += p->tot_len + DGRAM_OVERHEAD;
 	ns_wake(ns, EV_IN);
+}
+
+size_t ns_dgram_cost(const struct pbuf *p)
+{
+	return p->tot_len + DGRAM_OVERHEAD;
+}
+
+void ns_dgram_queue(struct ns_sock *ns, struct pbuf *p, const ip_addr_t *addr, uint16_t port)
+{
+	struct ns_dgram d = {.port = port};
+
+	/* Dropped, as Linux drops them, past the receive buffer or the
+	 * sandbox's memory. */
+	if ((ns->shutdown & SOCK_RCV_SHUTDOWN) ||
+	    ns->rx_len + p->tot_len + DGRAM_OVERHEAD > (size_t)ns->rcvbuf) {
+		pbuf_free(p);
+		return;
+	}
+	ip_addr_copy(d.addr, *addr);
+	/* Called from lwIP's input: the packet's header is at hand. */
+	ip_addr_copy(d.dst, *ip_current_dest_addr());
+	d.v4 = !ip_current_is_v6();
+	if (!d.v4) {
+		d.tos = (uint8_t)IP6H_TC(ip6_current_header());
+		d.ttl = (uint8_t)IP6H_HOPLIM(ip6_current_header());
+	} else {
+		d.tos = (uint8_t)IPH_TOS(ip4_current_header());
+		d.ttl = (uint8_t)IPH_TTL(ip4_current_header());
+	}
+	d.ifindex = ns_ifindex(ip_current_input_netif());
+	ns_dgram_add(ns, p, &d);
 }
 
 void ns_dgram_flush(struct ns_sock *ns)
@@ -207,7 +222,9 @@ static long udp_sendmsg_op(struct socket *s, struct sock_msg *m)
 	ret = autobind(ns);
 	if (ret < 0)
 		goto out;
+	ns_apply_msg_opts(ns, &m->scm);
 	ret = ns_errno(to_addr ? udp_sendto(ns->pcb.udp, p, &ip, port) : udp_send(ns->pcb.udp, p));
+	ns_apply_opts(ns);
 	if (ret == 0)
 		ret = (long)len;
 out:

@@ -80,6 +80,10 @@ struct scm {
 	 * cmsghdrs, each CMSG_SPACE long), put after the others */
 	unsigned char inet[SCM_INET_MAX];
 	size_t inet_len;
+	/* send, AF_INET/AF_INET6: IP_TTL or IPV6_HOPLIMIT, IP_TOS or IPV6_TCLASS
+	 * for this message only */
+	bool ttl_set, tos_set;
+	uint8_t ttl, tos;
 };
 
 struct sock_msg {

@@ -159,6 +159,7 @@ GUEST_TESTS = \
 	proc_vm \
 	net_tcp \
 	net_udp \
+	nstack_raw \
 	net_nonblock \
 	net_bulk \
 	net_ifaddrs \
