@@ -1147,17 +1147,22 @@ static const struct super_ops ovl_super_ops = {
 
 struct super_block *overlay_new(struct super_block *upper, struct super_block *lower)
 {
+	return overlay_new_at(upper->root->inode, lower->root->inode);
+}
+
+struct super_block *overlay_new_at(struct inode *upper_dir, struct inode *lower_dir)
+{
 	struct super_block *sb = sb_new(&ovl_super_ops, "overlay", OVERLAYFS_SUPER_MAGIC);
 	struct ovl_sb *os = xzalloc(sizeof(*os));
 	struct inode *root;
 
-	os->upper_sb = sb_get(upper);
-	os->lower_sb = sb_get(lower);
+	os->upper_sb = sb_get(upper_dir->sb);
+	os->lower_sb = sb_get(lower_dir->sb);
 	sb->posix_acl = true; /* the real layers' (a lower one without: none) */
 	pthread_mutex_init(&os->copy_lock, NULL);
 	ovl_index_init(&os->index);
 	sb->priv = os;
-	root = ovl_new(sb, upper->root->inode, lower->root->inode, false);
+	root = ovl_new(sb, upper_dir, lower_dir, false);
 	sb->root = dentry_make_root(sb, root);
 	inode_put(root);
 	return sb;

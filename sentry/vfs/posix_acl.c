@@ -314,8 +314,8 @@ int posix_acl_permission(const struct creds *c, uint32_t uid, uint32_t gid,
 
 static bool has_acls(const struct inode *inode)
 {
-	return inode->sb && inode->sb->posix_acl && !S_ISLNK(inode->mode) &&
-	       inode->ops->getxattr && inode->ops->setxattr && inode->ops->removexattr;
+	return inode->sb && inode->sb->posix_acl && !S_ISLNK(inode->mode) && inode->ops->getxattr &&
+	       inode->ops->setxattr && inode->ops->removexattr;
 }
 
 /* The ACL of type inode keeps (*out NULL: none). */
@@ -448,8 +448,8 @@ static int acl_apply(struct task *t, struct inode *inode, int type, struct posix
 	return ret;
 }
 
-int posix_acl_xattr_set(struct task *t, struct dentry *d, int type, const void *value,
-			size_t size, bool remove)
+int posix_acl_xattr_set(struct task *t, struct dentry *d, int type, const void *value, size_t size,
+			bool remove)
 {
 	struct inode *inode = d->inode;
 	struct posix_acl *acl = NULL;

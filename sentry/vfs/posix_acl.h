@@ -30,15 +30,15 @@ struct user_ns;
 #define POSIX_ACL_XATTR_VERSION 2
 
 /* Entry tags and permission bits (<linux/posix_acl.h>). */
-#define ACL_USER_OBJ  0x01
-#define ACL_USER      0x02
-#define ACL_GROUP_OBJ 0x04
-#define ACL_GROUP     0x08
-#define ACL_MASK      0x10
-#define ACL_OTHER     0x20
-#define ACL_READ      0x04
-#define ACL_WRITE     0x02
-#define ACL_EXECUTE   0x01
+#define ACL_USER_OBJ	 0x01
+#define ACL_USER	 0x02
+#define ACL_GROUP_OBJ	 0x04
+#define ACL_GROUP	 0x08
+#define ACL_MASK	 0x10
+#define ACL_OTHER	 0x20
+#define ACL_READ	 0x04
+#define ACL_WRITE	 0x02
+#define ACL_EXECUTE	 0x01
 #define ACL_UNDEFINED_ID ((uint32_t)-1)
 
 enum posix_acl_type { ACL_TYPE_ACCESS, ACL_TYPE_DEFAULT };
@@ -90,8 +90,8 @@ int posix_acl_permission(const struct creds *c, uint32_t uid, uint32_t gid,
 long posix_acl_xattr_get(struct task *t, struct inode *inode, int type, void *buf, size_t size);
 /* setxattr (value, size; size 0 or a bare header removes) or removexattr
  * (remove) of an ACL on d, with Linux's checks, the mode updated and ctime. */
-int posix_acl_xattr_set(struct task *t, struct dentry *d, int type, const void *value,
-			size_t size, bool remove);
+int posix_acl_xattr_set(struct task *t, struct dentry *d, int type, const void *value, size_t size,
+			bool remove);
 /* The group class check of an inode with an access ACL: 0, -EACCES, or
  * -EAGAIN when it has none (the mode decides). */
 int posix_acl_check(const struct creds *c, struct inode *inode, int mask);
