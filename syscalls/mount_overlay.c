@@ -1,7 +1,7 @@
 /*
  * mount -t overlay: "lowerdir=L,upperdir=U,workdir=W", directories already
  * in the caller's tree, merged by sentry/fs/overlay.c (U on a tmpfs, W on
- * U's filesystem). One lower layer; an overlay without an upper one, the
+ * U's filesystem), whose dentries the tree then no longer caches. One lower layer; an overlay without an upper one, the
  * other overlayfs options and ':' lists of lower layers are -EINVAL.
  */
 #include "config.h"
@@ -69,6 +69,11 @@ long mount_overlay_new(struct task *t, char *data, struct super_block **sb, char
 	else if (upper.mnt->flags & MNT_RDONLY)
 		ret = -EROFS;
 	if (ret == 0) {
+		/* The overlay changes the upper tmpfs through its inodes, behind
+		 * the dentry cache: the names there are looked up afresh from
+		 * now on (as procfs's), and none cached before stays. */
+		upper.dentry->sb->cached = false;
+		dcache_shrink();
 		*sb = overlay_new_at(upper.dentry->inode, lower.dentry->inode);
 		len = strlen(o.lower) + strlen(o.upper) + strlen(o.work) + 32;
 		*opts = xmalloc(len);
