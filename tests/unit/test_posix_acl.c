@@ -94,11 +94,11 @@ START_TEST(test_parse_errors)
 	ck_assert_int_eq(posix_acl_from_xattr(NULL, bad.b, bad.n, &acl), -EOPNOTSUPP);
 	bad = BLOB({ACL_USER_OBJ, 6, U}, {0x40, 4, U}, {ACL_OTHER, 4, U});
 	ck_assert_int_eq(posix_acl_from_xattr(NULL, bad.b, bad.n, &acl), -EINVAL);
-	bad = BLOB({ACL_USER_OBJ, 6, U}, {ACL_USER, 4, U}, {ACL_GROUP_OBJ, 4, U},
-		   {ACL_MASK, 4, U}, {ACL_OTHER, 4, U});
+	bad = BLOB({ACL_USER_OBJ, 6, U}, {ACL_USER, 4, U}, {ACL_GROUP_OBJ, 4, U}, {ACL_MASK, 4, U},
+		   {ACL_OTHER, 4, U});
 	ck_assert_int_eq(posix_acl_from_xattr(NULL, bad.b, bad.n, &acl), -EINVAL);
-	bad = BLOB({ACL_USER_OBJ, 6, U}, {ACL_GROUP_OBJ, 4, U}, {ACL_GROUP, 4, U},
-		   {ACL_MASK, 4, U}, {ACL_OTHER, 4, U});
+	bad = BLOB({ACL_USER_OBJ, 6, U}, {ACL_GROUP_OBJ, 4, U}, {ACL_GROUP, 4, U}, {ACL_MASK, 4, U},
+		   {ACL_OTHER, 4, U});
 	ck_assert_int_eq(posix_acl_from_xattr(NULL, bad.b, bad.n, &acl), -EINVAL);
 	/* A bare header is an empty list (removal), not an error. */
 	bad = blob_of(2, NULL, 0);
@@ -109,8 +109,8 @@ END_TEST
 
 START_TEST(test_valid)
 {
-	ck_assert_int_eq(
-		valid(ACL({ACL_USER_OBJ, 7, U}, {ACL_GROUP_OBJ, 5, U}, {ACL_OTHER, 4, U})), 0);
+	ck_assert_int_eq(valid(ACL({ACL_USER_OBJ, 7, U}, {ACL_GROUP_OBJ, 5, U}, {ACL_OTHER, 4, U})),
+			 0);
 	ck_assert_int_eq(valid(ACL({ACL_USER_OBJ, 7, U}, {ACL_USER, 4, 1}, {ACL_USER, 6, 1},
 				   {ACL_GROUP_OBJ, 5, U}, {ACL_GROUP, 1, 2}, {ACL_MASK, 7, U},
 				   {ACL_OTHER, 4, U})),
@@ -119,9 +119,8 @@ START_TEST(test_valid)
 	ck_assert_int_eq(valid(ACL({ACL_USER_OBJ, 7, U}, {ACL_GROUP_OBJ, 5, U}, {ACL_MASK, 7, U},
 				   {ACL_OTHER, 4, U})),
 			 0);
-	ck_assert_int_eq(
-		valid(ACL({ACL_USER_OBJ, 8, U}, {ACL_GROUP_OBJ, 5, U}, {ACL_OTHER, 4, U})),
-		-EINVAL);
+	ck_assert_int_eq(valid(ACL({ACL_USER_OBJ, 8, U}, {ACL_GROUP_OBJ, 5, U}, {ACL_OTHER, 4, U})),
+			 -EINVAL);
 	ck_assert_int_eq(valid(ACL({ACL_USER_OBJ, 7, U}, {ACL_USER_OBJ, 7, U},
 				   {ACL_GROUP_OBJ, 5, U}, {ACL_OTHER, 4, U})),
 			 -EINVAL);
@@ -170,8 +169,8 @@ START_TEST(test_chmod_entries)
 {
 	struct posix_acl *masked = ACL({ACL_USER_OBJ, 6, U}, {ACL_USER, 6, 1},
 				       {ACL_GROUP_OBJ, 4, U}, {ACL_MASK, 4, U}, {ACL_OTHER, 4, U});
-	struct posix_acl *plain = ACL({ACL_USER_OBJ, 6, U}, {ACL_GROUP_OBJ, 4, U},
-				      {ACL_OTHER, 4, U});
+	struct posix_acl *plain =
+		ACL({ACL_USER_OBJ, 6, U}, {ACL_GROUP_OBJ, 4, U}, {ACL_OTHER, 4, U});
 
 	posix_acl_chmod_entries(masked, 0460);
 	ck_assert_uint_eq(masked->e[0].perm, 4);
@@ -213,9 +212,9 @@ END_TEST
 
 START_TEST(test_permission)
 {
-	struct posix_acl *acl = ACL({ACL_USER_OBJ, 6, U}, {ACL_USER, 7, 1000},
-				    {ACL_GROUP_OBJ, 2, U}, {ACL_GROUP, 6, 2000}, {ACL_MASK, 4, U},
-				    {ACL_OTHER, 1, U});
+	struct posix_acl *acl =
+		ACL({ACL_USER_OBJ, 6, U}, {ACL_USER, 7, 1000}, {ACL_GROUP_OBJ, 2, U},
+		    {ACL_GROUP, 6, 2000}, {ACL_MASK, 4, U}, {ACL_OTHER, 1, U});
 	struct creds c = {.fsuid = 1000, .fsgid = 1};
 	const int r = ACL_READ, w = ACL_WRITE, x = ACL_EXECUTE;
 
