@@ -1,8 +1,10 @@
 /*
  * mount -t overlay: "lowerdir=L,upperdir=U,workdir=W", directories already
- * in the caller's tree, merged by sentry/fs/overlay.c (U on a tmpfs, W on
- * U's filesystem), whose dentries the tree then no longer caches. One lower layer; an overlay without an upper one, the
- * other overlayfs options and ':' lists of lower layers are -EINVAL.
+ * in the caller's tree, merged by sentry/fs/overlay.c. U is on a tmpfs
+ * (whose dentries the tree then no longer caches), W on U's filesystem,
+ * L on a tmpfs, an overlay or the gofer's files. One lower layer; an
+ * overlay without an upper one, the other overlayfs options and ':' lists
+ * of lower layers are -EINVAL.
  */
 #include "config.h"
 #include "syscalls/sys_mount.h"
@@ -40,6 +42,20 @@ static int parse(char *data, struct ovl_opts *o)
 	return o->lower && o->upper && o->work ? 0 : -EINVAL;
 }
 
+/* The filesystems a lower layer may be on: their inodes work without a
+ * dentry or a task (procfs's do not). */
+static bool lower_ok(const struct super_block *sb)
+{
+	return strcmp(sb->fstype, "tmpfs") == 0 || strcmp(sb->fstype, "overlay") == 0 ||
+	       strcmp(sb->fstype, "9p") == 0;
+}
+
+/* Is one of a and b in the other's subtree (overlayfs's overlapping layers)? */
+static bool overlap(struct dentry *a, struct dentry *b)
+{
+	return a->sb == b->sb && (dentry_is_under(a, b) || dentry_is_under(b, a));
+}
+
 static int dir_at(struct task *t, const char *path, struct path *out)
 {
 	return vfs_lookup(t, AT_FDCWD, path, LOOKUP_FOLLOW | LOOKUP_DIRECTORY, out);
@@ -64,8 +80,13 @@ long mount_overlay_new(struct task *t, char *data, struct super_block **sb, char
 	if (ret)
 		goto put_upper;
 	/* The upper layer is written as a tmpfs is (whiteouts, opaque marks). */
-	if (strcmp(upper.dentry->sb->fstype, "tmpfs") != 0 || work.dentry->sb != upper.dentry->sb)
+	if (strcmp(upper.dentry->sb->fstype, "tmpfs") != 0 || work.dentry->sb != upper.dentry->sb ||
+	    !lower_ok(lower.dentry->sb))
 		ret = -EINVAL;
+	else if (overlap(work.dentry, upper.dentry))
+		ret = -EINVAL; /* separate subtrees, as overlayfs asks */
+	else if (overlap(lower.dentry, upper.dentry) || overlap(lower.dentry, work.dentry))
+		ret = -ELOOP;
 	else if (upper.mnt->flags & MNT_RDONLY)
 		ret = -EROFS;
 	if (ret == 0) {
