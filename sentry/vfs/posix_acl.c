@@ -434,6 +434,8 @@ static int acl_apply(struct task *t, struct inode *inode, int type, struct posix
 	int ret;
 
 	if (type == ACL_TYPE_ACCESS) {
+		if (inode->ops->getattr)
+			inode->ops->getattr(inode); /* (a layered file's mode after copy-up) */
 		a.valid |= ATTR_MODE;
 		a.mode = inode->mode & 07777;
 		if (posix_acl_equiv_mode(acl, &a.mode) == 0)
