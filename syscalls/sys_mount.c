@@ -3,8 +3,9 @@
  * pivot_root, unshare and setns. The mount tree is sentry/vfs/mount.c's,
  * the namespaces sentry/kernel/nsproxy.c's; the checks are Linux's
  * (fs/namespace.c, kernel/fork.c). Only the sandbox's own filesystems can
- * be mounted (tmpfs, proc, sysfs, devpts; and binds of what is already in
- * the tree): a guest names no host device or path here.
+ * be mounted (tmpfs, proc, sysfs, devpts, an overlay of directories in the
+ * tree: mount_overlay.c; and binds of what is already in the tree): a
+ * guest names no host device or path here.
  */
 #include "config.h"
 #include "syscalls/handlers.h"
@@ -196,7 +197,8 @@ static char *tmpfs_opts_text(const struct fs_opts *o)
 bool mount_fs_type_known(const char *fstype)
 {
 	return strcmp(fstype, "tmpfs") == 0 || strcmp(fstype, "proc") == 0 ||
-	       strcmp(fstype, "sysfs") == 0 || strcmp(fstype, "devpts") == 0;
+	       strcmp(fstype, "sysfs") == 0 || strcmp(fstype, "devpts") == 0 ||
+	       strcmp(fstype, "overlay") == 0;
 }
 
 long mount_new_fs(struct task *t, const char *fstype, char *data, struct super_block **sb,
@@ -226,6 +228,8 @@ long mount_new_fs(struct task *t, const char *fstype, char *data, struct super_b
 		*sb = devpts_new();
 		return 0;
 	}
+	if (strcmp(fstype, "overlay") == 0)
+		return mount_overlay_new(t, data, sb, opts);
 	return -ENODEV;
 }
 

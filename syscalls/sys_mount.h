@@ -18,5 +18,7 @@ bool mount_fs_type_known(const char *fstype);
  * filesystem among them). */
 long mount_new_fs(struct task *t, const char *fstype, char *data, struct super_block **sb,
 		  char **opts);
+/* The same for "overlay" (mount_overlay.c). */
+long mount_overlay_new(struct task *t, char *data, struct super_block **sb, char **opts);
 
 #endif

@@ -6,6 +6,7 @@
 #include "sentry/fs/file.h"
 #include "sentry/vfs/vfs.h"
 #include "sentry/vfs/fsnotify.h"
+#include "sentry/vfs/posix_acl.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -129,8 +130,11 @@ static long do_getxattr(struct task *t, const struct xattr_at *at, uint64_t unam
 	size = MIN(size, (uint64_t)XATTR_SIZE_MAX_LEN);
 	if (size)
 		buf = xmalloc(size);
-	ret = xattr_permission(t, p.dentry->inode, name, MAY_READ);
-	if (ret == 0)
+	if (posix_acl_type(name) >= 0)
+		ret = posix_acl_xattr_get(t, p.dentry->inode, posix_acl_type(name), buf, size);
+	else if ((ret = xattr_permission(t, p.dentry->inode, name, MAY_READ)))
+		;
+	else
 		ret = p.dentry->inode->ops->getxattr
 			      ? p.dentry->inode->ops->getxattr(p.dentry->inode, name, buf, size)
 			      : -EOPNOTSUPP;
@@ -167,6 +171,9 @@ static long do_setxattr(struct task *t, const struct xattr_at *at, uint64_t unam
 		struct inode *i = p.dentry->inode;
 		if (ro)
 			ret = -EROFS;
+		else if (posix_acl_type(name) >= 0)
+			ret = posix_acl_xattr_set(t, p.dentry, posix_acl_type(name), buf, size,
+						  false);
 		else if ((ret = xattr_permission(t, i, name, MAY_WRITE)))
 			;
 		else if (!i->ops->setxattr)
@@ -176,7 +183,8 @@ static long do_setxattr(struct task *t, const struct xattr_at *at, uint64_t unam
 		else
 			ret = i->ops->setxattr(i, name, buf, size, flags);
 		if (ret == 0) {
-			inode_touch(i, ATTR_CTIME);
+			if (posix_acl_type(name) < 0)
+				inode_touch(i, ATTR_CTIME);
 			fsnotify_xattr(p.dentry);
 		}
 		path_put(&p);
@@ -222,6 +230,8 @@ static long do_removexattr(struct task *t, const struct xattr_at *at, uint64_t u
 		return ret;
 	if (ro)
 		ret = -EROFS;
+	else if (posix_acl_type(name) >= 0)
+		ret = posix_acl_xattr_set(t, p.dentry, posix_acl_type(name), NULL, 0, true);
 	else if ((ret = xattr_permission(t, p.dentry->inode, name, MAY_WRITE)))
 		;
 	else if (!p.dentry->inode->ops->removexattr)

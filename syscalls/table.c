@@ -106,7 +106,10 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	     A_INT, A_INT),
 	FULL(fsync, 1, A_FD), FULL(fadvise64, 4, A_FD, A_INT, A_INT, A_INT),
 	FULL(fdatasync, 1, A_FD), FULL(sync, 0), FULL(syncfs, 1, A_FD),
-	PART(getxattr, "user., trusted. and security. names", 4, A_STR, A_STR, A_PTR, A_UINT),
+	PART(getxattr,
+	     "user., trusted. and security. names; system.posix_acl_access/default on tmpfs and "
+	     "overlays",
+	     4, A_STR, A_STR, A_PTR, A_UINT),
 	PART(lgetxattr, "as getxattr", 4, A_STR, A_STR, A_PTR, A_UINT),
 	PART(fgetxattr, "as getxattr", 4, A_FD, A_STR, A_PTR, A_UINT),
 	PART(setxattr, "as getxattr", 5, A_STR, A_STR, A_PTR, A_UINT, A_HEX),
@@ -535,8 +538,8 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	     "cgroup: identity only",
 	     2, A_INT, A_HEX),
 	PART(mount,
-	     "tmpfs, proc, sysfs, devpts, bind, remount, move; propagation recorded, not "
-	     "propagated; else ENODEV",
+	     "tmpfs, proc, sysfs, devpts, overlay (one lowerdir, upperdir on a tmpfs), bind, "
+	     "remount, move; propagation recorded, not propagated; else ENODEV",
 	     5, A_STR, A_STR, A_STR, A_HEX, A_PTR),
 	PART(umount2, "MNT_EXPIRE is EAGAIN; MNT_FORCE as a plain umount", 2, A_STR, A_HEX),
 	PART(pivot_root, "only when the root is the mount namespace's root", 2, A_STR, A_STR),

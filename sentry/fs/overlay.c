@@ -34,6 +34,7 @@
 #include "sentry/fs/file.h"
 #include "sentry/fs/overlay_index.h"
 #include "sentry/kernel/creds.h"
+#include "sentry/vfs/posix_acl.h"
 #include "lib/util.h"
 
 #include <dirent.h>
@@ -286,7 +287,8 @@ done:
 	return ret;
 }
 
-/* Give the upper copy the lower file's owner, mode, times and user xattrs. */
+/* Give the upper copy the lower file's owner, mode, times, user xattrs
+ * and POSIX ACLs. */
 static void copy_attrs(struct inode *lo, struct inode *up)
 {
 	struct kstat st;
@@ -310,7 +312,8 @@ static void copy_attrs(struct inode *lo, struct inode *up)
 	for (long off = 0; n > 0 && off < n; off += (long)strlen(names + off) + 1) {
 		char value[4096];
 		long v = lo->ops->getxattr(lo, names + off, value, sizeof(value));
-		if (v >= 0 && strncmp(names + off, "user.", 5) == 0)
+		if (v >= 0 &&
+		    (strncmp(names + off, "user.", 5) == 0 || posix_acl_type(names + off) >= 0))
 			up->ops->setxattr(up, names + off, value, (size_t)v, 0);
 	}
 }
@@ -886,6 +889,8 @@ static long ovl_getxattr(struct inode *i, const char *name, void *buf, size_t si
 
 	if (strncmp(name, "trusted.overlay.", 16) == 0)
 		return -ENODATA; /* the overlay's own bookkeeping */
+	if (posix_acl_type(name) >= 0 && !r->sb->posix_acl)
+		return -ENODATA; /* (asked at every permission check) */
 	return r->ops->getxattr ? r->ops->getxattr(r, name, buf, size) : -EOPNOTSUPP;
 }
 
@@ -1142,16 +1147,22 @@ static const struct super_ops ovl_super_ops = {
 
 struct super_block *overlay_new(struct super_block *upper, struct super_block *lower)
 {
+	return overlay_new_at(upper->root->inode, lower->root->inode);
+}
+
+struct super_block *overlay_new_at(struct inode *upper_dir, struct inode *lower_dir)
+{
 	struct super_block *sb = sb_new(&ovl_super_ops, "overlay", OVERLAYFS_SUPER_MAGIC);
 	struct ovl_sb *os = xzalloc(sizeof(*os));
 	struct inode *root;
 
-	os->upper_sb = sb_get(upper);
-	os->lower_sb = sb_get(lower);
+	os->upper_sb = sb_get(upper_dir->sb);
+	os->lower_sb = sb_get(lower_dir->sb);
+	sb->posix_acl = true; /* the real layers' (a lower one without: none) */
 	pthread_mutex_init(&os->copy_lock, NULL);
 	ovl_index_init(&os->index);
 	sb->priv = os;
-	root = ovl_new(sb, upper->root->inode, lower->root->inode, false);
+	root = ovl_new(sb, upper_dir, lower_dir, false);
 	sb->root = dentry_make_root(sb, root);
 	inode_put(root);
 	return sb;

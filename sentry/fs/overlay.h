@@ -6,5 +6,7 @@
 
 /* The merged view of upper (written) over lower (never written). */
 struct super_block *overlay_new(struct super_block *upper, struct super_block *lower);
+/* The same for two directories (a guest's mount: upperdir over lowerdir). */
+struct super_block *overlay_new_at(struct inode *upper_dir, struct inode *lower_dir);
 
 #endif

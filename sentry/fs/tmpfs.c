@@ -15,6 +15,7 @@
 #include "sentry/kernel/creds.h"
 #include "sentry/mm/memfile.h"
 #include "sentry/mm/pagestore.h"
+#include "sentry/vfs/posix_acl.h"
 #include "lib/util.h"
 
 #include <dirent.h>
@@ -518,7 +519,7 @@ static int tmpfs_setattr(struct inode *inode, const struct iattr *a)
 	return 0;
 }
 
-/* --- extended attributes (kept in memory; user. and trusted. only) ------------- */
+/* --- extended attributes (kept in memory; user., trusted., security., ACLs) ---- */
 
 static struct tmpfs_xattr *find_xattr(struct tmpfs_inode *ti, const char *name)
 {
@@ -530,10 +531,12 @@ static struct tmpfs_xattr *find_xattr(struct tmpfs_inode *ti, const char *name)
 	return NULL;
 }
 
+/* The VFS checked and converted a POSIX ACL (posix_acl.h) before it
+ * comes here: it is kept as any other attribute. */
 static bool xattr_ns_ok(const char *name)
 {
 	return strncmp(name, "user.", 5) == 0 || strncmp(name, "trusted.", 8) == 0 ||
-	       strncmp(name, "security.", 9) == 0;
+	       strncmp(name, "security.", 9) == 0 || posix_acl_type(name) >= 0;
 }
 
 static long tmpfs_getxattr(struct inode *inode, const char *name, void *buf, size_t size)
@@ -910,6 +913,7 @@ struct super_block *tmpfs_new(struct memfile *mf, uint32_t root_mode, uint32_t u
 	ts->mf = mf;
 	pthread_mutex_init(&ts->lock, NULL);
 	sb->priv = ts;
+	sb->posix_acl = true;
 	root = tmpfs_new_inode(sb, S_IFDIR | (root_mode & 07777), NULL, NULL);
 	root->uid = uid;
 	root->gid = gid;

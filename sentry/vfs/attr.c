@@ -1,6 +1,7 @@
 /* Attributes: stat, chmod/chown/truncate/utimes, access, readlink, statfs. */
 #include "config.h"
 #include "sentry/vfs/vfs.h"
+#include "sentry/vfs/posix_acl.h"
 #include "sentry/vfs/fsnotify.h"
 #include "sentry/kernel/task.h"
 #include "lib/util.h"
@@ -115,6 +116,8 @@ int vfs_setattr(struct task *t, struct path *p, struct iattr *attr)
 	ret = vfs_prepare_change(p->dentry);
 	if (ret == 0)
 		ret = inode->ops->setattr(inode, attr);
+	if (ret == 0 && (attr->valid & ATTR_MODE))
+		posix_acl_chmod(inode, attr->mode);
 	if (ret == 0)
 		fsnotify_change(p->dentry, attr->valid);
 	return ret;

@@ -1,6 +1,7 @@
 /* Inodes and superblocks: lifetime, attributes and permission checks. */
 #include "config.h"
 #include "sentry/vfs/vfs.h"
+#include "sentry/vfs/posix_acl.h"
 #include "sentry/kernel/creds.h"
 #include "sentry/fs/pipe.h"
 #include "sentry/fs/locks.h"
@@ -207,16 +208,25 @@ void sb_put(struct super_block *sb)
 
 /* --- permission -------------------------------------------------------------- */
 
-/* Linux's acl_permission_check without ACLs: owner, group, other bits. */
+/* Linux's acl_permission_check: the owner's bits; for anyone else an
+ * access ACL, when there is one (the group bits are its mask: none, no
+ * ACL asked); else the group's or other bits. */
 static int mode_permission(const struct creds *c, struct inode *inode, int mask)
 {
 	uint32_t mode = inode->mode;
 
 	mask &= MAY_READ | MAY_WRITE | MAY_EXEC;
-	if (c->fsuid == inode->uid)
+	if (c->fsuid == inode->uid) {
 		mode >>= 6;
-	else if (creds_in_group(c, inode->gid))
-		mode >>= 3;
+	} else {
+		if ((mode & S_IRWXG) && inode->sb && inode->sb->posix_acl) {
+			int ret = posix_acl_check(c, inode, mask);
+			if (ret != -EAGAIN)
+				return ret;
+		}
+		if (creds_in_group(c, inode->gid))
+			mode >>= 3;
+	}
 	return (mask & ~mode & 7) ? -EACCES : 0;
 }
 

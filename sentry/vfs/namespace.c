@@ -6,6 +6,7 @@
  */
 #include "config.h"
 #include "sentry/vfs/vfs.h"
+#include "sentry/vfs/posix_acl.h"
 #include "sentry/vfs/fsnotify.h"
 #include "sentry/kernel/landlock.h"
 #include "sentry/kernel/task.h"
@@ -90,17 +91,19 @@ static int create_end(struct create_ctx *cc, int ret, struct inode *inode)
 int vfs_mkdir(struct task *t, int dirfd, const char *path, uint32_t mode)
 {
 	struct create_ctx cc;
+	struct posix_acl_inherit acls;
 	struct inode *inode = NULL;
 	int ret = create_begin(t, dirfd, path, true, &cc);
 
 	if (ret)
 		return ret;
-	mode = (mode & 07777 & ~t->fs->umask) | S_IFDIR;
+	mode = posix_acl_create(cc.dir, (mode & 07777) | S_IFDIR, t->fs->umask, &acls);
 	ret = landlock_check_make(t, &cc.pl.parent, S_IFDIR);
 	if (ret == 0)
 		ret = cc.dir->ops->mkdir
 			      ? cc.dir->ops->mkdir(cc.dir, cc.pl.last, mode, &t->creds, &inode)
 			      : -EPERM;
+	posix_acl_inherit_apply(ret ? NULL : inode, &acls);
 	return create_end(&cc, ret, inode);
 }
 
@@ -108,6 +111,7 @@ static int do_mknod(struct task *t, int dirfd, const char *path, uint32_t mode, 
 		    struct path *out)
 {
 	struct create_ctx cc;
+	struct posix_acl_inherit acls;
 	struct inode *inode = NULL;
 	int ret;
 
@@ -132,12 +136,13 @@ static int do_mknod(struct task *t, int dirfd, const char *path, uint32_t mode, 
 	ret = create_begin(t, dirfd, path, false, &cc);
 	if (ret)
 		return ret;
-	mode = (mode & S_IFMT) | (mode & 07777 & ~t->fs->umask);
+	mode = posix_acl_create(cc.dir, (mode & S_IFMT) | (mode & 07777), t->fs->umask, &acls);
 	ret = landlock_check_make(t, &cc.pl.parent, mode);
 	if (ret == 0)
 		ret = cc.dir->ops->mknod
 			      ? cc.dir->ops->mknod(cc.dir, cc.pl.last, mode, dev, &t->creds, &inode)
 			      : -EPERM;
+	posix_acl_inherit_apply(ret ? NULL : inode, &acls);
 	return create_end_path(&cc, ret, inode, out);
 }
 

@@ -5,6 +5,7 @@
  */
 #include "config.h"
 #include "sentry/vfs/vfs.h"
+#include "sentry/vfs/posix_acl.h"
 #include "sentry/vfs/fsnotify.h"
 #include "sentry/fs/file.h"
 #include "sentry/kernel/landlock.h"
@@ -131,6 +132,7 @@ static int create_locked(struct task *t, const struct path *dir, struct dentry *
 			 uint32_t mode, struct file **out)
 {
 	struct inode *dirnode = dir->dentry->inode, *inode = NULL;
+	struct posix_acl_inherit acls;
 	struct file *f = NULL;
 	struct dentry *nd;
 	struct path p;
@@ -148,9 +150,10 @@ static int create_locked(struct task *t, const struct path *dir, struct dentry *
 	ret = vfs_prepare_change(dir->dentry);
 	if (ret)
 		return ret;
-	mode = (mode & ~t->fs->umask & 07777) | S_IFREG;
+	mode = posix_acl_create(dirnode, (mode & 07777) | S_IFREG, t->fs->umask, &acls);
 	ret = dirnode->ops->create(dirnode, d->name, mode, &t->creds, flags & ~OPEN_TRANSIENT,
 				   &inode, &f);
+	posix_acl_inherit_apply(ret ? NULL : inode, &acls);
 	if (ret)
 		return ret;
 	inode_touch(dirnode, ATTR_MTIME | ATTR_CTIME);
@@ -213,6 +216,7 @@ static int open_tmpfile(struct task *t, int dirfd, const char *path, int flags, 
 			unsigned lookup, struct file **out)
 {
 	struct inode *dirnode, *inode = NULL;
+	struct posix_acl_inherit acls = {0};
 	struct path dir, p;
 	struct file *f;
 	char name[32];
@@ -229,9 +233,11 @@ static int open_tmpfile(struct task *t, int dirfd, const char *path, int flags, 
 		ret = -EOPNOTSUPP;
 	if (ret == 0)
 		ret = vfs_prepare_change(dir.dentry);
-	if (ret == 0)
-		ret = dirnode->ops->tmpfile(dirnode, (mode & ~t->fs->umask & 07777) | S_IFREG,
-					    &t->creds, &inode);
+	if (ret == 0) {
+		mode = posix_acl_create(dirnode, (mode & 07777) | S_IFREG, t->fs->umask, &acls);
+		ret = dirnode->ops->tmpfile(dirnode, mode, &t->creds, &inode);
+		posix_acl_inherit_apply(ret ? NULL : inode, &acls);
+	}
 	if (ret) {
 		path_put(&dir);
 		return ret;

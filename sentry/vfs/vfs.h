@@ -203,6 +203,7 @@ struct super_block {
 	uint64_t dev;	    /* st_dev of every inode here */
 	uint64_t magic;	    /* statfs f_type */
 	bool cached;	    /* dentries may be cached without revalidation */
+	bool posix_acl;	    /* keeps POSIX ACLs (sentry/vfs/posix_acl.h) */
 	pthread_mutex_t rename_lock;
 	pthread_mutex_t inodes_lock;
 	struct rb_root inodes; /* by hash_key, for filesystems that dedupe inodes */

@@ -176,6 +176,7 @@ GUEST_TESTS = \
 	keys_fork \
 	ns_mount \
 	mount_fdapi \
+	posix_acl \
 	ns_userns \
 	ns_overflow \
 	ns_pid \

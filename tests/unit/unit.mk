@@ -20,6 +20,7 @@ UNIT_TESTS = \
 	tests/unit/test_util \
 	tests/unit/test_fds \
 	tests/unit/test_overlay_index \
+	tests/unit/test_posix_acl \
 	tests/unit/test_creds \
 	tests/unit/test_unix \
 	tests/unit/test_netstack \
@@ -116,6 +117,10 @@ tests_unit_test_fds_LDADD = $(UNIT_LDADD)
 tests_unit_test_overlay_index_SOURCES = tests/unit/test_overlay_index.c tests/unit/unit.h
 tests_unit_test_overlay_index_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_test_overlay_index_LDADD = $(UNIT_LDADD)
+
+tests_unit_test_posix_acl_SOURCES = tests/unit/test_posix_acl.c tests/unit/unit.h
+tests_unit_test_posix_acl_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_test_posix_acl_LDADD = $(UNIT_LDADD)
 
 tests_unit_test_ktimer_SOURCES = tests/unit/test_ktimer.c tests/unit/unit.h
 tests_unit_test_ktimer_CFLAGS = $(UNIT_CFLAGS)
