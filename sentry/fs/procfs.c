@@ -563,42 +563,6 @@ static const struct proc_node sys_nodes[] = {
 	{NULL},
 };
 
-/* /proc/<pid>, /proc/<tid> (which Linux resolves but does not list) and
- * /proc/<pid>/task/<tid>: see pid_node_listed. */
-static const struct proc_node pid_nodes[] = {
-	{"auxv", S_IFREG | 0400, PK_FILE, proc_gen_auxv},
-	{"cgroup", S_IFREG | 0444, PK_FILE, proc_gen_cgroup},
-	{"children", S_IFREG | 0444, PK_FILE, gen_children},
-	{"cmdline", S_IFREG | 0444, PK_FILE, proc_gen_cmdline},
-	{"comm", S_IFREG | 0644, PK_FILE, gen_comm},
-	{"cwd", S_IFLNK | 0777, PK_CWD},
-	{"environ", S_IFREG | 0400, PK_FILE, proc_gen_environ},
-	{"exe", S_IFLNK | 0777, PK_EXE},
-	{"fd", S_IFDIR | 0500, PK_FD_DIR},
-	{"fdinfo", S_IFDIR | 0500, PK_FDINFO_DIR},
-	{"gid_map", S_IFREG | 0644, PK_FILE, proc_gen_gid_map, NULL, NULL, proc_write_gid_map},
-	{"limits", S_IFREG | 0444, PK_FILE, gen_limits},
-	{"maps", S_IFREG | 0444, PK_FILE, gen_maps},
-	{"mem", S_IFREG | 0600, PK_MEM},
-	{"mountinfo", S_IFREG | 0444, PK_FILE, gen_mountinfo},
-	{"mounts", S_IFREG | 0444, PK_FILE, gen_mounts},
-	{"ns", S_IFDIR | 0511, PK_DIR, NULL, proc_ns_nodes},
-	{"oom_score", S_IFREG | 0444, PK_FILE, proc_gen_oom_score},
-	{"oom_score_adj", S_IFREG | 0644, PK_FILE, proc_gen_oom_score_adj, NULL, NULL,
-	 proc_write_oom_score_adj},
-	{"root", S_IFLNK | 0777, PK_ROOTDIR},
-	{"setgroups", S_IFREG | 0644, PK_FILE, proc_gen_setgroups, NULL, NULL,
-	 proc_write_setgroups},
-	{"smaps", S_IFREG | 0444, PK_FILE, proc_gen_smaps},
-	{"smaps_rollup", S_IFREG | 0444, PK_FILE, proc_gen_smaps_rollup},
-	{"stat", S_IFREG | 0444, PK_FILE, proc_gen_stat, .flags = PN_ZOMBIE},
-	{"statm", S_IFREG | 0444, PK_FILE, proc_gen_statm},
-	{"status", S_IFREG | 0444, PK_FILE, proc_gen_status, .flags = PN_ZOMBIE},
-	{"task", S_IFDIR | 0555, PK_TASK_DIR},
-	{"uid_map", S_IFREG | 0644, PK_FILE, proc_gen_uid_map, NULL, NULL, proc_write_uid_map},
-	{NULL},
-};
-
 /* /proc/net (sentry/net/procnet.h). */
 static void gen_net_dev(struct proc_ctx *c, struct strbuf *o)
 {
@@ -635,6 +599,11 @@ static void gen_net_udp6(struct proc_ctx *c, struct strbuf *o)
 	procnet_udp(c->k, AF_INET6, o);
 }
 
+static void gen_net_unix(struct proc_ctx *c, struct strbuf *o)
+{
+	procnet_unix(c->k, o);
+}
+
 static const struct proc_node proc_net_nodes[] = {
 	{"dev", S_IFREG | 0444, PK_FILE, gen_net_dev},
 	{"if_inet6", S_IFREG | 0444, PK_FILE, gen_net_if_inet6},
@@ -643,6 +612,44 @@ static const struct proc_node proc_net_nodes[] = {
 	{"tcp6", S_IFREG | 0444, PK_FILE, gen_net_tcp6},
 	{"udp", S_IFREG | 0444, PK_FILE, gen_net_udp},
 	{"udp6", S_IFREG | 0444, PK_FILE, gen_net_udp6},
+	{"unix", S_IFREG | 0444, PK_FILE, gen_net_unix},
+	{NULL},
+};
+
+/* /proc/<pid>, /proc/<tid> (which Linux resolves but does not list) and
+ * /proc/<pid>/task/<tid>: see pid_node_listed. */
+static const struct proc_node pid_nodes[] = {
+	{"auxv", S_IFREG | 0400, PK_FILE, proc_gen_auxv},
+	{"cgroup", S_IFREG | 0444, PK_FILE, proc_gen_cgroup},
+	{"children", S_IFREG | 0444, PK_FILE, gen_children},
+	{"cmdline", S_IFREG | 0444, PK_FILE, proc_gen_cmdline},
+	{"comm", S_IFREG | 0644, PK_FILE, gen_comm},
+	{"cwd", S_IFLNK | 0777, PK_CWD},
+	{"environ", S_IFREG | 0400, PK_FILE, proc_gen_environ},
+	{"exe", S_IFLNK | 0777, PK_EXE},
+	{"fd", S_IFDIR | 0500, PK_FD_DIR},
+	{"fdinfo", S_IFDIR | 0500, PK_FDINFO_DIR},
+	{"gid_map", S_IFREG | 0644, PK_FILE, proc_gen_gid_map, NULL, NULL, proc_write_gid_map},
+	{"limits", S_IFREG | 0444, PK_FILE, gen_limits},
+	{"maps", S_IFREG | 0444, PK_FILE, gen_maps},
+	{"mem", S_IFREG | 0600, PK_MEM},
+	{"mountinfo", S_IFREG | 0444, PK_FILE, gen_mountinfo},
+	{"mounts", S_IFREG | 0444, PK_FILE, gen_mounts},
+	{"net", S_IFDIR | 0555, PK_DIR, NULL, proc_net_nodes},
+	{"ns", S_IFDIR | 0511, PK_DIR, NULL, proc_ns_nodes},
+	{"oom_score", S_IFREG | 0444, PK_FILE, proc_gen_oom_score},
+	{"oom_score_adj", S_IFREG | 0644, PK_FILE, proc_gen_oom_score_adj, NULL, NULL,
+	 proc_write_oom_score_adj},
+	{"root", S_IFLNK | 0777, PK_ROOTDIR},
+	{"setgroups", S_IFREG | 0644, PK_FILE, proc_gen_setgroups, NULL, NULL,
+	 proc_write_setgroups},
+	{"smaps", S_IFREG | 0444, PK_FILE, proc_gen_smaps},
+	{"smaps_rollup", S_IFREG | 0444, PK_FILE, proc_gen_smaps_rollup},
+	{"stat", S_IFREG | 0444, PK_FILE, proc_gen_stat, .flags = PN_ZOMBIE},
+	{"statm", S_IFREG | 0444, PK_FILE, proc_gen_statm},
+	{"status", S_IFREG | 0444, PK_FILE, proc_gen_status, .flags = PN_ZOMBIE},
+	{"task", S_IFDIR | 0555, PK_TASK_DIR},
+	{"uid_map", S_IFREG | 0644, PK_FILE, proc_gen_uid_map, NULL, NULL, proc_write_uid_map},
 	{NULL},
 };
 
@@ -674,7 +681,7 @@ static const struct proc_node root_nodes[] = {
 	{"loadavg", S_IFREG | 0444, PK_FILE, gen_loadavg},
 	{"meminfo", S_IFREG | 0444, PK_FILE, gen_meminfo},
 	{"mounts", S_IFLNK | 0777, PK_LINK, NULL, NULL, "self/mounts"},
-	{"net", S_IFDIR | 0555, PK_DIR, NULL, proc_net_nodes},
+	{"net", S_IFLNK | 0777, PK_LINK, NULL, NULL, "self/net"},
 	{"self", S_IFLNK | 0777, PK_SELF},
 	{"stat", S_IFREG | 0444, PK_FILE, gen_stat_global},
 	{"sys", S_IFDIR | 0555, PK_DIR, NULL, sys_nodes},

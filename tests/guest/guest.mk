@@ -165,6 +165,7 @@ GUEST_TESTS = \
 	net_reuseaddr \
 	net_errqueue \
 	net_socketpair \
+	net_proc_sockets \
 	nstack_many \
 	nstack_dual \
 	nstack_sockopt_opts \
