@@ -47,7 +47,8 @@ struct proc_ctx {
 };
 
 /* proc_node->flags */
-#define PN_ZOMBIE 0x1u /* gen describes a zombie too (c->zombie); others show it empty */
+#define PN_ZOMBIE    0x1u /* gen describes a zombie too (c->zombie); others show it empty */
+#define PN_OPEN_TIME 0x2u /* the text is made at open, not at each first read */
 
 struct proc_node {
 	const char *name;
@@ -92,6 +93,29 @@ void proc_mem_sizes(struct mm *mm, uint64_t *vsize, uint64_t *rss);
 void proc_gen_oom_score(struct proc_ctx *c, struct strbuf *o);
 void proc_gen_oom_score_adj(struct proc_ctx *c, struct strbuf *o);
 long proc_write_oom_score_adj(struct proc_ctx *c, const char *buf, size_t len);
+
+/* /proc/<pid>/coredump_filter (procfs_pid_coredump.c). */
+void proc_gen_coredump_filter(struct proc_ctx *c, struct strbuf *o);
+long proc_write_coredump_filter(struct proc_ctx *c, const char *buf, size_t len);
+
+/* /proc/<pid>/io (procfs_pid_io.c). */
+void proc_gen_io(struct proc_ctx *c, struct strbuf *o);
+
+/* System-wide files (procfs_kernel.c): /proc/devices, /proc/cmdline, the
+ * System V IPC limits, vm and kernel values under /proc/sys. */
+void proc_gen_devices(struct proc_ctx *c, struct strbuf *o);
+void proc_gen_cmdline_kernel(struct proc_ctx *c, struct strbuf *o);
+void proc_gen_shmmax(struct proc_ctx *c, struct strbuf *o);
+void proc_gen_shmall(struct proc_ctx *c, struct strbuf *o);
+void proc_gen_shmmni(struct proc_ctx *c, struct strbuf *o);
+void proc_gen_sem(struct proc_ctx *c, struct strbuf *o);
+void proc_gen_msgmax(struct proc_ctx *c, struct strbuf *o);
+void proc_gen_msgmnb(struct proc_ctx *c, struct strbuf *o);
+void proc_gen_msgmni(struct proc_ctx *c, struct strbuf *o);
+void proc_gen_max_map_count(struct proc_ctx *c, struct strbuf *o);
+void proc_gen_mmap_min_addr(struct proc_ctx *c, struct strbuf *o);
+void proc_gen_cap_last_cap(struct proc_ctx *c, struct strbuf *o);
+void proc_gen_randomize_va_space(struct proc_ctx *c, struct strbuf *o);
 
 /* /proc/<pid>/uid_map, gid_map, setgroups (procfs_pid_userns.c). */
 void proc_gen_uid_map(struct proc_ctx *c, struct strbuf *o);

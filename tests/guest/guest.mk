@@ -57,6 +57,8 @@ GUEST_TESTS = \
 	proc_auxv \
 	proc_fdinfo \
 	proc_fd_walk \
+	proc_sys_kernel \
+	proc_pid_more \
 	proc_mem \
 	proc_files \
 	sysinfo \
