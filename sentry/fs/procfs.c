@@ -1260,7 +1260,8 @@ static long proc_read(struct file *f, void *buf, size_t len, int64_t *pos)
 	struct proc_text *text = f->priv;
 	size_t n;
 
-	if (!(PI(f->inode)->node->flags & PN_OPEN_TIME) && (!text->made || *pos == 0 || *pos != text->end)) {
+	if (!(PI(f->inode)->node->flags & PN_OPEN_TIME) &&
+	    (!text->made || *pos == 0 || *pos != text->end)) {
 		int ret = proc_make_text(f->inode, text);
 		if (ret < 0)
 			return ret;
