@@ -136,7 +136,10 @@ static void gen_children(struct proc_ctx *c, struct strbuf *o)
 
 static long file_link_text(struct task *viewer, struct file *f, char *buf, size_t size);
 
-/* One line of /proc/pid/maps; the name starts at column 74, as Linux pads it. */
+/* One line of /proc/pid/maps, as Linux's show_map_vma: the header ends in
+ * a space and is padded to 72 characters, then a space and the name (so it
+ * starts at column 74). A shared anonymous mapping is Linux's shmem file
+ * "/dev/zero (deleted)". */
 void proc_maps_line(const struct vma *v, struct strbuf *o)
 {
 	struct file *f = vma_file(v);
@@ -159,8 +162,10 @@ void proc_maps_line(const struct vma *v, struct strbuf *o)
 		name = xstrdup("[heap]");
 	} else if (v->flags & (VMA_VDSO | VMA_VVAR)) {
 		name = xstrdup(v->flags & VMA_VDSO ? "[vdso]" : "[vvar]");
+	} else if (!f && (v->flags & VMA_SHARED)) {
+		name = xstrdup("/dev/zero (deleted)");
 	}
-	n = snprintf(line, sizeof(line), "%012llx-%012llx %c%c%c%c %08llx %02x:%02x %llu",
+	n = snprintf(line, sizeof(line), "%08llx-%08llx %c%c%c%c %08llx %02x:%02x %llu ",
 		     (unsigned long long)v->start, (unsigned long long)v->end,
 		     (v->prot & PROT_READ) ? 'r' : '-', (v->prot & PROT_WRITE) ? 'w' : '-',
 		     (v->prot & PROT_EXEC) ? 'x' : '-', (v->flags & VMA_SHARED) ? 's' : 'p',
@@ -168,7 +173,7 @@ void proc_maps_line(const struct vma *v, struct strbuf *o)
 		     (unsigned long long)ino);
 	strbuf_append(o, line, (size_t)n);
 	if (name && *name)
-		strbuf_printf(o, "%*s%s", n < 73 ? 73 - n : 1, "", name);
+		strbuf_printf(o, "%*s%s", n < 72 ? 73 - n : 1, "", name);
 	strbuf_append(o, "\n", 1);
 	free(name);
 }
@@ -348,7 +353,7 @@ static void gen_stat_global(struct proc_ctx *c, struct strbuf *o)
 		strbuf_printf(o, "cpu%u %llu 0 0 0 0 0 0 0 0 0\n", i, (unsigned long long)up);
 	strbuf_printf(o,
 		      "intr 0\nctxt 0\nbtime %lld\nprocesses %d\nprocs_running 1\n"
-		      "procs_blocked 0\nsoftirq 0\n",
+		      "procs_blocked 0\nsoftirq 0 0 0 0 0 0 0 0 0 0 0\n",
 		      (long long)(now.tv_sec - (long long)(up / 100)), c->k->next_tid - 1);
 }
 
@@ -521,8 +526,8 @@ static const struct proc_node random_nodes[] = {
 
 static const struct proc_node kernel_nodes[] = {
 	{"cap_last_cap", S_IFREG | 0444, PK_FILE, proc_gen_cap_last_cap},
-	{"domainname", S_IFREG | 0644, PK_FILE, gen_domainname},
-	{"hostname", S_IFREG | 0644, PK_FILE, gen_hostname},
+	{"domainname", S_IFREG | 0644, PK_FILE, gen_domainname, .flags = PN_POLL_DOMAIN},
+	{"hostname", S_IFREG | 0644, PK_FILE, gen_hostname, .flags = PN_POLL_HOST},
 	{"msgmax", S_IFREG | 0644, PK_FILE, proc_gen_msgmax},
 	{"msgmnb", S_IFREG | 0644, PK_FILE, proc_gen_msgmnb},
 	{"msgmni", S_IFREG | 0644, PK_FILE, proc_gen_msgmni},
@@ -655,7 +660,7 @@ static const struct proc_node proc_net_nodes[] = {
 /* /proc/<pid>, /proc/<tid> (which Linux resolves but does not list) and
  * /proc/<pid>/task/<tid>: see pid_node_listed. */
 static const struct proc_node pid_nodes[] = {
-	{"auxv", S_IFREG | 0400, PK_FILE, proc_gen_auxv},
+	{"auxv", S_IFREG | 0400, PK_FILE, proc_gen_auxv, .flags = PN_PTRACE_READ},
 	{"cgroup", S_IFREG | 0444, PK_FILE, proc_gen_cgroup},
 	{"children", S_IFREG | 0444, PK_FILE, gen_children},
 	{"cmdline", S_IFREG | 0444, PK_FILE, proc_gen_cmdline},
@@ -663,15 +668,15 @@ static const struct proc_node pid_nodes[] = {
 	{"coredump_filter", S_IFREG | 0644, PK_FILE, proc_gen_coredump_filter, NULL, NULL,
 	 proc_write_coredump_filter},
 	{"cwd", S_IFLNK | 0777, PK_CWD},
-	{"environ", S_IFREG | 0400, PK_FILE, proc_gen_environ},
+	{"environ", S_IFREG | 0400, PK_FILE, proc_gen_environ, .flags = PN_PTRACE_READ},
 	{"exe", S_IFLNK | 0777, PK_EXE},
 	{"fd", S_IFDIR | 0500, PK_FD_DIR},
 	{"fdinfo", S_IFDIR | 0500, PK_FDINFO_DIR},
 	{"gid_map", S_IFREG | 0644, PK_FILE, proc_gen_gid_map, NULL, NULL, proc_write_gid_map,
 	 PN_OPEN_TIME},
-	{"io", S_IFREG | 0400, PK_FILE, proc_gen_io},
+	{"io", S_IFREG | 0400, PK_FILE, proc_gen_io, .flags = PN_PTRACE_READ},
 	{"limits", S_IFREG | 0444, PK_FILE, gen_limits},
-	{"maps", S_IFREG | 0444, PK_FILE, gen_maps},
+	{"maps", S_IFREG | 0444, PK_FILE, gen_maps, .flags = PN_PTRACE_READ},
 	{"mem", S_IFREG | 0600, PK_MEM},
 	{"mountinfo", S_IFREG | 0444, PK_FILE, gen_mountinfo},
 	{"mounts", S_IFREG | 0444, PK_FILE, gen_mounts},
@@ -683,8 +688,8 @@ static const struct proc_node pid_nodes[] = {
 	{"root", S_IFLNK | 0777, PK_ROOTDIR},
 	{"setgroups", S_IFREG | 0644, PK_FILE, proc_gen_setgroups, NULL, NULL, proc_write_setgroups,
 	 PN_OPEN_TIME},
-	{"smaps", S_IFREG | 0444, PK_FILE, proc_gen_smaps},
-	{"smaps_rollup", S_IFREG | 0444, PK_FILE, proc_gen_smaps_rollup},
+	{"smaps", S_IFREG | 0444, PK_FILE, proc_gen_smaps, .flags = PN_PTRACE_READ},
+	{"smaps_rollup", S_IFREG | 0444, PK_FILE, proc_gen_smaps_rollup, .flags = PN_PTRACE_READ},
 	{"stat", S_IFREG | 0444, PK_FILE, proc_gen_stat, .flags = PN_ZOMBIE},
 	{"statm", S_IFREG | 0444, PK_FILE, proc_gen_statm},
 	{"status", S_IFREG | 0444, PK_FILE, proc_gen_status, .flags = PN_ZOMBIE},
@@ -1149,7 +1154,8 @@ struct proc_text {
 	char *data;
 	size_t len;
 	bool made;
-	int64_t end; /* where the last read ended */
+	int64_t end;	     /* where the last read ended */
+	unsigned poll_event; /* PN_POLL_*: the name's change count last reported */
 };
 
 /* (Re)make f's text from the kernel's state now: 0, or -ESRCH when the
@@ -1207,13 +1213,18 @@ static int proc_open(struct inode *inode, struct dentry *dentry, int flags, stru
 		struct thread_group *z =
 			t || PI(inode)->tid ? NULL
 					    : find_zombie(KERNEL_OF(inode->sb), PI(inode)->pid);
-		bool gone = !t && !z;
+		bool gone = !t && !z,
+		     denied = t && (n->flags & PN_PTRACE_READ) && !proc_may_read_task(t);
 		task_put(t);
 		tg_put(z);
 		if (gone)
 			return -ESRCH;
+		if (denied)
+			return -EACCES;
 	}
 	text = xzalloc(sizeof(*text));
+	if (n->flags & (PN_POLL_HOST | PN_POLL_DOMAIN))
+		text->poll_event = proc_name_poll_event(n->flags & PN_POLL_DOMAIN);
 	if (n->flags & PN_OPEN_TIME) {
 		int ret = proc_make_text(inode, text);
 		if (ret < 0) {
@@ -1290,6 +1301,16 @@ static int64_t proc_llseek(struct file *f, int64_t off, int whence)
 	return generic_llseek(f, off, whence, (int64_t)text->len);
 }
 
+static unsigned proc_poll(struct file *f, struct poll_table *pt)
+{
+	const struct proc_node *n = PI(f->inode)->node;
+	struct proc_text *text = f->priv;
+
+	if (n->flags & (PN_POLL_HOST | PN_POLL_DOMAIN))
+		return proc_name_poll(n->flags & PN_POLL_DOMAIN, &text->poll_event, pt);
+	return PROC_DEFAULT_POLLMASK;
+}
+
 static void proc_release(struct file *f)
 {
 	struct proc_text *text = f->priv;
@@ -1309,6 +1330,7 @@ static const struct file_ops proc_file_ops = {
 	.read = proc_read,
 	.write = proc_write,
 	.llseek = proc_llseek,
+	.poll = proc_poll,
 	.fstat = proc_fstat,
 	.release = proc_release,
 };

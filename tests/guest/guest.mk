@@ -59,6 +59,7 @@ GUEST_TESTS = \
 	proc_fd_walk \
 	proc_sys_kernel \
 	proc_pid_more \
+	proc_pid_access \
 	proc_mem \
 	proc_files \
 	sysinfo \

@@ -6,11 +6,16 @@
  * randomize_va_space are numbers; /proc/devices has the mem devices and
  * both headers; /proc/cmdline is a line. Root may open a read-only
  * /proc file for writing, but a write fails; a sysctl without a write
- * handler cannot be opened for writing.
+ * handler cannot be opened for writing. A change of the host name wakes
+ * an epoll watching /proc/sys/kernel/hostname once (EPOLLERR); /proc/stat
+ * has softirq's 10 counts.
  */
 #include "guest.h"
 
+#include <sched.h>
+
 #include <fcntl.h>
+#include <sys/epoll.h>
 #include <sys/ipc.h>
 #include <sys/msg.h>
 #include <sys/prctl.h>
@@ -44,6 +49,29 @@ static unsigned long long num(const char *path)
 	char *s = slurp(path);
 
 	return s ? strtoull(s, NULL, 10) : ~0ull;
+}
+
+/* In a UTS namespace of its own (natively too), so the host keeps its name. */
+static void check_hostname_poll(void)
+{
+	struct epoll_event ev = {0}, got;
+	int fd, ep;
+
+	if (unshare(CLONE_NEWUTS) < 0) {
+		printf("FAIL: unshare(CLONE_NEWUTS) errno %d\n", errno);
+		guest_failures++;
+		return;
+	}
+	fd = open("/proc/sys/kernel/hostname", O_RDONLY);
+	ep = epoll_create1(0);
+	CHECK(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) == 0, "epoll watches kernel/hostname");
+	CHECK(epoll_wait(ep, &got, 1, 0) == 0, "no event before a change");
+	CHECK(sethostname("rung-poll-test", 14) == 0, "sethostname");
+	CHECK(epoll_wait(ep, &got, 1, 1000) == 1 && (got.events & EPOLLERR),
+	      "a change of the name: EPOLLERR");
+	CHECK(epoll_wait(ep, &got, 1, 0) == 0, "reported once");
+	close(ep);
+	close(fd);
 }
 
 int main(void)
@@ -107,5 +135,15 @@ int main(void)
 	close(fd);
 	CHECK_ERRNO(open("/proc/sys/kernel/cap_last_cap", O_WRONLY), EACCES,
 		    "opening a read-only sysctl for writing");
+
+	s = slurp("/proc/stat");
+	s = s ? strstr(s, "\nsoftirq ") : NULL;
+	{
+		int fields = 0;
+		for (char *q = s ? s + 1 : NULL; q && *q && *q != '\n'; q++)
+			fields += *q == ' ';
+		CHECK(fields == 11, "/proc/stat: softirq has a total and 10 counts");
+	}
+	check_hostname_poll();
 	return GUEST_DONE();
 }
