@@ -579,14 +579,38 @@ static const struct proc_node vm_nodes[] = {
 	{NULL},
 };
 
+/* A setting of the user-space stack (procnet.h); node->target names it. */
+static void gen_net_stack(struct proc_ctx *c, struct strbuf *o)
+{
+	procnet_sysctl(c->k, c->arg, o);
+}
+
+#define NET_STACK_FILE(name, dir)                                                 \
+	{                                                                         \
+		name, S_IFREG | 0444, PK_FILE, gen_net_stack, NULL, dir "/" name, \
+			.flags = PN_NETSTACK                                      \
+	}
+
 static const struct proc_node ipv4_nodes[] = {
+	NET_STACK_FILE("ip_forward", "ipv4"),
 	{"ip_unprivileged_port_start", S_IFREG | 0644, PK_FILE, gen_unpriv_port_start},
 	{"ping_group_range", S_IFREG | 0644, PK_FILE, gen_ping_group_range},
+	NET_STACK_FILE("tcp_recovery", "ipv4"),
+	NET_STACK_FILE("tcp_sack", "ipv4"),
+	{NULL},
+};
+
+static const struct proc_node ipv6_nodes[] = {
+	NET_STACK_FILE("auto_flowlabels", "ipv6"),
+	NET_STACK_FILE("bindv6only", "ipv6"),
+	NET_STACK_FILE("ip6frag_time", "ipv6"),
+	NET_STACK_FILE("ip_nonlocal_bind", "ipv6"),
 	{NULL},
 };
 
 static const struct proc_node net_nodes[] = {
 	{"ipv4", S_IFDIR | 0555, PK_DIR, NULL, ipv4_nodes},
+	{"ipv6", S_IFDIR | 0555, PK_DIR, NULL, ipv6_nodes, .flags = PN_NETSTACK},
 	{NULL},
 };
 
@@ -750,10 +774,14 @@ static const struct proc_node fdinfo_node = {NULL, S_IFREG | 0444, PK_FILE, proc
  * Is c in the directory of node dir? Linux's thread directory (tid_base_stuff)
  * has no task directory in it, which would nest forever (`find /proc` would
  * not end); children is a thread's only (the processes it forked; here
- * the process's, whose children the sandbox keeps per process).
+ * the process's, whose children the sandbox keeps per process). Settings of
+ * the user-space stack are not there in host mode.
  */
-static bool pid_node_listed(const struct proc_node *dir, const struct proc_node *c)
+static bool pid_node_listed(struct super_block *sb, const struct proc_node *dir,
+			    const struct proc_node *c)
 {
+	if ((c->flags & PN_NETSTACK) && !procnet_has_stack_sysctls(KERNEL_OF(sb)))
+		return false;
 	if (dir == &tid_node)
 		return c->kind != PK_TASK_DIR && c->gen != proc_gen_coredump_filter;
 	if (dir == &pid_node)
@@ -913,7 +941,7 @@ static int proc_lookup(struct inode *dir, const char *name, struct inode **out)
 		return -ENOTDIR;
 	}
 	for (; c && c->name; c++)
-		if (strcmp(c->name, name) == 0 && pid_node_listed(n, c)) {
+		if (strcmp(c->name, name) == 0 && pid_node_listed(dir->sb, n, c)) {
 			*out = proc_inode_tid(dir->sb, c, pid, PI(dir)->tid, -1);
 			PI(*out)->sysctl = PI(dir)->sysctl || c->children == sys_nodes;
 			return 0;
@@ -1139,7 +1167,8 @@ static struct proc_ctx proc_ctx_of(struct inode *inode)
 				 .id = PI(inode)->tid ? PI(inode)->tid : PI(inode)->pid,
 				 .thread = PI(inode)->tid != 0,
 				 .fd = PI(inode)->fd,
-				 .view = PIDNS_OF(inode->sb)};
+				 .view = PIDNS_OF(inode->sb),
+				 .arg = PI(inode)->node->target};
 }
 
 /*
@@ -1455,7 +1484,7 @@ static int proc_getdents(struct file *f, struct dir_emitter *e)
 	case PK_PID:
 	case PK_DIR:
 		for (c = n->children; c && c->name; c++)
-			if (pid_node_listed(n, c) &&
+			if (pid_node_listed(dir->sb, n, c) &&
 			    !list_one(&l, c->name, proc_ino(c, pid, PI(dir)->tid, -1),
 				      IFTODT(c->mode)))
 				return 0;

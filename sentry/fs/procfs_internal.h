@@ -44,6 +44,7 @@ struct proc_ctx {
 	bool thread;		   /* under /proc/<pid>/task/<tid>: the thread, not the process */
 	int fd;			   /* /proc/<pid>/fdinfo/<fd>: the descriptor */
 	const struct pid_ns *view; /* whose numbers the instance shows (NULL: the initial) */
+	const char *arg;	   /* the node's target: what a shared generator shows */
 };
 
 /* proc_node->flags */
@@ -52,6 +53,7 @@ struct proc_ctx {
 #define PN_POLL_HOST   0x4u  /* kernel.hostname: polls report its changes */
 #define PN_POLL_DOMAIN 0x8u  /* kernel.domainname: the same */
 #define PN_PTRACE_READ 0x10u /* opening needs proc_may_read_task (else EACCES) */
+#define PN_NETSTACK    0x20u /* a setting of the user-space stack: absent in host mode */
 
 struct proc_node {
 	const char *name;

@@ -198,3 +198,16 @@ void procnet_unix(struct kernel *k, struct strbuf *o)
 	strbuf_printf(o, "Num       RefCount Protocol Flags    Type St Inode Path\n");
 	unix_for_each_sock(k, unix_line, o);
 }
+
+bool procnet_has_stack_sysctls(struct kernel *k)
+{
+	return net_mode_of(k) != NET_MODE_HOST;
+}
+
+void procnet_sysctl(struct kernel *k, const char *name, struct strbuf *o)
+{
+	long v;
+
+	if (procnet_has_stack_sysctls(k) && netstack_sysctl(name, &v))
+		strbuf_printf(o, "%ld\n", v);
+}

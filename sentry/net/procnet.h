@@ -18,4 +18,13 @@ void procnet_tcp(struct kernel *k, int family, struct strbuf *o);
 void procnet_udp(struct kernel *k, int family, struct strbuf *o);
 void procnet_unix(struct kernel *k, struct strbuf *o);
 
+#include <stdbool.h>
+
+/* /proc/sys/net files of the user-space stack (read-only: lwIP fixes them
+ * when it is built). In host mode the host's stack applies, whose settings
+ * the sandbox does not know: the files are not there. */
+bool procnet_has_stack_sysctls(struct kernel *k);
+/* net/<name> ("ipv4/tcp_sack"): "value\n". */
+void procnet_sysctl(struct kernel *k, const char *name, struct strbuf *o);
+
 #endif

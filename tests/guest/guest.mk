@@ -171,6 +171,7 @@ GUEST_TESTS = \
 	net_proc_sockets \
 	nstack_many \
 	nstack_dual \
+	nstack_proc_sysctl \
 	nstack_sockopt_opts \
 	nstack_sockopt_conn \
 	nstack_sockopt_cmsg \
