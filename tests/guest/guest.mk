@@ -153,6 +153,7 @@ GUEST_TESTS = \
 	mqueue_basic \
 	mqueue_notify \
 	mm_lock \
+	mm_populate \
 	pkeys \
 	numa_policy \
 	proc_pidfd \
