@@ -1176,8 +1176,8 @@ static struct proc_ctx proc_ctx_of(struct inode *inode)
  * one that does not start where the last one ended (a seek back), as Linux's
  * seq_file: a file opened while its process ran reads ESRCH once the
  * process is reaped, and a sysctl read after a write sees the new value.
- * PN_OPEN_TIME files (the id maps, which pin their namespace at open) keep
- * what open saw.
+ * PN_OPEN_TIME files (the id maps, which pin their namespace at open) are
+ * made at open too, and keep their text once the process has no task left.
  */
 struct proc_text {
 	char *data;
@@ -1188,7 +1188,7 @@ struct proc_text {
 };
 
 /* (Re)make f's text from the kernel's state now: 0, or -ESRCH when the
- * process is gone. */
+ * process is gone (a PN_OPEN_TIME file's text made before stays then). */
 static int proc_make_text(struct inode *inode, struct proc_text *text)
 {
 	const struct proc_node *n = PI(inode)->node;
@@ -1198,6 +1198,8 @@ static int proc_make_text(struct inode *inode, struct proc_text *text)
 	if (PI(inode)->pid) {
 		c.t = proc_task(inode);
 		c.mm = c.t ? task_mm_get(c.t) : NULL;
+		if (!c.t && text->made && (n->flags & PN_OPEN_TIME))
+			return 0;
 		if (!c.t && !PI(inode)->tid)
 			c.zombie = find_zombie(c.k, PI(inode)->pid);
 		if (!c.t && !c.zombie)
@@ -1290,8 +1292,8 @@ static long proc_write(struct file *f, const void *buf, size_t len, int64_t *pos
 	ret = n->write(&c, buf, len);
 	mm_put(c.mm);
 	task_put(c.t);
-	if (ret > 0 && !(n->flags & PN_OPEN_TIME))
-		text->made = false; /* the next read shows the new value */
+	if (ret > 0)
+		text->end = -1; /* the next read makes the text again: the new value */
 	return ret;
 }
 
@@ -1300,8 +1302,7 @@ static long proc_read(struct file *f, void *buf, size_t len, int64_t *pos)
 	struct proc_text *text = f->priv;
 	size_t n;
 
-	if (!(PI(f->inode)->node->flags & PN_OPEN_TIME) &&
-	    (!text->made || *pos == 0 || *pos != text->end)) {
+	if (!text->made || *pos == 0 || *pos != text->end) {
 		int ret = proc_make_text(f->inode, text);
 		if (ret < 0)
 			return ret;

@@ -68,6 +68,15 @@ static void check_coredump_filter(void)
 	errno = 0;
 	CHECK(write_path("/proc/self/coredump_filter", "x", 1) < 0 && errno == EINVAL,
 	      "coredump_filter refuses a non-number");
+	{
+		int fd = open("/proc/self/coredump_filter", O_RDWR);
+		char got[32] = {0};
+		CHECK(fd >= 0 && pread(fd, got, sizeof(got) - 1, 0) == 9 && write(fd, "0x23", 4) == 4 &&
+			      pread(fd, got, sizeof(got) - 1, 0) == 9 && strcmp(got, "00000023\n") == 0,
+		      "a read after a write on the same descriptor sees the new value");
+		CHECK(write(fd, "7", 1) == 1, "set back to 7");
+		close(fd);
+	}
 	pid = fork();
 	if (pid == 0) {
 		int ok = filter() == 7;
