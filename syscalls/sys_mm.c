@@ -74,6 +74,21 @@ SYSCALL(brk)
 	return (long)mm_brk(t->mm, want);
 }
 
+/*
+ * MAP_POPULATE of a writable anonymous mapping commits its pages now, as
+ * Linux's write faults in mm_populate do (they count in the RSS at once);
+ * writing the zeros they hold is what commits them. A read-only one maps
+ * the zero page there (nothing to do), MAP_NONBLOCK asks for nothing, and
+ * errors are ignored, as Linux's.
+ */
+static void populate_anon(struct task *t, const struct mmap_req *req, long addr)
+{
+	if (addr < 0 || !(req->flags & MAP_POPULATE) || (req->flags & MAP_NONBLOCK) ||
+	    !(req->prot & PROT_WRITE))
+		return;
+	mm_zero_out(t->mm, (uint64_t)addr, ALIGN_UP(req->len, PAGE_SIZE));
+}
+
 SYSCALL(mmap)
 {
 	struct mmap_req req = {
@@ -102,8 +117,11 @@ SYSCALL(mmap)
 		if (ret)
 			return ret;
 	}
-	if (req.flags & MAP_ANONYMOUS)
-		return mm_mmap(t->mm, &req);
+	if (req.flags & MAP_ANONYMOUS) {
+		ret = mm_mmap(t->mm, &req);
+		populate_anon(t, &req, ret);
+		return ret;
+	}
 
 	f = fd_get(t->files, (int)a->a[4]);
 	if (!f)

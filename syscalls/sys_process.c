@@ -1,6 +1,7 @@
 /* Process identity, limits and the machine: ids, rlimits, uname, TLS, exit. */
 #include "config.h"
 #include "syscalls/handlers.h"
+#include "sentry/fs/procfs.h"
 #include "sentry/kernel/nsproxy.h"
 #include "sentry/kernel/pidns.h"
 #include "sentry/kernel/task.h"
@@ -532,6 +533,7 @@ static long set_uts_name(struct task *t, bool domain, uint64_t uname, uint64_t l
 	pthread_mutex_lock(&t->k->lock);
 	memcpy(dst, buf, len + 1);
 	pthread_mutex_unlock(&t->k->lock);
+	procfs_uts_changed(domain);
 	return 0;
 }
 

@@ -96,7 +96,7 @@ static bool reads_fill(struct file *f)
 			    (S_ISCHR(f->inode->mode) && (f->inode->rdev >> 8) == 1 /* mem */));
 }
 
-static long do_read(struct task *t, struct file *f, uint64_t buf, size_t count, int64_t off)
+static long do_read_file(struct task *t, struct file *f, uint64_t buf, size_t count, int64_t off)
 {
 	int flags = file_getfl(f);
 	size_t chunk, copied, total = 0;
@@ -136,7 +136,7 @@ static long do_read(struct task *t, struct file *f, uint64_t buf, size_t count, 
 	return (long)total;
 }
 
-static long do_write(struct task *t, struct file *f, uint64_t buf, size_t count, int64_t off)
+static long do_write_file(struct task *t, struct file *f, uint64_t buf, size_t count, int64_t off)
 {
 	int flags = file_getfl(f);
 	size_t total = 0;
@@ -179,6 +179,23 @@ static long do_write(struct task *t, struct file *f, uint64_t buf, size_t count,
 			break;
 	}
 	return (long)total;
+}
+
+/* read and write, counted in the caller's I/O accounting (/proc/<pid>/io). */
+static long do_read(struct task *t, struct file *f, uint64_t buf, size_t count, int64_t off)
+{
+	long ret = do_read_file(t, f, buf, count, off);
+
+	task_io_read(t, ret);
+	return ret;
+}
+
+static long do_write(struct task *t, struct file *f, uint64_t buf, size_t count, int64_t off)
+{
+	long ret = do_write_file(t, f, buf, count, off);
+
+	task_io_write(t, ret);
+	return ret;
 }
 
 SYSCALL(read)
@@ -416,7 +433,9 @@ static long do_readv(struct task *t, int fd, uint64_t uiov, uint64_t cnt, int64_
 	f = fd_get(t->files, fd);
 	if (!f)
 		return -EBADF;
-	return readv_file(t, f, iov, (size_t)cnt, total, off, rwf);
+	total = readv_file(t, f, iov, (size_t)cnt, total, off, rwf);
+	task_io_read(t, total);
+	return total;
 }
 
 long rw_readv_file(struct task *t, struct file *f, const struct iovec *iov, size_t cnt, long total,
@@ -516,7 +535,9 @@ static long do_writev(struct task *t, int fd, uint64_t uiov, uint64_t cnt, int64
 	f = fd_get(t->files, fd);
 	if (!f)
 		return -EBADF;
-	return writev_file(t, f, iov, (size_t)cnt, off, rwf);
+	total = writev_file(t, f, iov, (size_t)cnt, off, rwf);
+	task_io_write(t, total);
+	return total;
 }
 
 long rw_writev_file(struct task *t, struct file *f, const struct iovec *iov, size_t cnt,

@@ -1,6 +1,7 @@
 /* /dev/null, zero, full, random, urandom, tty and console. */
 #include "config.h"
 #include "sentry/fs/devices.h"
+#include "lib/strbuf.h"
 #include "sentry/fs/file.h"
 #include "sentry/fs/hosttty.h"
 #include "sentry/fs/tty.h"
@@ -106,6 +107,15 @@ static const struct file_ops urandom_ops = {
 bool file_is_dev_zero(struct file *f)
 {
 	return f->ops == &zero_ops;
+}
+
+void chrdev_show(struct strbuf *o)
+{
+	/* What chrdev_open serves (the mem devices, the terminals), and ptmx,
+	 * which devpts serves. */
+	strbuf_printf(o, "%3d mem\n%3d /dev/tty\n%3d /dev/console\n%3d /dev/ptmx\n",
+		      (int)(DEV_MEM_NULL >> 8), (int)(DEV_TTY >> 8), (int)(DEV_CONSOLE >> 8),
+		      (int)(DEV_PTMX >> 8));
 }
 
 int chrdev_open(struct inode *inode, int flags, struct file **out)

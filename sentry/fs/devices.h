@@ -25,6 +25,9 @@ struct file;
 /* Open a character device by inode->rdev; ENXIO for devices we do not have
  * (pty nodes are devpts', found only there). */
 int chrdev_open(struct inode *inode, int flags, struct file **out);
+/* The "Character devices:" lines of /proc/devices ("%3d name"), by major. */
+struct strbuf;
+void chrdev_show(struct strbuf *o);
 /* Is f the sandbox's /dev/zero (mmap of it is anonymous memory)? */
 bool file_is_dev_zero(struct file *f);
 

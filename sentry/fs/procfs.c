@@ -56,12 +56,14 @@
 #include <unistd.h>
 
 #define PROC_SUPER_MAGIC 0x9fa0
+#define PROC_ROOT_INO	 1 /* Linux's: /proc is inode 1 */
 
 struct proc_inode {
 	const struct proc_node *node;
 	int pid; /* the process (tgid) of per-pid files */
 	int tid; /* under /proc/<pid>/task/<tid>: the thread; else 0 */
 	int fd;
+	bool sysctl; /* under /proc/sys */
 };
 
 struct proc_sb {
@@ -94,7 +96,30 @@ static int view_id(struct super_block *sb, int global)
 
 static void gen_comm(struct proc_ctx *c, struct strbuf *o)
 {
-	strbuf_printf(o, "%s\n", c->t->comm);
+	char comm[TASK_COMM_LEN];
+
+	pthread_mutex_lock(&c->k->lock);
+	memcpy(comm, c->t ? c->t->comm : c->zombie->comm, sizeof(comm));
+	pthread_mutex_unlock(&c->k->lock);
+	comm[TASK_COMM_LEN - 1] = '\0';
+	strbuf_printf(o, "%s\n", comm);
+}
+
+/* Linux's comm_write: the first 15 bytes, as written (a newline too), name
+ * a thread of the writer's own process; another's: EINVAL. */
+static long write_comm(struct proc_ctx *c, const char *buf, size_t len)
+{
+	struct task *writer = current_task();
+	char comm[TASK_COMM_LEN] = {0};
+
+	if (!writer || writer->tg != c->t->tg)
+		return -EINVAL;
+	memcpy(comm, buf, MIN(len, sizeof(comm) - 1));
+	pthread_mutex_lock(&c->k->lock);
+	memset(c->t->comm, 0, sizeof(c->t->comm));
+	strcpy(c->t->comm, comm);
+	pthread_mutex_unlock(&c->k->lock);
+	return (long)len;
 }
 
 /* The process's children, "pid pid ... " as Linux prints them. */
@@ -111,7 +136,10 @@ static void gen_children(struct proc_ctx *c, struct strbuf *o)
 
 static long file_link_text(struct task *viewer, struct file *f, char *buf, size_t size);
 
-/* One line of /proc/pid/maps; the name starts at column 74, as Linux pads it. */
+/* One line of /proc/pid/maps, as Linux's show_map_vma: the header ends in
+ * a space and is padded to 72 characters, then a space and the name (so it
+ * starts at column 74). A shared anonymous mapping is Linux's shmem file
+ * "/dev/zero (deleted)". */
 void proc_maps_line(const struct vma *v, struct strbuf *o)
 {
 	struct file *f = vma_file(v);
@@ -134,8 +162,10 @@ void proc_maps_line(const struct vma *v, struct strbuf *o)
 		name = xstrdup("[heap]");
 	} else if (v->flags & (VMA_VDSO | VMA_VVAR)) {
 		name = xstrdup(v->flags & VMA_VDSO ? "[vdso]" : "[vvar]");
+	} else if (!f && (v->flags & VMA_SHARED)) {
+		name = xstrdup("/dev/zero (deleted)");
 	}
-	n = snprintf(line, sizeof(line), "%012llx-%012llx %c%c%c%c %08llx %02x:%02x %llu",
+	n = snprintf(line, sizeof(line), "%08llx-%08llx %c%c%c%c %08llx %02x:%02x %llu ",
 		     (unsigned long long)v->start, (unsigned long long)v->end,
 		     (v->prot & PROT_READ) ? 'r' : '-', (v->prot & PROT_WRITE) ? 'w' : '-',
 		     (v->prot & PROT_EXEC) ? 'x' : '-', (v->flags & VMA_SHARED) ? 's' : 'p',
@@ -143,7 +173,7 @@ void proc_maps_line(const struct vma *v, struct strbuf *o)
 		     (unsigned long long)ino);
 	strbuf_append(o, line, (size_t)n);
 	if (name && *name)
-		strbuf_printf(o, "%*s%s", n < 73 ? 73 - n : 1, "", name);
+		strbuf_printf(o, "%*s%s", n < 72 ? 73 - n : 1, "", name);
 	strbuf_append(o, "\n", 1);
 	free(name);
 }
@@ -323,7 +353,7 @@ static void gen_stat_global(struct proc_ctx *c, struct strbuf *o)
 		strbuf_printf(o, "cpu%u %llu 0 0 0 0 0 0 0 0 0\n", i, (unsigned long long)up);
 	strbuf_printf(o,
 		      "intr 0\nctxt 0\nbtime %lld\nprocesses %d\nprocs_running 1\n"
-		      "procs_blocked 0\nsoftirq 0\n",
+		      "procs_blocked 0\nsoftirq 0 0 0 0 0 0 0 0 0 0 0\n",
 		      (long long)(now.tv_sec - (long long)(up / 100)), c->k->next_tid - 1);
 }
 
@@ -495,8 +525,12 @@ static const struct proc_node random_nodes[] = {
 };
 
 static const struct proc_node kernel_nodes[] = {
-	{"domainname", S_IFREG | 0644, PK_FILE, gen_domainname},
-	{"hostname", S_IFREG | 0644, PK_FILE, gen_hostname},
+	{"cap_last_cap", S_IFREG | 0444, PK_FILE, proc_gen_cap_last_cap},
+	{"domainname", S_IFREG | 0644, PK_FILE, gen_domainname, .flags = PN_POLL_DOMAIN},
+	{"hostname", S_IFREG | 0644, PK_FILE, gen_hostname, .flags = PN_POLL_HOST},
+	{"msgmax", S_IFREG | 0644, PK_FILE, proc_gen_msgmax},
+	{"msgmnb", S_IFREG | 0644, PK_FILE, proc_gen_msgmnb},
+	{"msgmni", S_IFREG | 0644, PK_FILE, proc_gen_msgmni},
 	{"ngroups_max", S_IFREG | 0444, PK_FILE, gen_ngroups_max},
 	{"osrelease", S_IFREG | 0444, PK_FILE, gen_osrelease},
 	{"ostype", S_IFREG | 0444, PK_FILE, gen_ostype},
@@ -504,6 +538,11 @@ static const struct proc_node kernel_nodes[] = {
 	{"overflowuid", S_IFREG | 0644, PK_FILE, gen_overflow_id},
 	{"pid_max", S_IFREG | 0644, PK_FILE, gen_pid_max},
 	{"random", S_IFDIR | 0555, PK_DIR, NULL, random_nodes},
+	{"randomize_va_space", S_IFREG | 0644, PK_FILE, proc_gen_randomize_va_space},
+	{"sem", S_IFREG | 0644, PK_FILE, proc_gen_sem},
+	{"shmall", S_IFREG | 0644, PK_FILE, proc_gen_shmall},
+	{"shmmax", S_IFREG | 0644, PK_FILE, proc_gen_shmmax},
+	{"shmmni", S_IFREG | 0644, PK_FILE, proc_gen_shmmni},
 	{"version", S_IFREG | 0444, PK_FILE, gen_kernel_version},
 	{NULL},
 };
@@ -534,18 +573,44 @@ static const struct proc_node fs_nodes[] = {
 };
 
 static const struct proc_node vm_nodes[] = {
+	{"max_map_count", S_IFREG | 0644, PK_FILE, proc_gen_max_map_count},
+	{"mmap_min_addr", S_IFREG | 0644, PK_FILE, proc_gen_mmap_min_addr},
 	{"overcommit_memory", S_IFREG | 0644, PK_FILE, gen_zero},
 	{NULL},
 };
 
+/* A setting of the user-space stack (procnet.h); node->target names it. */
+static void gen_net_stack(struct proc_ctx *c, struct strbuf *o)
+{
+	procnet_sysctl(c->k, c->arg, o);
+}
+
+#define NET_STACK_FILE(name, dir)                                                 \
+	{                                                                         \
+		name, S_IFREG | 0444, PK_FILE, gen_net_stack, NULL, dir "/" name, \
+			.flags = PN_NETSTACK                                      \
+	}
+
 static const struct proc_node ipv4_nodes[] = {
+	NET_STACK_FILE("ip_forward", "ipv4"),
 	{"ip_unprivileged_port_start", S_IFREG | 0644, PK_FILE, gen_unpriv_port_start},
 	{"ping_group_range", S_IFREG | 0644, PK_FILE, gen_ping_group_range},
+	NET_STACK_FILE("tcp_recovery", "ipv4"),
+	NET_STACK_FILE("tcp_sack", "ipv4"),
+	{NULL},
+};
+
+static const struct proc_node ipv6_nodes[] = {
+	NET_STACK_FILE("auto_flowlabels", "ipv6"),
+	NET_STACK_FILE("bindv6only", "ipv6"),
+	NET_STACK_FILE("ip6frag_time", "ipv6"),
+	NET_STACK_FILE("ip_nonlocal_bind", "ipv6"),
 	{NULL},
 };
 
 static const struct proc_node net_nodes[] = {
 	{"ipv4", S_IFDIR | 0555, PK_DIR, NULL, ipv4_nodes},
+	{"ipv6", S_IFDIR | 0555, PK_DIR, NULL, ipv6_nodes, .flags = PN_NETSTACK},
 	{NULL},
 };
 
@@ -560,42 +625,6 @@ static const struct proc_node sys_nodes[] = {
 	{"net", S_IFDIR | 0555, PK_DIR, NULL, net_nodes},
 	{"user", S_IFDIR | 0555, PK_DIR, NULL, user_nodes},
 	{"vm", S_IFDIR | 0555, PK_DIR, NULL, vm_nodes},
-	{NULL},
-};
-
-/* /proc/<pid>, /proc/<tid> (which Linux resolves but does not list) and
- * /proc/<pid>/task/<tid>: see pid_node_listed. */
-static const struct proc_node pid_nodes[] = {
-	{"auxv", S_IFREG | 0400, PK_FILE, proc_gen_auxv},
-	{"cgroup", S_IFREG | 0444, PK_FILE, proc_gen_cgroup},
-	{"children", S_IFREG | 0444, PK_FILE, gen_children},
-	{"cmdline", S_IFREG | 0444, PK_FILE, proc_gen_cmdline},
-	{"comm", S_IFREG | 0644, PK_FILE, gen_comm},
-	{"cwd", S_IFLNK | 0777, PK_CWD},
-	{"environ", S_IFREG | 0400, PK_FILE, proc_gen_environ},
-	{"exe", S_IFLNK | 0777, PK_EXE},
-	{"fd", S_IFDIR | 0500, PK_FD_DIR},
-	{"fdinfo", S_IFDIR | 0500, PK_FDINFO_DIR},
-	{"gid_map", S_IFREG | 0644, PK_FILE, proc_gen_gid_map, NULL, NULL, proc_write_gid_map},
-	{"limits", S_IFREG | 0444, PK_FILE, gen_limits},
-	{"maps", S_IFREG | 0444, PK_FILE, gen_maps},
-	{"mem", S_IFREG | 0600, PK_MEM},
-	{"mountinfo", S_IFREG | 0444, PK_FILE, gen_mountinfo},
-	{"mounts", S_IFREG | 0444, PK_FILE, gen_mounts},
-	{"ns", S_IFDIR | 0511, PK_DIR, NULL, proc_ns_nodes},
-	{"oom_score", S_IFREG | 0444, PK_FILE, proc_gen_oom_score},
-	{"oom_score_adj", S_IFREG | 0644, PK_FILE, proc_gen_oom_score_adj, NULL, NULL,
-	 proc_write_oom_score_adj},
-	{"root", S_IFLNK | 0777, PK_ROOTDIR},
-	{"setgroups", S_IFREG | 0644, PK_FILE, proc_gen_setgroups, NULL, NULL,
-	 proc_write_setgroups},
-	{"smaps", S_IFREG | 0444, PK_FILE, proc_gen_smaps},
-	{"smaps_rollup", S_IFREG | 0444, PK_FILE, proc_gen_smaps_rollup},
-	{"stat", S_IFREG | 0444, PK_FILE, proc_gen_stat, .flags = PN_ZOMBIE},
-	{"statm", S_IFREG | 0444, PK_FILE, proc_gen_statm},
-	{"status", S_IFREG | 0444, PK_FILE, proc_gen_status, .flags = PN_ZOMBIE},
-	{"task", S_IFDIR | 0555, PK_TASK_DIR},
-	{"uid_map", S_IFREG | 0644, PK_FILE, proc_gen_uid_map, NULL, NULL, proc_write_uid_map},
 	{NULL},
 };
 
@@ -635,6 +664,11 @@ static void gen_net_udp6(struct proc_ctx *c, struct strbuf *o)
 	procnet_udp(c->k, AF_INET6, o);
 }
 
+static void gen_net_unix(struct proc_ctx *c, struct strbuf *o)
+{
+	procnet_unix(c->k, o);
+}
+
 static const struct proc_node proc_net_nodes[] = {
 	{"dev", S_IFREG | 0444, PK_FILE, gen_net_dev},
 	{"if_inet6", S_IFREG | 0444, PK_FILE, gen_net_if_inet6},
@@ -643,6 +677,49 @@ static const struct proc_node proc_net_nodes[] = {
 	{"tcp6", S_IFREG | 0444, PK_FILE, gen_net_tcp6},
 	{"udp", S_IFREG | 0444, PK_FILE, gen_net_udp},
 	{"udp6", S_IFREG | 0444, PK_FILE, gen_net_udp6},
+	{"unix", S_IFREG | 0444, PK_FILE, gen_net_unix},
+	{NULL},
+};
+
+/* /proc/<pid>, /proc/<tid> (which Linux resolves but does not list) and
+ * /proc/<pid>/task/<tid>: see pid_node_listed. */
+static const struct proc_node pid_nodes[] = {
+	{"auxv", S_IFREG | 0400, PK_FILE, proc_gen_auxv, .flags = PN_PTRACE_READ},
+	{"cgroup", S_IFREG | 0444, PK_FILE, proc_gen_cgroup},
+	{"children", S_IFREG | 0444, PK_FILE, gen_children},
+	{"cmdline", S_IFREG | 0444, PK_FILE, proc_gen_cmdline},
+	{"comm", S_IFREG | 0644, PK_FILE, gen_comm, NULL, NULL, write_comm, PN_ZOMBIE},
+	{"coredump_filter", S_IFREG | 0644, PK_FILE, proc_gen_coredump_filter, NULL, NULL,
+	 proc_write_coredump_filter},
+	{"cwd", S_IFLNK | 0777, PK_CWD},
+	{"environ", S_IFREG | 0400, PK_FILE, proc_gen_environ, .flags = PN_PTRACE_READ},
+	{"exe", S_IFLNK | 0777, PK_EXE},
+	{"fd", S_IFDIR | 0500, PK_FD_DIR},
+	{"fdinfo", S_IFDIR | 0500, PK_FDINFO_DIR},
+	{"gid_map", S_IFREG | 0644, PK_FILE, proc_gen_gid_map, NULL, NULL, proc_write_gid_map,
+	 PN_OPEN_TIME},
+	{"io", S_IFREG | 0400, PK_FILE, proc_gen_io, .flags = PN_PTRACE_READ},
+	{"limits", S_IFREG | 0444, PK_FILE, gen_limits},
+	{"maps", S_IFREG | 0444, PK_FILE, gen_maps, .flags = PN_PTRACE_READ},
+	{"mem", S_IFREG | 0600, PK_MEM},
+	{"mountinfo", S_IFREG | 0444, PK_FILE, gen_mountinfo},
+	{"mounts", S_IFREG | 0444, PK_FILE, gen_mounts},
+	{"net", S_IFDIR | 0555, PK_DIR, NULL, proc_net_nodes},
+	{"ns", S_IFDIR | 0511, PK_DIR, NULL, proc_ns_nodes},
+	{"oom_score", S_IFREG | 0444, PK_FILE, proc_gen_oom_score, .flags = PN_ZOMBIE},
+	{"oom_score_adj", S_IFREG | 0644, PK_FILE, proc_gen_oom_score_adj, NULL, NULL,
+	 proc_write_oom_score_adj, PN_ZOMBIE},
+	{"root", S_IFLNK | 0777, PK_ROOTDIR},
+	{"setgroups", S_IFREG | 0644, PK_FILE, proc_gen_setgroups, NULL, NULL, proc_write_setgroups,
+	 PN_OPEN_TIME},
+	{"smaps", S_IFREG | 0444, PK_FILE, proc_gen_smaps, .flags = PN_PTRACE_READ},
+	{"smaps_rollup", S_IFREG | 0444, PK_FILE, proc_gen_smaps_rollup, .flags = PN_PTRACE_READ},
+	{"stat", S_IFREG | 0444, PK_FILE, proc_gen_stat, .flags = PN_ZOMBIE},
+	{"statm", S_IFREG | 0444, PK_FILE, proc_gen_statm},
+	{"status", S_IFREG | 0444, PK_FILE, proc_gen_status, .flags = PN_ZOMBIE},
+	{"task", S_IFDIR | 0555, PK_TASK_DIR},
+	{"uid_map", S_IFREG | 0644, PK_FILE, proc_gen_uid_map, NULL, NULL, proc_write_uid_map,
+	 PN_OPEN_TIME},
 	{NULL},
 };
 
@@ -669,12 +746,14 @@ static const struct proc_node sysvipc_nodes[] = {
 };
 
 static const struct proc_node root_nodes[] = {
+	{"cmdline", S_IFREG | 0444, PK_FILE, proc_gen_cmdline_kernel},
 	{"cpuinfo", S_IFREG | 0444, PK_FILE, gen_cpuinfo},
+	{"devices", S_IFREG | 0444, PK_FILE, proc_gen_devices},
 	{"filesystems", S_IFREG | 0444, PK_FILE, gen_filesystems},
 	{"loadavg", S_IFREG | 0444, PK_FILE, gen_loadavg},
 	{"meminfo", S_IFREG | 0444, PK_FILE, gen_meminfo},
 	{"mounts", S_IFLNK | 0777, PK_LINK, NULL, NULL, "self/mounts"},
-	{"net", S_IFDIR | 0555, PK_DIR, NULL, proc_net_nodes},
+	{"net", S_IFLNK | 0777, PK_LINK, NULL, NULL, "self/net"},
 	{"self", S_IFLNK | 0777, PK_SELF},
 	{"stat", S_IFREG | 0444, PK_FILE, gen_stat_global},
 	{"sys", S_IFDIR | 0555, PK_DIR, NULL, sys_nodes},
@@ -695,12 +774,16 @@ static const struct proc_node fdinfo_node = {NULL, S_IFREG | 0444, PK_FILE, proc
  * Is c in the directory of node dir? Linux's thread directory (tid_base_stuff)
  * has no task directory in it, which would nest forever (`find /proc` would
  * not end); children is a thread's only (the processes it forked; here
- * the process's, whose children the sandbox keeps per process).
+ * the process's, whose children the sandbox keeps per process). Settings of
+ * the user-space stack are not there in host mode.
  */
-static bool pid_node_listed(const struct proc_node *dir, const struct proc_node *c)
+static bool pid_node_listed(struct super_block *sb, const struct proc_node *dir,
+			    const struct proc_node *c)
 {
+	if ((c->flags & PN_NETSTACK) && !procnet_has_stack_sysctls(KERNEL_OF(sb)))
+		return false;
 	if (dir == &tid_node)
-		return c->kind != PK_TASK_DIR;
+		return c->kind != PK_TASK_DIR && c->gen != proc_gen_coredump_filter;
 	if (dir == &pid_node)
 		return c->gen != gen_children;
 	return true;
@@ -711,6 +794,9 @@ static bool pid_node_listed(const struct proc_node *dir, const struct proc_node 
 static uint64_t proc_ino(const struct proc_node *n, int pid, int tid, int fd)
 {
 	uint64_t id = (uint64_t)(tid ? tid : pid);
+
+	if (n == &root_node)
+		return PROC_ROOT_INO;
 
 	return (((uint64_t)(uintptr_t)n * 31 + id * 1000003 + (uint64_t)(fd + 1)) &
 		0x7fffffffffffull) ^
@@ -855,8 +941,9 @@ static int proc_lookup(struct inode *dir, const char *name, struct inode **out)
 		return -ENOTDIR;
 	}
 	for (; c && c->name; c++)
-		if (strcmp(c->name, name) == 0 && pid_node_listed(n, c)) {
+		if (strcmp(c->name, name) == 0 && pid_node_listed(dir->sb, n, c)) {
 			*out = proc_inode_tid(dir->sb, c, pid, PI(dir)->tid, -1);
+			PI(*out)->sysctl = PI(dir)->sysctl || c->children == sys_nodes;
 			return 0;
 		}
 	return -ENOENT;
@@ -868,6 +955,17 @@ static long copy_link(const char *s, char *buf, size_t size)
 
 	memcpy(buf, s, MIN(len, size));
 	return (long)MIN(len, size);
+}
+
+/* What a link of a process without a task says: a zombie has no files
+ * (ENOENT); a reaped process is no more (ESRCH), as Linux's. */
+static int gone_errno(struct inode *inode)
+{
+	struct thread_group *z =
+		PI(inode)->tid ? NULL : find_zombie(KERNEL_OF(inode->sb), PI(inode)->pid);
+
+	tg_put(z);
+	return z ? -ENOENT : -ESRCH;
 }
 
 /* The path a magic link points at, for readlink. */
@@ -939,7 +1037,7 @@ static long proc_readlink(struct inode *inode, char *buf, size_t size)
 	case PK_NS:
 		t = proc_task(inode);
 		if (!t)
-			return -ENOENT;
+			return gone_errno(inode);
 		ret = proc_ns_link(t, n, buf, size);
 		task_put(t);
 		return ret;
@@ -964,7 +1062,7 @@ static long proc_readlink(struct inode *inode, char *buf, size_t size)
 	}
 	t = proc_task(inode);
 	if (!t)
-		return -ENOENT;
+		return n->kind == PK_FD ? -ENOENT : gone_errno(inode);
 	if (n->kind == PK_FD) {
 		struct file *f = t->files ? fd_get_raw(t->files, PI(inode)->fd) : NULL;
 		ret = f ? file_link_text(viewer, f, buf, size) : -ENOENT;
@@ -1036,8 +1134,17 @@ static int proc_get_link(struct inode *inode, struct task *viewer, struct path *
 	return ret;
 }
 
+/* A task directory links each thread's directory: 2 + threads, as Linux's
+ * proc_task_getattr. */
 static int proc_getattr(struct inode *inode)
 {
+	if (PI(inode)->node->kind == PK_TASK_DIR) {
+		int *ids = NULL;
+		size_t n = 0;
+		kernel_thread_ids(KERNEL_OF(inode->sb), PI(inode)->pid, &ids, &n);
+		free(ids);
+		inode->nlink = 2 + (uint32_t)n;
+	}
 	return 0;
 }
 
@@ -1060,20 +1167,60 @@ static struct proc_ctx proc_ctx_of(struct inode *inode)
 				 .id = PI(inode)->tid ? PI(inode)->tid : PI(inode)->pid,
 				 .thread = PI(inode)->tid != 0,
 				 .fd = PI(inode)->fd,
-				 .view = PIDNS_OF(inode->sb)};
+				 .view = PIDNS_OF(inode->sb),
+				 .arg = PI(inode)->node->target};
 }
 
+/*
+ * A file's text is made when it is first read, and again by a read at 0 or
+ * one that does not start where the last one ended (a seek back), as Linux's
+ * seq_file: a file opened while its process ran reads ESRCH once the
+ * process is reaped, and a sysctl read after a write sees the new value.
+ * PN_OPEN_TIME files (the id maps, which pin their namespace at open) are
+ * made at open too, and keep their text once the process has no task left.
+ */
 struct proc_text {
 	char *data;
 	size_t len;
+	bool made;
+	int64_t end;	     /* where the last read ended */
+	unsigned poll_event; /* PN_POLL_*: the name's change count last reported */
 };
+
+/* (Re)make f's text from the kernel's state now: 0, or -ESRCH when the
+ * process is gone (a PN_OPEN_TIME file's text made before stays then). */
+static int proc_make_text(struct inode *inode, struct proc_text *text)
+{
+	const struct proc_node *n = PI(inode)->node;
+	struct proc_ctx c = proc_ctx_of(inode);
+	struct strbuf sb;
+
+	if (PI(inode)->pid) {
+		c.t = proc_task(inode);
+		c.mm = c.t ? task_mm_get(c.t) : NULL;
+		if (!c.t && text->made && (n->flags & PN_OPEN_TIME))
+			return 0;
+		if (!c.t && !PI(inode)->tid)
+			c.zombie = find_zombie(c.k, PI(inode)->pid);
+		if (!c.t && !c.zombie)
+			return -ESRCH;
+	}
+	strbuf_init(&sb);
+	if (!c.zombie || (n->flags & PN_ZOMBIE))
+		n->gen(&c, &sb);
+	mm_put(c.mm);
+	task_put(c.t);
+	tg_put(c.zombie);
+	free(text->data);
+	text->data = strbuf_steal(&sb, &text->len);
+	text->made = true;
+	return 0;
+}
 
 static int proc_open(struct inode *inode, struct dentry *dentry, int flags, struct file **out)
 {
 	const struct proc_node *n = PI(inode)->node;
-	struct proc_ctx c = proc_ctx_of(inode);
 	struct proc_text *text;
-	struct strbuf sb;
 	struct file *f;
 
 	if (S_ISDIR(inode->mode)) {
@@ -1090,24 +1237,32 @@ static int proc_open(struct inode *inode, struct dentry *dentry, int flags, stru
 	}
 	if (n->kind != PK_FILE)
 		return -ENXIO;
-	if (flags_writable(flags) && !n->write)
-		return -EACCES;
+	if (flags_writable(flags) && !n->write && PI(inode)->sysctl)
+		return -EACCES; /* a sysctl without a handler (Linux's proc_sys_permission) */
 	if (PI(inode)->pid) {
-		c.t = proc_task(inode);
-		c.mm = c.t ? task_mm_get(c.t) : NULL;
-		if (!c.t && !PI(inode)->tid)
-			c.zombie = find_zombie(c.k, PI(inode)->pid);
-		if (!c.t && !c.zombie)
+		struct task *t = proc_task(inode);
+		struct thread_group *z =
+			t || PI(inode)->tid ? NULL
+					    : find_zombie(KERNEL_OF(inode->sb), PI(inode)->pid);
+		bool gone = !t && !z,
+		     denied = t && (n->flags & PN_PTRACE_READ) && !proc_may_read_task(t);
+		task_put(t);
+		tg_put(z);
+		if (gone)
 			return -ESRCH;
+		if (denied)
+			return -EACCES;
 	}
-	strbuf_init(&sb);
-	if (!c.zombie || (n->flags & PN_ZOMBIE))
-		n->gen(&c, &sb);
-	mm_put(c.mm);
-	task_put(c.t);
-	tg_put(c.zombie);
 	text = xzalloc(sizeof(*text));
-	text->data = strbuf_steal(&sb, &text->len);
+	if (n->flags & (PN_POLL_HOST | PN_POLL_DOMAIN))
+		text->poll_event = proc_name_poll_event(n->flags & PN_POLL_DOMAIN);
+	if (n->flags & PN_OPEN_TIME) {
+		int ret = proc_make_text(inode, text);
+		if (ret < 0) {
+			free(text);
+			return ret;
+		}
+	}
 	f = file_alloc(&proc_file_ops, flags, text);
 	f->fmode = FMODE_PREAD | FMODE_ATPOS;
 	*out = f;
@@ -1115,15 +1270,17 @@ static int proc_open(struct inode *inode, struct dentry *dentry, int flags, stru
 }
 
 /* A write to a writable file goes to its node at once (each write(2) is
- * one setting, as Linux's proc files take them). */
+ * one setting, as Linux's proc files take them). A file with no write
+ * (that root could open) fails as Linux's proc_reg_write: EIO. */
 static long proc_write(struct file *f, const void *buf, size_t len, int64_t *pos)
 {
 	const struct proc_node *n = PI(f->inode)->node;
 	struct proc_ctx c = proc_ctx_of(f->inode);
+	struct proc_text *text = f->priv;
 	long ret;
 
 	if (!n->write)
-		return -EINVAL;
+		return -EIO;
 	if (!len)
 		return 0; /* as Linux: an empty write sets nothing */
 	if (PI(f->inode)->pid) {
@@ -1135,6 +1292,8 @@ static long proc_write(struct file *f, const void *buf, size_t len, int64_t *pos
 	ret = n->write(&c, buf, len);
 	mm_put(c.mm);
 	task_put(c.t);
+	if (ret > 0)
+		text->end = -1; /* the next read makes the text again: the new value */
 	return ret;
 }
 
@@ -1143,11 +1302,19 @@ static long proc_read(struct file *f, void *buf, size_t len, int64_t *pos)
 	struct proc_text *text = f->priv;
 	size_t n;
 
-	if ((uint64_t)*pos >= text->len)
+	if (!text->made || *pos == 0 || *pos != text->end) {
+		int ret = proc_make_text(f->inode, text);
+		if (ret < 0)
+			return ret;
+	}
+	if ((uint64_t)*pos >= text->len) {
+		text->end = *pos;
 		return 0;
+	}
 	n = MIN(len, text->len - (size_t)*pos);
 	memcpy(buf, text->data + *pos, n);
 	*pos += (int64_t)n;
+	text->end = *pos;
 	return (long)n;
 }
 
@@ -1155,7 +1322,23 @@ static int64_t proc_llseek(struct file *f, int64_t off, int whence)
 {
 	struct proc_text *text = f->priv;
 
+	if (whence == SEEK_END && !text->made) {
+		int ret = proc_make_text(f->inode, text);
+		if (ret < 0)
+			return ret;
+	}
+
 	return generic_llseek(f, off, whence, (int64_t)text->len);
+}
+
+static unsigned proc_poll(struct file *f, struct poll_table *pt)
+{
+	const struct proc_node *n = PI(f->inode)->node;
+	struct proc_text *text = f->priv;
+
+	if (n->flags & (PN_POLL_HOST | PN_POLL_DOMAIN))
+		return proc_name_poll(n->flags & PN_POLL_DOMAIN, &text->poll_event, pt);
+	return PROC_DEFAULT_POLLMASK;
 }
 
 static void proc_release(struct file *f)
@@ -1177,6 +1360,7 @@ static const struct file_ops proc_file_ops = {
 	.read = proc_read,
 	.write = proc_write,
 	.llseek = proc_llseek,
+	.poll = proc_poll,
 	.fstat = proc_fstat,
 	.release = proc_release,
 };
@@ -1269,6 +1453,14 @@ static int proc_getdents(struct file *f, struct dir_emitter *e)
 	int64_t base;
 	char name[32];
 
+	/* The directory of a reaped process lists nothing: ENOENT, as Linux's. */
+	if (pid && n->kind != PK_DIR) {
+		struct task *t = proc_task(dir);
+		int gone = !t ? gone_errno(dir) : 0;
+		task_put(t);
+		if (gone == -ESRCH)
+			return -ENOENT;
+	}
 	if (!list_one(&l, ".", dir->ino, DT_DIR) || !list_one(&l, "..", dir->ino, DT_DIR))
 		return 0;
 	switch (n->kind) {
@@ -1293,7 +1485,7 @@ static int proc_getdents(struct file *f, struct dir_emitter *e)
 	case PK_PID:
 	case PK_DIR:
 		for (c = n->children; c && c->name; c++)
-			if (pid_node_listed(n, c) &&
+			if (pid_node_listed(dir->sb, n, c) &&
 			    !list_one(&l, c->name, proc_ino(c, pid, PI(dir)->tid, -1),
 				      IFTODT(c->mode)))
 				return 0;
@@ -1340,6 +1532,8 @@ static int64_t proc_dir_llseek(struct file *f, int64_t off, int whence)
 		return off;
 	if (whence == SEEK_CUR && f->pos + off >= 0)
 		return f->pos + off;
+	if (whence == SEEK_END && off >= 0)
+		return off; /* a directory's size is 0 here, as Linux's generic_file_llseek sees it */
 	return -EINVAL;
 }
 

@@ -4,6 +4,8 @@
 
 #include "sentry/vfs/vfs.h"
 
+#include <stdbool.h>
+
 struct kernel;
 
 struct pid_ns;
@@ -14,5 +16,7 @@ struct super_block *procfs_new(struct kernel *k, struct pid_ns *pidns);
  * inode, /proc/<pid>/task/<tid> among them): what pidfd_send_signal takes
  * in place of a pidfd (Linux's tgid_pidfd_to_pid). */
 int procfs_dir_tgid(const struct inode *i);
+/* The host (domain: domain) name changed: pollers of its sysctl learn it. */
+void procfs_uts_changed(bool domain);
 
 #endif

@@ -44,10 +44,16 @@ struct proc_ctx {
 	bool thread;		   /* under /proc/<pid>/task/<tid>: the thread, not the process */
 	int fd;			   /* /proc/<pid>/fdinfo/<fd>: the descriptor */
 	const struct pid_ns *view; /* whose numbers the instance shows (NULL: the initial) */
+	const char *arg;	   /* the node's target: what a shared generator shows */
 };
 
 /* proc_node->flags */
-#define PN_ZOMBIE 0x1u /* gen describes a zombie too (c->zombie); others show it empty */
+#define PN_ZOMBIE      0x1u  /* gen describes a zombie too (c->zombie); others show it empty */
+#define PN_OPEN_TIME   0x2u  /* the text is made at open, not at each first read */
+#define PN_POLL_HOST   0x4u  /* kernel.hostname: polls report its changes */
+#define PN_POLL_DOMAIN 0x8u  /* kernel.domainname: the same */
+#define PN_PTRACE_READ 0x10u /* opening needs proc_may_read_task (else EACCES) */
+#define PN_NETSTACK    0x20u /* a setting of the user-space stack: absent in host mode */
 
 struct proc_node {
 	const char *name;
@@ -80,6 +86,9 @@ void proc_gen_fdinfo(struct proc_ctx *c, struct strbuf *o);
  * current task with flags; 0 or -EACCES (procfs_pid_memfile.c). */
 struct file;
 int proc_mem_open(struct task *target, int flags, struct file **out);
+/* May the current task read target's memory layout and environment (maps,
+ * environ, io: Linux's PTRACE_MODE_READ), as it may open its mem? */
+bool proc_may_read_task(struct task *target);
 
 /* /proc/<pid>/statm, smaps, smaps_rollup (procfs_pid_mem.c). */
 void proc_gen_statm(struct proc_ctx *c, struct strbuf *o);
@@ -87,11 +96,49 @@ void proc_gen_smaps(struct proc_ctx *c, struct strbuf *o);
 void proc_gen_smaps_rollup(struct proc_ctx *c, struct strbuf *o);
 /* The resident and virtual sizes status and stat report, in bytes. */
 void proc_mem_sizes(struct mm *mm, uint64_t *vsize, uint64_t *rss);
+/* The same, status's VmData and VmStk (Linux's data_vm, stack_vm) and the
+ * executable mappings (exec_vm), in bytes. */
+struct proc_mem_figures {
+	uint64_t vsize, rss, data, stack, text;
+};
+void proc_mem_figures(struct mm *mm, struct proc_mem_figures *f);
 
 /* /proc/<pid>/oom_score, oom_score_adj (procfs_pid_oom.c). */
 void proc_gen_oom_score(struct proc_ctx *c, struct strbuf *o);
 void proc_gen_oom_score_adj(struct proc_ctx *c, struct strbuf *o);
 long proc_write_oom_score_adj(struct proc_ctx *c, const char *buf, size_t len);
+
+/* /proc/<pid>/coredump_filter (procfs_pid_coredump.c). */
+void proc_gen_coredump_filter(struct proc_ctx *c, struct strbuf *o);
+long proc_write_coredump_filter(struct proc_ctx *c, const char *buf, size_t len);
+
+/* Polling the UTS names' sysctls (procfs_poll.c): the count of changes of
+ * the host (domain: domain) name, and a poll of a file that last saw
+ * *seen of them (updated). Other files poll as Linux's: readable, writable. */
+struct poll_table;
+#define PROC_DEFAULT_POLLMASK \
+	(0x001 | 0x004 | 0x040 | 0x100) /* POLLIN|POLLOUT|POLLRDNORM|POLLWRNORM */
+unsigned proc_name_poll_event(bool domain);
+unsigned proc_name_poll(bool domain, unsigned *seen, struct poll_table *pt);
+
+/* /proc/<pid>/io (procfs_pid_io.c). */
+void proc_gen_io(struct proc_ctx *c, struct strbuf *o);
+
+/* System-wide files (procfs_kernel.c): /proc/devices, /proc/cmdline, the
+ * System V IPC limits, vm and kernel values under /proc/sys. */
+void proc_gen_devices(struct proc_ctx *c, struct strbuf *o);
+void proc_gen_cmdline_kernel(struct proc_ctx *c, struct strbuf *o);
+void proc_gen_shmmax(struct proc_ctx *c, struct strbuf *o);
+void proc_gen_shmall(struct proc_ctx *c, struct strbuf *o);
+void proc_gen_shmmni(struct proc_ctx *c, struct strbuf *o);
+void proc_gen_sem(struct proc_ctx *c, struct strbuf *o);
+void proc_gen_msgmax(struct proc_ctx *c, struct strbuf *o);
+void proc_gen_msgmnb(struct proc_ctx *c, struct strbuf *o);
+void proc_gen_msgmni(struct proc_ctx *c, struct strbuf *o);
+void proc_gen_max_map_count(struct proc_ctx *c, struct strbuf *o);
+void proc_gen_mmap_min_addr(struct proc_ctx *c, struct strbuf *o);
+void proc_gen_cap_last_cap(struct proc_ctx *c, struct strbuf *o);
+void proc_gen_randomize_va_space(struct proc_ctx *c, struct strbuf *o);
 
 /* /proc/<pid>/uid_map, gid_map, setgroups (procfs_pid_userns.c). */
 void proc_gen_uid_map(struct proc_ctx *c, struct strbuf *o);

@@ -173,11 +173,23 @@ static void walk(struct mm *mm, struct walk *w, struct strbuf *smaps)
 
 void proc_mem_sizes(struct mm *mm, uint64_t *vsize, uint64_t *rss)
 {
+	struct proc_mem_figures f;
+
+	proc_mem_figures(mm, &f);
+	*vsize = f.vsize;
+	*rss = f.rss;
+}
+
+void proc_mem_figures(struct mm *mm, struct proc_mem_figures *f)
+{
 	struct walk w;
 
 	walk(mm, &w, NULL);
-	*vsize = w.total.size;
-	*rss = w.total.rss;
+	*f = (struct proc_mem_figures){.vsize = w.total.size,
+				       .rss = w.total.rss,
+				       .data = w.total.data,
+				       .stack = w.total.stack,
+				       .text = w.total.text};
 }
 
 void proc_gen_statm(struct proc_ctx *c, struct strbuf *o)

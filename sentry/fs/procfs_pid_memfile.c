@@ -90,6 +90,19 @@ static const struct file_ops mem_ops = {
 	.release = mem_release,
 };
 
+bool proc_may_read_task(struct task *target)
+{
+	struct task *me = current_task();
+	bool ok;
+
+	if (!me)
+		return false;
+	pthread_mutex_lock(&target->k->lock);
+	ok = target->tg == me->tg || creds_may_attach(&me->creds, &target->creds, target->dumpable);
+	pthread_mutex_unlock(&target->k->lock);
+	return ok;
+}
+
 int proc_mem_open(struct task *target, int flags, struct file **out)
 {
 	struct task *me = current_task();

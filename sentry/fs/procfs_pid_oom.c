@@ -29,7 +29,7 @@ void proc_gen_oom_score_adj(struct proc_ctx *c, struct strbuf *o)
 	int adj;
 
 	pthread_mutex_lock(&c->k->lock);
-	adj = c->t->tg->oom.adj;
+	adj = (c->t ? c->t->tg : c->zombie)->oom.adj;
 	pthread_mutex_unlock(&c->k->lock);
 	strbuf_printf(o, "%d\n", adj);
 }
@@ -44,7 +44,7 @@ void proc_gen_oom_score(struct proc_ctx *c, struct strbuf *o)
 	sandbox_mem(c->k, &m);
 	pages = m.total / PAGE_SIZE;
 	pthread_mutex_lock(&c->k->lock);
-	adj = c->t->tg->oom.adj;
+	adj = (c->t ? c->t->tg : c->zombie)->oom.adj;
 	pthread_mutex_unlock(&c->k->lock);
 	badness = oom_badness(rss, adj, m.total);
 	if (badness == INT64_MIN || !pages)

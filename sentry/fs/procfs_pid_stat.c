@@ -185,8 +185,11 @@ static void task_status(struct proc_ctx *c, struct strbuf *o)
 	struct creds *cr = &t->creds;
 	struct tree_ids ids = tree_ids(c);
 	uint64_t vsize, rss, peak, locked;
+	struct proc_mem_figures mf;
 
-	proc_mem_sizes(c->mm, &vsize, &rss);
+	proc_mem_figures(c->mm, &mf);
+	vsize = mf.vsize;
+	rss = mf.rss;
 	peak = MAX(vsize, c->mm ? mm_committed_peak(c->mm) : 0);
 	locked = c->mm ? mm_locked_bytes(c->mm) : 0;
 	strbuf_printf(o,
@@ -204,7 +207,8 @@ static void task_status(struct proc_ctx *c, struct strbuf *o)
 	ns_levels(o, "NSpid", t->pidns, t->pid_nrs, t->tid, c->view);
 	strbuf_printf(o,
 		      "\nNSpgid:\t%d\nNSsid:\t%d\nVmPeak:\t%8llu kB\n"
-		      "VmSize:\t%8llu kB\nVmLck:\t%8llu kB\nVmRSS:\t%8llu kB\nThreads:\t%d\n"
+		      "VmSize:\t%8llu kB\nVmLck:\t%8llu kB\nVmRSS:\t%8llu kB\nVmData:\t%8llu kB\n"
+		      "VmStk:\t%8llu kB\nThreads:\t%d\n"
 		      "SigQ:\t0/%llu\n"
 		      "SigPnd:\t0000000000000000\nShdPnd:\t0000000000000000\nSigBlk:\t%016llx\n"
 		      "SigIgn:\t%016llx\nSigCgt:\t%016llx\nCapInh:\t%016llx\nCapPrm:\t%016llx\n"
@@ -214,7 +218,8 @@ static void task_status(struct proc_ctx *c, struct strbuf *o)
 		      "nonvoluntary_ctxt_switches:\t0\n",
 		      ids.pgid, ids.sid, (unsigned long long)(peak >> 10),
 		      (unsigned long long)(vsize >> 10), (unsigned long long)(locked >> 10),
-		      (unsigned long long)(rss >> 10), ids.nthreads,
+		      (unsigned long long)(rss >> 10), (unsigned long long)(mf.data >> 10),
+		      (unsigned long long)(mf.stack >> 10), ids.nthreads,
 		      (unsigned long long)t->tg->rlim[RLIMIT_SIGPENDING].rlim_cur,
 		      (unsigned long long)t->sigmask, (unsigned long long)sig_set(t, 1),
 		      (unsigned long long)sig_set(t, 2), (unsigned long long)cr->cap_inheritable,

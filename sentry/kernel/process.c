@@ -645,6 +645,7 @@ long task_clone(struct task *t, const struct clone_req *r)
 		c->tg->tty = t->tg->tty;
 		memcpy(c->tg->rlim, t->tg->rlim, sizeof(c->tg->rlim));
 		c->tg->oom = t->tg->oom;
+		c->tg->coredump_filter = t->tg->coredump_filter;
 		c->tg->personality = t->tg->personality;
 		c->tg->exit_signal = (flags & CLONE_PARENT) ? t->tg->exit_signal : sig;
 		list_add_tail(&c->tg->sibling, &parent->children);
@@ -938,6 +939,10 @@ void task_do_exit(struct task *t)
 	tg->nr_threads--;
 	tg->dead_utime_ns += cpu;
 	tg->dead_stime_ns += sys;
+	tg->dead_io.rchar += __atomic_load_n(&t->ioac.rchar, __ATOMIC_RELAXED);
+	tg->dead_io.wchar += __atomic_load_n(&t->ioac.wchar, __ATOMIC_RELAXED);
+	tg->dead_io.syscr += __atomic_load_n(&t->ioac.syscr, __ATOMIC_RELAXED);
+	tg->dead_io.syscw += __atomic_load_n(&t->ioac.syscw, __ATOMIC_RELAXED);
 	if (mm)
 		rusage_note_mm_locked(tg, mm);
 	timers_thread_exit_locked(t);

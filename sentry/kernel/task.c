@@ -109,6 +109,7 @@ struct thread_group *tg_alloc(struct kernel *k, int tgid, struct thread_group *p
 	waitq_init(&tg->exit_wait);
 	tg->parent = parent;
 	tg->start_ns = monotonic_ns();
+	tg->coredump_filter = COREDUMP_FILTER_DEFAULT;
 	return tg;
 }
 

@@ -46,7 +46,17 @@ struct landlock_domain;
 struct io_context;
 
 #define TASK_COMM_LEN 16
-#define GUEST_NSIG    64
+/* Linux's MMF_DUMP_FILTER_DEFAULT (anonymous private and shared, ELF
+ * headers, private huge pages) and the bits coredump_filter keeps. */
+#define COREDUMP_FILTER_DEFAULT 0x33u
+#define COREDUMP_FILTER_MASK	0x1ffu
+
+/* I/O accounting (/proc/<pid>/io, Linux's task_io_accounting): the read
+ * and write calls made and the bytes they moved. */
+struct task_io {
+	uint64_t rchar, wchar, syscr, syscw;
+};
+#define GUEST_NSIG 64
 
 /* The kernel's struct sigaction for x86-64 rt_sigaction. */
 struct k_sigaction {
@@ -128,6 +138,9 @@ struct thread_group {
 		short adj, adj_min;
 	} oom;
 	unsigned personality; /* personality(2): inherited, kept over exec */
+	/* /proc/<pid>/coredump_filter: which mappings a core dump would hold
+	 * (Linux's MMF_DUMP_* bits; under k->lock; copied by fork, kept by exec). */
+	unsigned coredump_filter;
 	uint64_t start_ns;
 	uint32_t uid;		  /* the leader's real uid when it died (waitid's si_uid) */
 	uint32_t suid;		  /* and its saved uid (who may kill(2) the zombie) */
@@ -139,6 +152,7 @@ struct thread_group {
 	void *exit_arg;
 	/* CPU time of exited threads, and of reaped children (times, getrusage). */
 	uint64_t dead_utime_ns, dead_stime_ns;
+	struct task_io dead_io; /* and the I/O of exited threads */
 	uint64_t child_utime_ns, child_stime_ns;
 	/* Peak memory (getrusage's ru_maxrss, KiB): its own, and its reaped children's. */
 	uint64_t maxrss_kb, child_maxrss_kb;
@@ -183,6 +197,7 @@ struct task {
 	struct thread_group *tg;
 	struct list_head tg_node; /* in tg->threads */
 	char comm[TASK_COMM_LEN];
+	struct task_io ioac; /* counted by the task itself (atomically), read by /proc */
 
 	pthread_t thread;
 	int host_tid; /* of the sentry thread, once it runs (atomic) */
@@ -369,6 +384,22 @@ int task_exit_status(struct task *t);
 
 /* Handle a fault event from the platform. */
 void task_handle_fault(struct task *t, const struct pevent *ev);
+
+/* A read-like (write-like) call of t returned ret: count it, and its bytes
+ * (Linux's add_rchar and inc_syscr in vfs_read). */
+static inline void task_io_read(struct task *t, long ret)
+{
+	if (ret > 0)
+		__atomic_add_fetch(&t->ioac.rchar, (uint64_t)ret, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&t->ioac.syscr, 1, __ATOMIC_RELAXED);
+}
+
+static inline void task_io_write(struct task *t, long ret)
+{
+	if (ret > 0)
+		__atomic_add_fetch(&t->ioac.wchar, (uint64_t)ret, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&t->ioac.syscw, 1, __ATOMIC_RELAXED);
+}
 
 /* The sentry thread body of a task. */
 void *task_main(void *arg);

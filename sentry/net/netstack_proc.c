@@ -12,6 +12,8 @@
 #include "sentry/vfs/vfs.h"
 #include "lib/strbuf.h"
 
+#include <lwip/ip6_frag.h>
+#include <lwip/opt.h>
 #include <lwip/tcp.h>
 
 #include <netinet/in.h>
@@ -108,4 +110,32 @@ void netstack_proc(struct kernel *k, int family, int type, struct strbuf *o)
 			      ino ? (unsigned long)ino->ino : 0ul);
 	}
 	ns_unlock();
+}
+
+/* The user-space stack's settings by their Linux sysctl names: what lwIP
+ * was built with, or how the stack's sockets behave (bindv6only: AF_INET6
+ * sockets are dual-stack until IPV6_V6ONLY; ip_nonlocal_bind: binding a
+ * foreign address is EADDRNOTAVAIL); lwIP has no RACK (tcp_recovery) and
+ * sets no IPv6 flow labels. */
+bool netstack_sysctl(const char *name, long *out)
+{
+	static const struct {
+		const char *name;
+		long value;
+	} vals[] = {
+		{"ipv4/ip_forward", IP_FORWARD},
+		{"ipv4/tcp_recovery", 0},
+		{"ipv4/tcp_sack", LWIP_TCP_SACK_OUT},
+		{"ipv6/auto_flowlabels", 0},
+		{"ipv6/bindv6only", 0},
+		{"ipv6/ip6frag_time", IPV6_REASS_MAXAGE * IP6_REASS_TMR_INTERVAL / 1000},
+		{"ipv6/ip_nonlocal_bind", 0},
+	};
+
+	for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
+		if (strcmp(vals[i].name, name) == 0) {
+			*out = vals[i].value;
+			return true;
+		}
+	return false;
 }

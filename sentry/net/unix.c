@@ -64,6 +64,9 @@ struct unix_net {
 	struct list_head inflight_socks; /* unix sockets with inflight > 0 */
 	unsigned long n_inflight_socks;
 	unsigned long releases; /* since the collector last ran */
+	/* Every socket, for /proc/net/unix; taken after lock, if both. */
+	pthread_mutex_t all_lock;
+	struct list_head all;
 };
 
 struct unix_addr {
@@ -88,6 +91,7 @@ struct unix_sock {
 	bool bsd;		    /* named by a file (dev, ino) rather than abstract */
 	uint64_t dev, ino;	    /* of that file */
 	struct list_head bind_link; /* in net->bound while named */
+	struct list_head all_link;  /* in net->all until freed */
 	struct list_head rq;	    /* received messages (listener: connections) */
 	unsigned rq_count;
 	size_t wmem; /* bytes of this socket's messages still queued */
@@ -156,6 +160,8 @@ static struct unix_net *unix_net_of(struct task *t)
 		pthread_mutex_init(&net->lock, NULL);
 		list_init(&net->bound);
 		list_init(&net->inflight_socks);
+		pthread_mutex_init(&net->all_lock, NULL);
+		list_init(&net->all);
 		k->unix_net = net;
 	}
 	net = k->unix_net;
@@ -168,6 +174,7 @@ void unix_net_free(struct unix_net *net)
 	if (!net)
 		return;
 	pthread_mutex_destroy(&net->lock);
+	pthread_mutex_destroy(&net->all_lock);
 	free(net);
 }
 
@@ -190,6 +197,9 @@ static void usock_put(struct unix_sock *u)
 {
 	if (!u || __atomic_sub_fetch(&u->refs, 1, __ATOMIC_ACQ_REL) != 0)
 		return;
+	pthread_mutex_lock(&u->net->all_lock);
+	list_del(&u->all_link);
+	pthread_mutex_unlock(&u->net->all_lock);
 	addr_put(u->addr);
 	pthread_mutex_destroy(&u->iolock);
 	free(u);
@@ -230,7 +240,45 @@ static struct unix_sock *usock_new(struct unix_net *net, int type)
 	waitq_init(&u->wq);
 	waitq_init(&u->peer_wait);
 	pthread_mutex_init(&u->iolock, NULL);
+	pthread_mutex_lock(&net->all_lock);
+	list_add_tail(&u->all_link, &net->all);
+	pthread_mutex_unlock(&net->all_lock);
 	return u;
+}
+
+void unix_for_each_sock(struct kernel *k, void (*fn)(const struct unix_sock_info *, void *),
+			void *arg)
+{
+	struct unix_net *net;
+	struct unix_sock *u;
+
+	pthread_mutex_lock(&net_create_lock);
+	net = k->unix_net;
+	pthread_mutex_unlock(&net_create_lock);
+	if (!net)
+		return;
+	pthread_mutex_lock(&net->lock);
+	pthread_mutex_lock(&net->all_lock);
+	list_for_each_entry(u, &net->all, all_link) {
+		struct unix_sock_info i = {
+			.refs = __atomic_load_n(&u->refs, __ATOMIC_RELAXED),
+			.type = u->type,
+			.listening = u->state == US_LISTEN,
+			.connected = u->state == US_ESTABLISHED,
+			.has_file = u->has_file,
+			.ino = u->sock.file && u->sock.file->inode ? u->sock.file->inode->ino : 0,
+		};
+		/* Released sockets are gone from Linux's table; so they are here. */
+		if (u->dead)
+			continue;
+		if (u->addr) {
+			i.path = ((const struct sockaddr_un *)u->addr->name)->sun_path;
+			i.path_len = MIN(u->addr->len, (int)sizeof(u->addr->name)) - SUN_PATH_OFF;
+		}
+		fn(&i, arg);
+	}
+	pthread_mutex_unlock(&net->all_lock);
+	pthread_mutex_unlock(&net->lock);
 }
 
 /* What SO_PEERCRED reports of t (Linux: tgid, euid, egid). */

@@ -19,4 +19,23 @@ int unix_create_pair(struct task *t, int type, int protocol, struct socket **a, 
 struct unix_net;
 void unix_net_free(struct unix_net *net);
 
+#include <stdbool.h>
+#include <stdint.h>
+
+/* What /proc/net/unix shows of one socket (sentry/net/procnet.c). */
+struct unix_sock_info {
+	int refs, type;
+	bool listening;
+	bool connected;	  /* a peer (a datagram socket's by connect) */
+	bool has_file;	  /* not a server end still in a listener's queue */
+	uint64_t ino;	  /* its file's inode (0: none yet) */
+	const char *path; /* sun_path of its name (path_len bytes; 0: unnamed) */
+	int path_len;
+};
+
+/* fn for each live unix socket of k, oldest first, under the sockets'
+ * lock: fn must not block or call back into the sockets. */
+void unix_for_each_sock(struct kernel *k, void (*fn)(const struct unix_sock_info *, void *),
+			void *arg);
+
 #endif

@@ -184,6 +184,9 @@ static int follow_symlink(struct nameidata *nd, struct path *link, const char *r
 		if (nd->flags & (LOOKUP_NO_MAGICLINKS | LOOKUP_BENEATH | LOOKUP_IN_ROOT))
 			return -ELOOP;
 		ret = inode->ops->get_link(inode, nd->t, &p);
+		/* A file with no path (an eventfd) is no directory either. */
+		if (ret == -ENXIO && (restlen || (nd->flags & LOOKUP_DIRECTORY)))
+			return -ENOTDIR;
 		if (ret < 0)
 			return ret;
 		set_cur(nd, &p);

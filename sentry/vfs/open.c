@@ -347,6 +347,10 @@ int vfs_open(struct task *t, int dirfd, const char *path, int flags, uint32_t mo
 				if (ret == 0) {
 					ret = vfs_open_path(t, &p, flags, out);
 					path_put(&p);
+				} else if (ret == -ENXIO && (flags & O_DIRECTORY)) {
+					/* A file with no path to open again (an eventfd,
+					 * a socket) is no directory either. */
+					ret = -ENOTDIR;
 				}
 			}
 			dentry_put(d);

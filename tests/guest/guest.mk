@@ -57,6 +57,9 @@ GUEST_TESTS = \
 	proc_auxv \
 	proc_fdinfo \
 	proc_fd_walk \
+	proc_sys_kernel \
+	proc_pid_more \
+	proc_pid_access \
 	proc_mem \
 	proc_files \
 	sysinfo \
@@ -150,6 +153,7 @@ GUEST_TESTS = \
 	mqueue_basic \
 	mqueue_notify \
 	mm_lock \
+	mm_populate \
 	pkeys \
 	numa_policy \
 	proc_pidfd \
@@ -166,8 +170,10 @@ GUEST_TESTS = \
 	net_reuseaddr \
 	net_errqueue \
 	net_socketpair \
+	net_proc_sockets \
 	nstack_many \
 	nstack_dual \
+	nstack_proc_sysctl \
 	nstack_sockopt_opts \
 	nstack_sockopt_conn \
 	nstack_sockopt_cmsg \
