@@ -43,12 +43,12 @@
 #include <netinet/in.h>
 #include <string.h>
 
-#define IPV4_HDR      20
-#define IPV6_HDR      40
-#define IP_MAXPACKET  65535
-#define ICMP_FILTER   1 /* SOL_RAW (linux/icmp.h) */
-#define ICMP6_FILTER  1 /* SOL_ICMPV6 (netinet/icmp6.h) */
-#define ICMP6_CSUM_AT 2
+#define IPV4_HDR	 20
+#define IPV6_HDR	 40
+#define IP_MAXPACKET	 65535
+#define ICMP_FILTER	 1 /* SOL_RAW (linux/icmp.h) */
+#define ICMP6_FILTER	 1 /* SOL_ICMPV6 (netinet/icmp6.h) */
+#define ICMP6_CSUM_AT	 2
 #define ICMP6_FILTER_LEN 32
 
 static uint16_t next_ident = 1;
@@ -69,8 +69,10 @@ static bool addr_eq(const ip_addr_t *a, const ip_addr_t *b)
 static bool filtered(const struct ns_sock *ns, int type)
 {
 	if (ns->family == AF_INET)
-		return ns->protocol == IPPROTO_ICMP && type < 32 && (ns->icmp_filter & (1u << type));
-	return ns->protocol == IPPROTO_ICMPV6 && (ns->icmp6_filter[type >> 5] & (1u << (type & 31)));
+		return ns->protocol == IPPROTO_ICMP && type < 32 &&
+		       (ns->icmp_filter & (1u << type));
+	return ns->protocol == IPPROTO_ICMPV6 &&
+	       (ns->icmp6_filter[type >> 5] & (1u << (type & 31)));
 }
 
 /* A packet of the socket's protocol for the stack, IP header first (lwIP's
@@ -413,8 +415,7 @@ static int set_raw(struct ns_sock *ns, int level, int name, const void *val, uns
 	return level == IPPROTO_IPV6 || level == SOL_SOCKET ? 1 : -ENOPROTOOPT;
 }
 
-static int raw_setsockopt_op(struct socket *s, int level, int name, const void *val,
-			     unsigned len)
+static int raw_setsockopt_op(struct socket *s, int level, int name, const void *val, unsigned len)
 {
 	struct ns_sock *ns = NS(s);
 	int ret;
@@ -493,14 +494,14 @@ static void raw_release_op(struct socket *s)
 	ns_unlock();
 }
 
-#define RAW_OPS(fam)                                                                           \
-	{                                                                                      \
-		.family = fam, .bind = raw_bind_op, .connect = raw_connect_op,                 \
+#define RAW_OPS(fam)                                                                             \
+	{                                                                                        \
+		.family = fam, .bind = raw_bind_op, .connect = raw_connect_op,                   \
 		.listen = ns_dgram_listen, .accept = ns_dgram_accept, .getname = raw_getname_op, \
-		.sendmsg = raw_sendmsg_op, .recvmsg = ns_dgram_recvmsg,                        \
-		.shutdown = ns_dgram_shutdown, .setsockopt = raw_setsockopt_op,                \
-		.getsockopt = raw_getsockopt_op, .poll = ns_dgram_poll, .inq = ns_dgram_inq,   \
-		.release = raw_release_op,                                                     \
+		.sendmsg = raw_sendmsg_op, .recvmsg = ns_dgram_recvmsg,                          \
+		.shutdown = ns_dgram_shutdown, .setsockopt = raw_setsockopt_op,                  \
+		.getsockopt = raw_getsockopt_op, .poll = ns_dgram_poll, .inq = ns_dgram_inq,     \
+		.release = raw_release_op,                                                       \
 	}
 
 const struct sock_ops ns_raw_ops[2] = {RAW_OPS(AF_INET), RAW_OPS(AF_INET6)};
