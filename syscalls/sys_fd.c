@@ -88,6 +88,41 @@ SYSCALL(dup3)
 /* The status flags fcntl(F_SETFL) may change, as on Linux. */
 #define SETFL_MASK (O_APPEND | O_NONBLOCK | O_ASYNC | O_DIRECT | O_NOATIME)
 
+/* F_SETFL (and FIONBIO, FIOASYNC): the settable flags; O_ASYNC on or off
+ * makes pipes and sockets start or stop sending SIGIO. */
+static long setfl(struct file *f, int fd, int flags)
+{
+	int old = file_getfl(f);
+	long ret = 0;
+
+	if (old < 0)
+		return old;
+	flags = (old & ~SETFL_MASK) | (flags & SETFL_MASK);
+	if (!f->ops->setfl)
+		f->flags = flags;
+	else
+		ret = f->ops->setfl(f, flags);
+	if (ret == 0 && ((old ^ flags) & O_ASYNC))
+		fasync_set(f, fd, (flags & O_ASYNC) != 0);
+	return ret;
+}
+
+/* F_SETOWN (and FIOSETOWN, SIOCSPGRP): a process, or a group when negative. */
+static long setown(struct task *t, struct file *f, int pid)
+{
+	if (pid == INT_MIN)
+		return -EINVAL;
+	return pid < 0 ? fasync_setown(t, f, FOWN_PGRP, -pid) : fasync_setown(t, f, FOWN_PID, pid);
+}
+
+static long getown(struct file *f)
+{
+	int type, pid;
+
+	fasync_getown(f, &type, &pid);
+	return type == FOWN_PGRP ? -pid : pid;
+}
+
 SYSCALL(fcntl)
 {
 	int fd = (int)a->a[0], cmd = (int)a->a[1];
@@ -124,37 +159,15 @@ SYSCALL(fcntl)
 	case F_GETFL:
 		ret = file_getfl(f);
 		break;
-	case F_SETFL: {
-		int old = file_getfl(f);
-		if (old < 0) {
-			ret = old;
-			break;
-		}
-		if (!f->ops->setfl) {
-			f->flags = (old & ~SETFL_MASK) | ((int)arg & SETFL_MASK);
-			ret = 0;
-		} else {
-			ret = f->ops->setfl(f, (old & ~SETFL_MASK) | ((int)arg & SETFL_MASK));
-		}
-		/* O_ASYNC on or off: pipes and sockets start or stop sending SIGIO. */
-		if (ret == 0 && ((old ^ (int)arg) & O_ASYNC))
-			fasync_set(f, fd, (arg & O_ASYNC) != 0);
+	case F_SETFL:
+		ret = setfl(f, fd, (int)arg);
 		break;
-	}
 	case F_SETOWN:
-		if ((int)arg == INT_MIN) {
-			ret = -EINVAL;
-			break;
-		}
-		ret = (int)arg < 0 ? fasync_setown(t, f, FOWN_PGRP, -(int)arg)
-				   : fasync_setown(t, f, FOWN_PID, (int)arg);
+		ret = setown(t, f, (int)arg);
 		break;
-	case F_GETOWN: {
-		int type, pid;
-		fasync_getown(f, &type, &pid);
-		ret = type == FOWN_PGRP ? -pid : pid;
+	case F_GETOWN:
+		ret = getown(f);
 		break;
-	}
 	case F_SETOWN_EX: {
 		struct f_owner_ex ex;
 		if (mm_copy_in(t->mm, &ex, arg, sizeof(ex)) < 0) {
@@ -360,22 +373,36 @@ SYSCALL(ioctl)
 	case FIONCLEX:
 		ret = fd_set_cloexec(t->files, fd, cmd == FIOCLEX);
 		goto out;
-	case FIONBIO: {
-		int on, old = file_getfl(f);
+	case FIONBIO:
+	case FIOASYNC: { /* ioctl_fionbio, ioctl_fioasync: the flag of F_SETFL */
+		int on, old = file_getfl(f), bit = cmd == FIONBIO ? O_NONBLOCK : O_ASYNC;
 		ret = mm_copy_in(t->mm, &on, arg, sizeof(on));
 		if (ret < 0)
 			goto out;
-		if (old < 0) {
-			ret = old;
+		ret = old < 0 ? old : setfl(f, fd, on ? old | bit : old & ~bit);
+		goto out;
+	}
+	case FIOSETOWN:
+	case SIOCSPGRP: { /* sock_ioctl's: sockets only, as Linux's */
+		int pid;
+		if (!socket_from_file(f)) {
+			ret = -ENOTTY;
 			goto out;
 		}
-		old = on ? old | O_NONBLOCK : old & ~O_NONBLOCK;
-		if (f->ops->setfl) {
-			ret = f->ops->setfl(f, old);
-		} else {
-			f->flags = old;
-			ret = 0;
+		ret = mm_copy_in(t->mm, &pid, arg, sizeof(pid));
+		if (ret == 0)
+			ret = setown(t, f, pid);
+		goto out;
+	}
+	case FIOGETOWN:
+	case SIOCGPGRP: {
+		int pid;
+		if (!socket_from_file(f)) {
+			ret = -ENOTTY;
+			goto out;
 		}
+		pid = (int)getown(f);
+		ret = mm_copy_out(t->mm, arg, &pid, sizeof(pid));
 		goto out;
 	}
 	case TIOCGPTPEER:

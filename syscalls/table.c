@@ -140,8 +140,8 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	     3, A_FD, A_FCNTL_CMD, A_HEX),
 	PART(ioctl,
 	     "ttys and ptys (job control, termios, sizes, queues, TIOCGPTPEER), FIONREAD, FIONBIO, "
-	     "FIOCLEX, SIOCGIF* (docs/network.md); TIOCPKT, TIOCVHANGUP, TIOCCONS, locked termios, "
-	     "serial, SIOCSIF*: ENOTTY",
+	     "FIOASYNC, FIOCLEX, socket owners, SIOCGIF*; TIOCPKT, TIOCVHANGUP, TIOCCONS, locked "
+	     "termios, SIOCSIF*: ENOTTY",
 	     3, A_FD, A_IOCTL_REQ, A_HEX),
 	REFUSED(vhangup, EPERM,
 		"EPERM, as without CAP_SYS_TTY_CONFIG (a container's root): terminals hang up when "

@@ -3,13 +3,15 @@
  * F_GETOWN, F_SETOWN_EX, F_GETOWN_EX, F_SETSIG, F_GETSIG) and their
  * errors; with O_ASYNC, a write to a pipe or a socket pair sends the
  * reading end's owner SIGIO (si_code SI_KERNEL), or the F_SETSIG signal
- * with POLL_IN, si_band and si_fd; O_ASYNC off stops it.
+ * with POLL_IN, si_band and si_fd; O_ASYNC off stops it. The ioctl forms
+ * (FIOASYNC, FIOSETOWN, FIOGETOWN, SIOCSPGRP, SIOCGPGRP) do the same.
  */
 #include "guest.h"
 
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -95,6 +97,39 @@ int main(void)
 		; /* (what arming may have said about its write space) */
 	write(s[1], "e", 1);
 	CHECK(got(SIGIO, 2000, &si), "data on the socket sends SIGIO");
+	read(s[0], &c, 1);
+
+	/* the same through ioctl: FIOASYNC, FIOSETOWN/FIOGETOWN, SIOC[SG]PGRP */
+	{
+		int on = 0, pid = 0, q[2];
+		CHECK_ERRNO(ioctl(s[0], FIOASYNC, NULL), EFAULT, "FIOASYNC of a bad pointer");
+		CHECK(ioctl(s[0], FIOASYNC, &on) == 0 && !(fcntl(s[0], F_GETFL) & O_ASYNC),
+		      "FIOASYNC 0 clears O_ASYNC");
+		write(s[1], "f", 1);
+		CHECK(!got(SIGIO, 100, &si), "then no SIGIO");
+		read(s[0], &c, 1);
+		on = 1;
+		CHECK(ioctl(s[0], FIOASYNC, &on) == 0 && (fcntl(s[0], F_GETFL) & O_ASYNC),
+		      "FIOASYNC 1 sets it");
+		while (got(SIGIO, 50, &si))
+			;
+		pid = -getpgrp();
+		CHECK(ioctl(s[0], FIOSETOWN, &pid) == 0 && fcntl(s[0], F_GETOWN) == -getpgrp(),
+		      "FIOSETOWN of the process group");
+		pid = getpid();
+		CHECK_EQ(ioctl(s[0], SIOCSPGRP, &pid), 0, "SIOCSPGRP of this process");
+		pid = 0;
+		CHECK(ioctl(s[0], FIOGETOWN, &pid) == 0 && pid == getpid(), "FIOGETOWN reads it");
+		pid = 0;
+		CHECK(ioctl(s[0], SIOCGPGRP, &pid) == 0 && pid == getpid(), "and SIOCGPGRP");
+		write(s[1], "g", 1);
+		CHECK(got(SIGIO, 2000, &si), "data sends SIGIO again");
+		pipe(q);
+		CHECK_ERRNO(ioctl(q[0], SIOCGPGRP, &pid), ENOTTY, "SIOCGPGRP of a pipe");
+		CHECK_ERRNO(ioctl(q[0], FIOGETOWN, &pid), ENOTTY, "FIOGETOWN of a pipe");
+		close(q[0]);
+		close(q[1]);
+	}
 	close(p[0]);
 	close(p[1]);
 	return GUEST_DONE();
