@@ -374,6 +374,11 @@ static long readv_file(struct task *t, struct file *f, const struct iovec *iov, 
 	long n;
 	int flags;
 
+	/* do_preadv: a file without positions is ESPIPE before anything else */
+	if (off >= 0 && !(f->fmode & FMODE_PREAD)) {
+		file_put(f);
+		return -ESPIPE;
+	}
 	flags = file_getfl(f);
 	if (flags < 0 || !flags_readable(flags)) {
 		file_put(f);
@@ -382,10 +387,6 @@ static long readv_file(struct task *t, struct file *f, const struct iovec *iov, 
 	if (!f->ops->read) {
 		file_put(f);
 		return !is_dir(f) ? -EINVAL : total ? -EISDIR : 0;
-	}
-	if (off >= 0 && !(f->fmode & FMODE_PREAD)) {
-		file_put(f);
-		return -ESPIPE;
 	}
 	if ((rwf & RWF_NOWAIT_) && !(f->inode && S_ISREG(f->inode->mode))) {
 		file_put(f);
@@ -492,12 +493,12 @@ static long writev_file(struct task *t, struct file *f, struct iovec *iov, size_
 	int flags;
 
 	flags = file_getfl(f);
-	if (flags < 0 || !flags_writable(flags))
+	if (off >= 0 && !(f->fmode & FMODE_PREAD))
+		n = -ESPIPE;
+	else if (flags < 0 || !flags_writable(flags))
 		n = flags < 0 ? flags : -EBADF;
 	else if (!f->ops->write)
 		n = -EINVAL;
-	else if (off >= 0 && !(f->fmode & FMODE_PREAD))
-		n = -ESPIPE;
 	else
 		n = rwf_prepare(f, rwf, &off);
 	if (n == 0)

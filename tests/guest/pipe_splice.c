@@ -50,6 +50,10 @@ static void test_errors(void)
 	struct iovec v = {"x", 1};
 
 	CHECK_EQ(pipe(p) == 0 && pipe(q) == 0, 1, "two pipes");
+	/* positional I/O on a pipe: ESPIPE, even on the end of the other direction */
+	CHECK_ERRNO(preadv(p[1], &v, 1, 0), ESPIPE, "preadv on a pipe's write end");
+	CHECK_ERRNO(pwritev(p[0], &v, 1, 0), ESPIPE, "pwritev on a pipe's read end");
+	CHECK_ERRNO(pread(p[1], &off, 1, 0), ESPIPE, "pread on a pipe's write end");
 	CHECK_EQ(splice(-1, NULL, -1, NULL, 0, 0), 0, "splice of 0 bytes is 0, before the fds");
 	CHECK_ERRNO(splice(p[0], NULL, q[1], NULL, 1, 0x10), EINVAL, "splice with unknown flags");
 	CHECK_ERRNO(splice(-1, NULL, q[1], NULL, 1, 0), EBADF, "splice from a bad fd");
