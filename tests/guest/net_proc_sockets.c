@@ -13,15 +13,29 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 
+/* The whole file (the namespace may hold many sockets, as other tests'
+ * TIME_WAIT ones natively); the buffer lives until the next call. */
 static char *slurp(const char *path)
 {
-	static char buf[1 << 16];
+	static char *buf;
+	static size_t cap;
 	FILE *f = fopen(path, "r");
-	size_t n;
+	size_t n = 0;
 
 	if (!f)
 		return NULL;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
+	for (;;) {
+		if (cap - n < 4096) {
+			cap = cap ? cap * 2 : 1 << 16;
+			buf = realloc(buf, cap);
+			if (!buf)
+				abort();
+		}
+		size_t got = fread(buf + n, 1, cap - n - 1, f);
+		if (!got)
+			break;
+		n += got;
+	}
 	buf[n] = 0;
 	fclose(f);
 	return buf;
