@@ -577,7 +577,7 @@ static long mount_attr_in(struct task *t, uint64_t uattr, size_t usize, struct k
 
 SYSCALL(mount_setattr)
 {
-	unsigned flags = (unsigned)a->a[2], set, clr, prop = 0;
+	unsigned flags = (unsigned)a->a[2], set, clr;
 	struct mnt_namespace *ns, *mns;
 	struct k_mount_attr ka;
 	uint64_t ptype;
@@ -630,13 +630,8 @@ SYSCALL(mount_setattr)
 	}
 	if (ka.attr_set || ka.attr_clr)
 		ret = mount_change_flags(p.mnt, set, clr, flags & AT_RECURSIVE);
-	if (ret == 0 && ptype) {
-		prop = ptype == MS_SHARED	? MNT_SHARED
-		       : ptype == MS_SLAVE	? (p.mnt->flags & MNT_PROPAGATION ? MNT_SLAVE : 0)
-		       : ptype == MS_UNBINDABLE ? MNT_UNBINDABLE
-						: 0;
-		mount_set_propagation(p.mnt, prop, flags & AT_RECURSIVE);
-	}
+	if (ret == 0 && ptype)
+		mount_set_propagation(p.mnt, (unsigned long)ptype, flags & AT_RECURSIVE);
 	path_put(&p);
 	return ret;
 }

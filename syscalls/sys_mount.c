@@ -59,6 +59,18 @@ struct mnt_namespace *may_mount(struct task *t, long *err)
 	return *err ? NULL : ns;
 }
 
+/* Step onto whatever is mounted on p (the topmost mount). */
+static void onto_mounts(struct path *p)
+{
+	struct mount *m;
+
+	while ((m = mount_lookup(p->mnt, p->dentry))) {
+		path_put(p);
+		p->mnt = m;
+		p->dentry = dentry_get(m->root);
+	}
+}
+
 static long lookup_user(struct task *t, uint64_t upath, unsigned flags, struct path *out)
 {
 	char path[VFS_PATH_MAX];
@@ -178,7 +190,7 @@ static int parse_tmpfs(struct task *t, char *data, struct fs_opts *o)
 /* What /proc/mounts shows for tmpfs's options (shmem_show_options). */
 static char *tmpfs_opts_text(const struct fs_opts *o)
 {
-	char buf[128];
+	char buf[128] = "";
 	int n = 0;
 
 	if (o->has_size)
@@ -238,15 +250,7 @@ static long do_new_mount(struct task *t, struct mnt_namespace *ns, const struct 
 
 	if (ret < 0)
 		return ret;
-	ret = mount_attach(ns, at, sb, mnt_flags_of(flags), source);
-	if (ret == 0 && opts) {
-		struct mount *m = mount_lookup(at->mnt, at->dentry);
-		if (m) {
-			m->opts = opts;
-			opts = NULL;
-			mount_put(m);
-		}
-	}
+	ret = mount_attach_fs(ns, at, sb, mnt_flags_of(flags), source, opts);
 	free(opts);
 	sb_put(sb);
 	return ret;
@@ -257,7 +261,7 @@ static long do_new_mount(struct task *t, struct mnt_namespace *ns, const struct 
 static long do_remount(struct task *t, const struct path *at, unsigned long flags)
 {
 	struct mount *m = at->mnt;
-	unsigned nf, keep = MNT_PROPAGATION | MNT_INTERNAL;
+	unsigned nf, keep = MNT_UNBINDABLE | MNT_INTERNAL;
 
 	if (at->dentry != m->root)
 		return -EINVAL;
@@ -277,18 +281,13 @@ static long do_remount(struct task *t, const struct path *at, unsigned long flag
 static long do_propagation(const struct path *at, unsigned long flags)
 {
 	unsigned long type = flags & (MS_SHARED | MS_PRIVATE | MS_SLAVE | MS_UNBINDABLE);
-	unsigned mtype;
 
 	/* Exactly one type, with nothing but MS_REC and MS_SILENT beside it. */
 	if ((type & (type - 1)) || (flags & ~(type | MS_REC | MS_SILENT)))
 		return -EINVAL;
 	if (at->dentry != at->mnt->root)
 		return -EINVAL;
-	mtype = type == MS_SHARED	? MNT_SHARED
-		: type == MS_SLAVE	? (at->mnt->flags & MNT_PROPAGATION ? MNT_SLAVE : 0)
-		: type == MS_UNBINDABLE ? MNT_UNBINDABLE
-					: 0;
-	mount_set_propagation(at->mnt, mtype, flags & MS_REC);
+	mount_set_propagation(at->mnt, type, flags & MS_REC);
 	return 0;
 }
 
@@ -337,9 +336,7 @@ SYSCALL(mount)
 		if (ret == 0) {
 			ret = mount_in_ns(from.mnt, ns) ? 0 : -EINVAL;
 			if (ret == 0)
-				ret = mount_bind(ns, &at, &from, flags & MS_REC,
-						 from.mnt->flags &
-							 ~(MNT_PROPAGATION | MNT_INTERNAL));
+				ret = mount_bind(ns, &at, &from, flags & MS_REC);
 			path_put(&from);
 		}
 	} else if (flags & (MS_SHARED | MS_PRIVATE | MS_SLAVE | MS_UNBINDABLE)) {
@@ -385,6 +382,8 @@ SYSCALL(umount2)
 	ret = lookup_user(t, a->a[0], (flags & UMOUNT_NOFOLLOW) ? 0 : LOOKUP_FOLLOW, &p);
 	if (ret < 0)
 		return ret;
+	/* The mount on "." or ".." too (Linux's LOOKUP_MOUNTPOINT). */
+	onto_mounts(&p);
 	if (p.dentry != p.mnt->root || !mount_in_ns(p.mnt, ns))
 		ret = -EINVAL;
 	else if (flags & MNT_EXPIRE)
@@ -445,22 +444,10 @@ SYSCALL(pivot_root)
 		path_put(&nr);
 		return ret;
 	}
+	/* put_old's place is on whatever is mounted there, as Linux's lock_mount. */
+	onto_mounts(&old);
 	fs_get_root(t->fs, &root);
-	/* Linux's checks: all three in the caller's namespace, the root and
-	 * new_root mount roots, new_root not the root's mount, put_old at or
-	 * under new_root, new_root reachable from the root. */
-	if (!mount_in_ns(nr.mnt, ns) || !mount_in_ns(old.mnt, ns) || !mount_in_ns(root.mnt, ns))
-		ret = -EINVAL;
-	else if (nr.mnt == root.mnt || root.dentry != root.mnt->root || root.mnt != ns->root ||
-		 nr.dentry != nr.mnt->root || (nr.mnt->locked & MNT_LOCKED))
-		ret = -EINVAL;
-	else if (!mount_path_under(&old, &nr) || !mount_path_under(&nr, &root))
-		ret = -EINVAL;
-	else if ((nr.mnt->parent && (nr.mnt->parent->flags & MNT_SHARED)) ||
-		 (root.mnt->flags & MNT_SHARED))
-		ret = -EINVAL; /* a shared parent would propagate the change */
-	else
-		ret = mount_pivot(ns, &nr, &old);
+	ret = mount_pivot(ns, &nr, &old, &root);
 	if (ret == 0) {
 		struct path nroot = {nr.mnt, nr.dentry};
 		move_fs_refs(t->k, &root, &nroot);

@@ -165,13 +165,30 @@ struct mounts_ctx {
 	bool info;
 };
 
+/* A mount's own options after "rw"/"ro", as Linux's show_mnt_opts. */
+static void mount_opts_text(const struct mount *m, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s%s%s%s%s%s%s%s", (m->flags & MNT_RDONLY) ? "ro" : "rw",
+		 (m->flags & MNT_NOSUID) ? ",nosuid" : "", (m->flags & MNT_NODEV) ? ",nodev" : "",
+		 (m->flags & MNT_NOEXEC) ? ",noexec" : "",
+		 (m->flags & MNT_NOATIME) ? ",noatime" : "",
+		 (m->flags & MNT_NODIRATIME) ? ",nodiratime" : "",
+		 (m->flags & MNT_RELATIME) ? ",relatime" : "",
+		 (m->flags & MNT_NOSYMFOLLOW) ? ",nosymfollow" : "");
+}
+
 static void one_mount(struct mount *m, void *arg)
 {
 	struct mounts_ctx *mc = arg;
 	struct path p = {m, m->root};
-	char *where = xmalloc(VFS_PATH_MAX), *root = xmalloc(VFS_PATH_MAX);
-	const char *opts = (m->flags & MNT_RDONLY) ? "ro" : "rw";
+	char *where, *root, opts[128], prop[96];
+	const char *fsopts = m->opts ? m->opts : "";
 
+	/* A mount outside the reader's root is not shown (Linux's seq_path_root). */
+	if (!mount_path_under(&p, &mc->root))
+		return;
+	where = xmalloc(VFS_PATH_MAX);
+	root = xmalloc(VFS_PATH_MAX);
 	if (m->mountpoint) {
 		p.mnt = m->parent;
 		p.dentry = m->mountpoint;
@@ -181,18 +198,17 @@ static void one_mount(struct mount *m, void *arg)
 	/* A bind mount of part of a filesystem: where in it its root is. */
 	if (dentry_path(m->root, root, VFS_PATH_MAX) < 0)
 		strcpy(root, "/");
-	if (mc->info)
-		strbuf_printf(mc->o, "%u %u 0:%llu %s %s %s%s%s%s - %s %s %s\n", m->id,
+	mount_opts_text(m, opts, sizeof(opts));
+	if (mc->info) {
+		mount_propagation_text(m, &mc->root, prop, sizeof(prop));
+		strbuf_printf(mc->o, "%u %u 0:%llu %s %s %s%s - %s %s %s%s\n", m->id,
 			      m->parent ? m->parent->id : m->id, (unsigned long long)m->sb->dev,
-			      root, where, opts, (m->flags & MNT_NOSUID) ? ",nosuid" : "",
-			      (m->flags & MNT_NODEV) ? ",nodev" : "",
-			      (m->flags & MNT_NOEXEC) ? ",noexec" : "", m->sb->fstype, m->source,
-			      opts);
-	else
-		strbuf_printf(mc->o, "%s %s %s %s%s%s%s 0 0\n", m->source, where, m->sb->fstype,
-			      opts, (m->flags & MNT_NOSUID) ? ",nosuid" : "",
-			      (m->flags & MNT_NODEV) ? ",nodev" : "",
-			      (m->flags & MNT_NOEXEC) ? ",noexec" : "");
+			      root, where, opts, prop, m->sb->fstype, m->source,
+			      (m->flags & MNT_RDONLY) ? "ro" : "rw", fsopts);
+	} else {
+		strbuf_printf(mc->o, "%s %s %s %s%s 0 0\n", m->source, where, m->sb->fstype, opts,
+			      fsopts);
+	}
 	free(where);
 	free(root);
 }
@@ -414,6 +430,12 @@ static void gen_aio_max_nr(struct proc_ctx *c, struct strbuf *o)
 	strbuf_printf(o, "%lu\n", aio_max_nr());
 }
 
+/* /proc/sys/fs/mount-max (read-only here: Linux's default). */
+static void gen_mount_max(struct proc_ctx *c, struct strbuf *o)
+{
+	strbuf_printf(o, "%u\n", __atomic_load_n(&vfs_mount_max, __ATOMIC_RELAXED));
+}
+
 /* /proc/sys/fs/mqueue (read-only here: the limits are Linux's defaults). */
 static void gen_mq_msg_max(struct proc_ctx *c, struct strbuf *o)
 {
@@ -528,6 +550,7 @@ static const struct proc_node fs_nodes[] = {
 	{"aio-max-nr", S_IFREG | 0644, PK_FILE, gen_aio_max_nr},
 	{"aio-nr", S_IFREG | 0444, PK_FILE, gen_aio_nr},
 	{"inotify", S_IFDIR | 0555, PK_DIR, NULL, inotify_nodes},
+	{"mount-max", S_IFREG | 0444, PK_FILE, gen_mount_max},
 	{"mqueue", S_IFDIR | 0555, PK_DIR, NULL, mqueue_nodes},
 	{"pipe-max-size", S_IFREG | 0644, PK_FILE, gen_pipe_max_size},
 	{NULL},

@@ -174,6 +174,7 @@ GUEST_TESTS = \
 	keys_basic \
 	keys_fork \
 	ns_mount \
+	mount_propagation \
 	mount_fdapi \
 	ns_userns \
 	ns_overflow \
