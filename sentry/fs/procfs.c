@@ -200,10 +200,13 @@ static void one_mount(struct mount *m, void *arg)
 		strcpy(root, "/");
 	mount_opts_text(m, opts, sizeof(opts));
 	if (mc->info) {
+		/* A namespace's root shows a parent that is not listed, as a root
+		 * mounted over Linux's hidden rootfs (the root is no rootfs here:
+		 * pivot_root takes it). */
 		mount_propagation_text(m, &mc->root, prop, sizeof(prop));
 		strbuf_printf(mc->o, "%u %u 0:%llu %s %s %s%s - %s %s %s%s\n", m->id,
-			      m->parent ? m->parent->id : m->id, (unsigned long long)m->sb->dev,
-			      root, where, opts, prop, m->sb->fstype, m->source,
+			      m->parent ? m->parent->id : 1u, (unsigned long long)m->sb->dev, root,
+			      where, opts, prop, m->sb->fstype, m->source,
 			      (m->flags & MNT_RDONLY) ? "ro" : "rw", fsopts);
 	} else {
 		strbuf_printf(mc->o, "%s %s %s %s%s 0 0\n", m->source, where, m->sb->fstype, opts,

@@ -860,6 +860,13 @@ struct mnt_namespace *mntns_anon_clone(const struct path *from, bool rec, int *e
 	return ns;
 }
 
+bool mount_is_detached(const struct mount *m)
+{
+	struct mnt_namespace *ns = __atomic_load_n(&m->ns, __ATOMIC_ACQUIRE);
+
+	return ns && ns->anon;
+}
+
 int mount_graft(struct mnt_namespace *ns, struct mnt_namespace *anon, const struct path *at)
 {
 	struct mount_vec drop = {0};

@@ -320,10 +320,10 @@ int prop_mount(struct mount *dest, struct dentry *mp, struct mount *source,
 				if (here)
 					ret = copy_for(p, mp, here, CL_MAKE_SHARED, copies, &c);
 				else
-					ret = copy_for(p, mp, it.from,
-						       CL_SLAVE |
-							       (prop_is_shared(p) ? CL_MAKE_SHARED : 0),
-						       copies, &c);
+					ret = copy_for(
+						p, mp, it.from,
+						CL_SLAVE | (prop_is_shared(p) ? CL_MAKE_SHARED : 0),
+						copies, &c);
 				if (c && !here)
 					here = c;
 			}

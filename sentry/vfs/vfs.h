@@ -438,6 +438,8 @@ int mount_change_flags(struct mount *m, unsigned set, unsigned clr, bool rec);
  * its submounts if rec; -EINVAL for an unbindable mount). */
 struct mnt_namespace *mntns_anon_new(struct super_block *sb, unsigned flags, const char *source);
 struct mnt_namespace *mntns_anon_clone(const struct path *from, bool rec, int *err);
+/* Is m in a detached tree? */
+bool mount_is_detached(const struct mount *m);
 /* Move every mount of the detached tree anon into ns, its root onto at;
  * anon is left empty. -EINVAL if anon was grafted already. */
 int mount_graft(struct mnt_namespace *ns, struct mnt_namespace *anon, const struct path *at);
