@@ -29,6 +29,8 @@ void mount_put(struct mount *m)
 	dentry_put(m->root);
 	if (m->mountpoint)
 		dentry_put(m->mountpoint);
+	if (m->parent && m->gone_from_parent)
+		__atomic_sub_fetch(&m->parent->gone_children, 1, __ATOMIC_RELAXED);
 	if (m->parent)
 		mount_put(m->parent);
 	sb_put(m->sb);
@@ -193,6 +195,12 @@ struct mount *mount_lookup(struct mount *mnt, struct dentry *dentry)
 		mount_get(found);
 	pthread_mutex_unlock(&mount_lock);
 	return found;
+}
+
+int mount_extra_refs(struct mount *m)
+{
+	return __atomic_load_n(&m->refs, __ATOMIC_RELAXED) -
+	       __atomic_load_n(&m->gone_children, __ATOMIC_RELAXED) - 1;
 }
 
 bool mount_umounting(const struct mount *m)
@@ -421,6 +429,10 @@ static void umount_tree(struct mount *m, bool propagate, struct mount_vec *drop)
 		list_del_init(&p->sibling);
 		if (p->mountpoint)
 			p->mountpoint->nmounts--;
+		if (p->parent && !p->parent->umounting) {
+			__atomic_add_fetch(&p->parent->gone_children, 1, __ATOMIC_RELAXED);
+			p->gone_from_parent = true;
+		}
 		if (p->ns)
 			p->ns->nr_mounts--;
 		__atomic_store_n(&p->ns, NULL, __ATOMIC_RELEASE);
@@ -648,8 +660,8 @@ int mount_umount(struct mnt_namespace *ns, struct mount *m, bool lazy)
 	/* Busy: something mounted under it, or a reference beyond the
 	 * namespace's and the caller's (an open file, a cwd, a root); or so
 	 * is a mount the unmount propagates to. */
-	if (!lazy && (!list_empty(&m->children) ||
-		      __atomic_load_n(&m->refs, __ATOMIC_RELAXED) > 2 || prop_umount_busy(m))) {
+	if (!lazy &&
+	    (!list_empty(&m->children) || mount_extra_refs(m) > 1 || prop_umount_busy(m))) {
 		pthread_mutex_unlock(&mount_lock);
 		return -EBUSY;
 	}

@@ -382,14 +382,14 @@ static void busy_one(struct mount *r, void *arg)
 
 	if (!c || bc->busy)
 		return;
-	/* A mount's references: its namespace's, and one per submount. */
+	/* Beyond its namespace's reference: one per submount. */
 	if (topper(c))
-		expect = 2;
-	else if (list_empty(&c->children))
 		expect = 1;
+	else if (list_empty(&c->children))
+		expect = 0;
 	else
 		return; /* it would not be unmounted */
-	if (__atomic_load_n(&c->refs, __ATOMIC_RELAXED) > expect)
+	if (mount_extra_refs(c) > expect)
 		bc->busy = true;
 }
 

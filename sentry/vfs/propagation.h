@@ -87,6 +87,8 @@ struct mount *mount_copy_tree(struct mount *src, struct dentry *root, int cl);
 struct mount *mount_next(struct mount *p, struct mount *top);
 /* The mount on dentry of parent (the topmost), or NULL; no reference. */
 struct mount *mount_child_at(struct mount *parent, struct dentry *dentry);
+/* m's references beyond its namespace's (and its unmounted submounts'). */
+int mount_extra_refs(struct mount *m);
 /* Is m being unmounted by the current operation? */
 bool mount_umounting(const struct mount *m);
 void mount_set_umounting(struct mount *m);

@@ -263,7 +263,11 @@ struct mount {
 	struct list_head slave;	 /* in master->slaves */
 	unsigned walk, seen;	 /* propagation.c's marks */
 	bool umounting;		 /* in the unmount being done */
-	char *opts; /* the filesystem's options for /proc/mounts (",size=4k"), or NULL */
+	/* Unmounted submounts that still hold a reference on it (so that
+	 * their ".." reads): not counted when it is checked for being busy. */
+	int gone_children;
+	bool gone_from_parent; /* counted in its parent's gone_children */
+	char *opts;	       /* the filesystem's options for /proc/mounts (",size=4k"), or NULL */
 	/* Copied into a namespace of a less privileged user namespace: these
 	 * MNT_ flags cannot be cleared, and (MNT_LOCKED) it cannot be
 	 * unmounted on its own to show what it covers (Linux's MNT_LOCK_*). */

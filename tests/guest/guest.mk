@@ -175,6 +175,7 @@ GUEST_TESTS = \
 	keys_fork \
 	ns_mount \
 	mount_propagation \
+	mount_pivot_root \
 	mount_fdapi \
 	ns_userns \
 	ns_overflow \
