@@ -176,6 +176,7 @@ GUEST_TESTS = \
 	ns_mount \
 	mount_propagation \
 	mount_pivot_root \
+	mount_fd_detached \
 	mount_fdapi \
 	ns_userns \
 	ns_overflow \
