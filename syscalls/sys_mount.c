@@ -99,9 +99,10 @@ unsigned mnt_flags_of(unsigned long ms)
 		f |= MNT_NOATIME;
 	if (ms & MS_NODIRATIME)
 		f |= MNT_NODIRATIME;
-	/* The atime mode: relatime unless another is asked for (Linux's default). */
+	/* The atime mode: relatime unless another is asked for (Linux's
+	 * default); strictatime wins over noatime. */
 	if (ms & MS_STRICTATIME)
-		f |= MNT_STRICTATIME;
+		f = (f & ~MNT_NOATIME) | MNT_STRICTATIME;
 	else if (!(ms & MS_NOATIME))
 		f |= MNT_RELATIME;
 	return f;
@@ -275,6 +276,7 @@ static long do_remount(struct task *t, const struct path *at, unsigned long flag
 	    ((m->locked & MNT_NOATIME) && !(nf & MNT_NOATIME)))
 		return -EPERM;
 	__atomic_store_n(&m->flags, (m->flags & keep) | nf, __ATOMIC_RELEASE);
+	mount_touch(m);
 	return 0;
 }
 

@@ -159,94 +159,6 @@ static void gen_maps(struct proc_ctx *c, struct strbuf *o)
 		mm_for_each_vma(c->mm, one_map, o);
 }
 
-struct mounts_ctx {
-	struct strbuf *o;
-	struct path root;
-	bool info;
-};
-
-/* A mount's own options after "rw"/"ro", as Linux's show_mnt_opts. */
-static void mount_opts_text(const struct mount *m, char *buf, size_t size)
-{
-	snprintf(buf, size, "%s%s%s%s%s%s%s%s", (m->flags & MNT_RDONLY) ? "ro" : "rw",
-		 (m->flags & MNT_NOSUID) ? ",nosuid" : "", (m->flags & MNT_NODEV) ? ",nodev" : "",
-		 (m->flags & MNT_NOEXEC) ? ",noexec" : "",
-		 (m->flags & MNT_NOATIME) ? ",noatime" : "",
-		 (m->flags & MNT_NODIRATIME) ? ",nodiratime" : "",
-		 (m->flags & MNT_RELATIME) ? ",relatime" : "",
-		 (m->flags & MNT_NOSYMFOLLOW) ? ",nosymfollow" : "");
-}
-
-static void one_mount(struct mount *m, void *arg)
-{
-	struct mounts_ctx *mc = arg;
-	struct path p = {m, m->root};
-	char *where, *root, opts[128], prop[96];
-	const char *fsopts = m->opts ? m->opts : "";
-
-	/* A mount outside the reader's root is not shown (Linux's seq_path_root). */
-	if (!mount_path_under(&p, &mc->root))
-		return;
-	where = xmalloc(VFS_PATH_MAX);
-	root = xmalloc(VFS_PATH_MAX);
-	if (m->mountpoint) {
-		p.mnt = m->parent;
-		p.dentry = m->mountpoint;
-	}
-	if (path_to_string(&p, &mc->root, where, VFS_PATH_MAX) < 0)
-		strcpy(where, "/");
-	/* A bind mount of part of a filesystem: where in it its root is. */
-	if (dentry_path(m->root, root, VFS_PATH_MAX) < 0)
-		strcpy(root, "/");
-	mount_opts_text(m, opts, sizeof(opts));
-	if (mc->info) {
-		/* A namespace's root shows a parent that is not listed, as a root
-		 * mounted over Linux's hidden rootfs (the root is no rootfs here:
-		 * pivot_root takes it). */
-		mount_propagation_text(m, &mc->root, prop, sizeof(prop));
-		strbuf_printf(mc->o, "%u %u 0:%llu %s %s %s%s - %s %s %s%s\n", m->id,
-			      m->parent ? m->parent->id : 1u, (unsigned long long)m->sb->dev, root,
-			      where, opts, prop, m->sb->fstype, m->source,
-			      (m->flags & MNT_RDONLY) ? "ro" : "rw", fsopts);
-	} else {
-		strbuf_printf(mc->o, "%s %s %s %s%s 0 0\n", m->source, where, m->sb->fstype, opts,
-			      fsopts);
-	}
-	free(where);
-	free(root);
-}
-
-static void gen_mounts_common(struct proc_ctx *c, struct strbuf *o, bool info)
-{
-	struct mounts_ctx mc = {.o = o, .info = info};
-
-	if (c->t && c->t->fs)
-		fs_get_root(c->t->fs, &mc.root);
-	else {
-		mc.root = c->k->root;
-		path_get(&mc.root);
-	}
-	if (c->t) {
-		/* The process's own mount namespace. */
-		struct nsproxy *n = task_ns_get(c->t);
-		mntns_for_each(n->mnt, one_mount, &mc);
-		nsproxy_put(n);
-	} else {
-		mntns_for_each(c->k->mntns, one_mount, &mc);
-	}
-	path_put(&mc.root);
-}
-
-static void gen_mounts(struct proc_ctx *c, struct strbuf *o)
-{
-	gen_mounts_common(c, o, false);
-}
-
-static void gen_mountinfo(struct proc_ctx *c, struct strbuf *o)
-{
-	gen_mounts_common(c, o, true);
-}
-
 static void gen_limits(struct proc_ctx *c, struct strbuf *o)
 {
 	static const char *const names[] = {
@@ -606,8 +518,8 @@ static const struct proc_node pid_nodes[] = {
 	{"limits", S_IFREG | 0444, PK_FILE, gen_limits},
 	{"maps", S_IFREG | 0444, PK_FILE, gen_maps},
 	{"mem", S_IFREG | 0600, PK_MEM},
-	{"mountinfo", S_IFREG | 0444, PK_FILE, gen_mountinfo},
-	{"mounts", S_IFREG | 0444, PK_FILE, gen_mounts},
+	{"mountinfo", S_IFREG | 0444, PK_FILE, NULL, .flags = PN_MOUNTINFO},
+	{"mounts", S_IFREG | 0444, PK_FILE, NULL, .flags = PN_MOUNTS},
 	{"ns", S_IFDIR | 0511, PK_DIR, NULL, proc_ns_nodes},
 	{"oom_score", S_IFREG | 0444, PK_FILE, proc_gen_oom_score},
 	{"oom_score_adj", S_IFREG | 0644, PK_FILE, proc_gen_oom_score_adj, NULL, NULL,
@@ -1125,6 +1037,13 @@ static int proc_open(struct inode *inode, struct dentry *dentry, int flags, stru
 			c.zombie = find_zombie(c.k, PI(inode)->pid);
 		if (!c.t && !c.zombie)
 			return -ESRCH;
+	}
+	if (n->flags & (PN_MOUNTS | PN_MOUNTINFO)) {
+		int ret = proc_mounts_open(c.t, n->flags & PN_MOUNTINFO, flags, out);
+		mm_put(c.mm);
+		task_put(c.t);
+		tg_put(c.zombie);
+		return ret;
 	}
 	strbuf_init(&sb);
 	if (!c.zombie || (n->flags & PN_ZOMBIE))

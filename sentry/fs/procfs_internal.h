@@ -12,6 +12,7 @@
 
 struct kernel;
 struct strbuf;
+struct file;
 struct task;
 struct thread_group;
 
@@ -47,7 +48,9 @@ struct proc_ctx {
 };
 
 /* proc_node->flags */
-#define PN_ZOMBIE 0x1u /* gen describes a zombie too (c->zombie); others show it empty */
+#define PN_ZOMBIE    0x1u /* gen describes a zombie too (c->zombie); others show it empty */
+#define PN_MOUNTS    0x2u /* /proc/<pid>/mounts (procfs_mounts.c; no gen) */
+#define PN_MOUNTINFO 0x4u /* /proc/<pid>/mountinfo (procfs_mounts.c; no gen) */
 
 struct proc_node {
 	const char *name;
@@ -61,6 +64,10 @@ struct proc_node {
 	long (*write)(struct proc_ctx *c, const char *buf, size_t len);
 	unsigned flags; /* PN_* */
 };
+
+/* /proc/<pid>/mounts and mountinfo of t (NULL: a zombie's, empty), opened
+ * (procfs_mounts.c). */
+int proc_mounts_open(struct task *t, bool info, int flags, struct file **out);
 
 /* /proc/<pid>/stat and status (procfs_pid_stat.c). */
 void proc_gen_stat(struct proc_ctx *c, struct strbuf *o);

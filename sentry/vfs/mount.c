@@ -2,9 +2,11 @@
 #include "config.h"
 #include "sentry/vfs/vfs.h"
 #include "sentry/vfs/propagation.h"
+#include "sentry/kernel/wait.h"
 #include "lib/util.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,35 @@ static pthread_mutex_t mount_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned next_mount_id = 20;
 /* /proc/sys/fs/mount-max: the most mounts a namespace holds (Linux's default). */
 unsigned vfs_mount_max = 100000;
+
+/* Woken at every change of any namespace (a poll of /proc/PID/mounts). */
+static struct waitq mount_waitq = WAITQ_INIT(mount_waitq);
+
+struct waitq *mntns_waitq(void)
+{
+	return &mount_waitq;
+}
+
+unsigned mntns_event(struct mnt_namespace *ns)
+{
+	return __atomic_load_n(&ns->event, __ATOMIC_ACQUIRE);
+}
+
+/* ns changed (mount_lock held; the wake-ups take no mount lock). */
+static void ns_touch(struct mnt_namespace *ns)
+{
+	if (!ns || ns->anon)
+		return;
+	__atomic_add_fetch(&ns->event, 1, __ATOMIC_RELEASE);
+	waitq_wake_events(&mount_waitq, POLLPRI | POLLERR);
+}
+
+void mount_touch(struct mount *m)
+{
+	pthread_mutex_lock(&mount_lock);
+	ns_touch(m->ns);
+	pthread_mutex_unlock(&mount_lock);
+}
 
 struct mount *mount_get(struct mount *m)
 {
@@ -380,6 +411,7 @@ static int attach_tree(struct mnt_namespace *ns, struct mount *src, struct mount
 		else
 			attach_locked(src, dest, mp);
 		commit_tree(ns, src);
+		ns_touch(ns);
 		for (size_t i = 0; i < copies.n; i++) {
 			struct mount *c = copies.v[i], *parent = c->parent, *q;
 			/* What is on the same place already goes on top of the copy. */
@@ -392,6 +424,7 @@ static int attach_tree(struct mnt_namespace *ns, struct mount *src, struct mount
 				c->locked &= ~MNT_LOCKED;
 			}
 			commit_tree(parent->ns, c);
+			ns_touch(parent->ns);
 			if (q)
 				mount_reattach(q, c, c->root);
 		}
@@ -435,6 +468,7 @@ static void umount_tree(struct mount *m, bool propagate, struct mount_vec *drop)
 		}
 		if (p->ns)
 			p->ns->nr_mounts--;
+		ns_touch(p->ns);
 		__atomic_store_n(&p->ns, NULL, __ATOMIC_RELEASE);
 		p->umounting = false;
 		mount_vec_push(drop, p);
@@ -723,6 +757,7 @@ int mount_pivot(struct mnt_namespace *ns, const struct path *new_root, const str
 		attach_locked(nm, rparent, rmp);
 	else
 		ns->root = nm;
+	ns_touch(ns);
 	pthread_mutex_unlock(&mount_lock);
 	mount_put(nparent);
 	dentry_put(nmp);
@@ -814,9 +849,11 @@ int mount_change_flags(struct mount *m, unsigned set, unsigned clr, bool rec)
 	for (size_t i = 0; i < todo.n && !ret; i++)
 		if (todo.v[i]->locked & MNT_LOCKABLE & clr & ~set)
 			ret = -EPERM;
-	for (size_t i = 0; i < todo.n && !ret; i++)
+	for (size_t i = 0; i < todo.n && !ret; i++) {
 		__atomic_store_n(&todo.v[i]->flags, (todo.v[i]->flags & ~clr) | set,
 				 __ATOMIC_RELEASE);
+		ns_touch(todo.v[i]->ns);
+	}
 	pthread_mutex_unlock(&mount_lock);
 	mount_vec_free(&todo);
 	return ret;

@@ -50,6 +50,7 @@ struct pipe;
 struct inode_locks;
 struct inotify_marks;
 struct path;
+struct waitq;
 
 /* Linux's limits. */
 #define VFS_MAXSYMLINKS 40
@@ -291,6 +292,7 @@ struct mnt_namespace {
 	void *owner;  /* the user namespace that owns it (sentry/kernel/nsproxy.h) */
 	unsigned nr_mounts;
 	unsigned pending; /* mounts an operation is about to add (mount_count_add) */
+	unsigned event;	  /* changes so far (a poll of /proc/PID/mounts sees them) */
 	/* A detached tree (open_tree's clone, fsmount's mount), held by one
 	 * file until move_mount grafts it into a task's namespace; no owner. */
 	bool anon;
@@ -396,6 +398,11 @@ struct mount *mount_internal(struct super_block *sb);
 struct mount *mount_lookup(struct mount *mnt, struct dentry *dentry);
 /* Write the full path of p as seen from root into buf; returns the length or -errno. */
 long path_to_string(const struct path *p, const struct path *root, char *buf, size_t size);
+/* The count of ns's changes, and the queue woken at each (any namespace's). */
+unsigned mntns_event(struct mnt_namespace *ns);
+struct waitq *mntns_waitq(void);
+/* m's flags changed (a remount): its namespace's readers learn of it. */
+void mount_touch(struct mount *m);
 /* Call fn for each mount (for /proc/mounts), each held by a reference. */
 void mntns_for_each(struct mnt_namespace *ns, void (*fn)(struct mount *m, void *arg), void *arg);
 

@@ -177,6 +177,7 @@ GUEST_TESTS = \
 	mount_propagation \
 	mount_pivot_root \
 	mount_fd_detached \
+	mount_events \
 	mount_fdapi \
 	ns_userns \
 	ns_overflow \
