@@ -55,8 +55,26 @@ struct mount *mount_get(struct mount *m)
 
 void mount_put(struct mount *m)
 {
+	struct mount_vec kept = {0};
+
 	if (!m || __atomic_sub_fetch(&m->refs, 1, __ATOMIC_ACQ_REL) != 0)
 		return;
+	/* Unmounted mounts kept on it (umount_tree's connected ones) are its
+	 * to drop. Nothing else can be on a mount no one holds. */
+	if (!list_empty(&m->children)) {
+		pthread_mutex_lock(&mount_lock);
+		while (!list_empty(&m->children)) {
+			struct mount *c = list_first_entry(&m->children, struct mount, sibling);
+			list_del_init(&c->sibling);
+			c->mountpoint->nmounts--;
+			c->parent = NULL; /* its reference on m went at the unmount */
+			mount_vec_push(&kept, c);
+		}
+		pthread_mutex_unlock(&mount_lock);
+	}
+	for (size_t i = 0; i < kept.n; i++)
+		mount_put(kept.v[i]);
+	mount_vec_free(&kept);
 	dentry_put(m->root);
 	if (m->mountpoint)
 		dentry_put(m->mountpoint);
@@ -441,11 +459,17 @@ static void drop_all(struct mount_vec *drop)
 	mount_vec_free(drop);
 }
 
-/* Take m and its tree out of their namespace (and, with propagate, what
- * the unmount propagates to); the namespace's references go to drop.
- * Parents and mountpoints stay, so that a path still on a mount (an open
- * directory, a cwd) has a valid ".." to read. */
-static void umount_tree(struct mount *m, bool propagate, struct mount_vec *drop)
+/* umount_tree's ways. */
+#define UT_PROPAGATE 0x1 /* what the unmount propagates to goes too */
+#define UT_SYNC	     0x2 /* not lazy: every mount leaves its parent */
+
+/* Take m and its tree out of their namespace (and what the unmount
+ * propagates to); the namespace's references go to drop. Parents and
+ * mountpoints stay, so that a path still on a mount (an open directory, a
+ * cwd) has a valid ".." to read. In a lazy unmount, a locked mount whose
+ * parent goes too stays on it (connected: what it hides stays hidden from
+ * whoever still holds the parent), which then owns it (mount_put). */
+static void umount_tree(struct mount *m, unsigned how, struct mount_vec *drop)
 {
 	struct mount_vec list = {0};
 
@@ -453,12 +477,26 @@ static void umount_tree(struct mount *m, bool propagate, struct mount_vec *drop)
 		p->umounting = true;
 		mount_vec_push(&list, p);
 	}
-	if (propagate)
+	if (how & UT_PROPAGATE)
 		prop_umount(&list);
 	for (size_t i = list.n; i-- > 0;) {
 		struct mount *p = list.v[i];
+		bool keep = !(how & UT_SYNC) && p->parent && p->parent->umounting &&
+			    (p->locked & MNT_LOCKED);
 		prop_change(p, MS_PRIVATE);
 		list_del_init(&p->all);
+		if (p->ns)
+			p->ns->nr_mounts--;
+		ns_touch(p->ns);
+		__atomic_store_n(&p->ns, NULL, __ATOMIC_RELEASE);
+		p->umounting = false;
+		if (keep) {
+			/* The parent holds it now, not it the parent (which is
+			 * still held by its namespace's reference, in drop). */
+			__atomic_sub_fetch(&p->parent->refs, 1, __ATOMIC_ACQ_REL);
+			p->connected = true;
+			continue;
+		}
 		list_del_init(&p->sibling);
 		if (p->mountpoint)
 			p->mountpoint->nmounts--;
@@ -466,11 +504,6 @@ static void umount_tree(struct mount *m, bool propagate, struct mount_vec *drop)
 			__atomic_add_fetch(&p->parent->gone_children, 1, __ATOMIC_RELAXED);
 			p->gone_from_parent = true;
 		}
-		if (p->ns)
-			p->ns->nr_mounts--;
-		ns_touch(p->ns);
-		__atomic_store_n(&p->ns, NULL, __ATOMIC_RELEASE);
-		p->umounting = false;
 		mount_vec_push(drop, p);
 	}
 	mount_vec_free(&list);
@@ -495,7 +528,7 @@ void mntns_put(struct mnt_namespace *ns)
 		struct mount *m = list_first_entry(&ns->mounts, struct mount, all);
 		while (m->parent && m->parent->ns == ns)
 			m = m->parent;
-		umount_tree(m, false, &drop);
+		umount_tree(m, 0, &drop);
 	}
 	pthread_mutex_unlock(&mount_lock);
 	drop_all(&drop);
@@ -699,7 +732,7 @@ int mount_umount(struct mnt_namespace *ns, struct mount *m, bool lazy)
 		pthread_mutex_unlock(&mount_lock);
 		return -EBUSY;
 	}
-	umount_tree(m, true, &drop);
+	umount_tree(m, UT_PROPAGATE | (lazy ? 0 : UT_SYNC), &drop);
 	pthread_mutex_unlock(&mount_lock);
 	drop_all(&drop);
 	return 0;

@@ -268,6 +268,7 @@ struct mount {
 	 * their ".." reads): not counted when it is checked for being busy. */
 	int gone_children;
 	bool gone_from_parent; /* counted in its parent's gone_children */
+	bool connected;	       /* unmounted, but kept on its unmounted parent */
 	char *opts;	       /* the filesystem's options for /proc/mounts (",size=4k"), or NULL */
 	/* Copied into a namespace of a less privileged user namespace: these
 	 * MNT_ flags cannot be cleared, and (MNT_LOCKED) it cannot be

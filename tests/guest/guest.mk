@@ -178,6 +178,7 @@ GUEST_TESTS = \
 	mount_pivot_root \
 	mount_fd_detached \
 	mount_events \
+	mount_userns \
 	mount_fdapi \
 	ns_userns \
 	ns_overflow \
