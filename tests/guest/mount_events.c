@@ -6,7 +6,8 @@
  * read again from the start, lists the change; mountinfo's options (the
  * mount's atime mode, the filesystem's mode=); a read-only bind refuses
  * O_TRUNC whatever the access mode; a noexec mount refuses PROT_EXEC to
- * mprotect; /proc/sys/fs/mount-max is there.
+ * mprotect; reads move atimes as relatime, strictatime and noatime say;
+ * /proc/sys/fs/mount-max is there.
  */
 #include "guest.h"
 #include <fcntl.h>
@@ -14,6 +15,7 @@
 #include <sched.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <time.h>
 
 static char base[64];
 
@@ -104,6 +106,55 @@ static void options(void)
 	CHECK(umount2(P("r"), 0) == 0, "unmount r");
 }
 
+/* Set path's atime and mtime to now - a and now - m seconds, read a byte:
+ * did its atime move? */
+static int atime_moves(const char *path, int a, int m)
+{
+	struct timespec now, ts[2];
+	struct stat st;
+	char c;
+	int fd;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	ts[0] = (struct timespec){now.tv_sec - a, 0};
+	ts[1] = (struct timespec){now.tv_sec - m, 0};
+	if (utimensat(AT_FDCWD, path, ts, 0))
+		return -1;
+	fd = open(path, O_RDONLY);
+	if (fd < 0 || read(fd, &c, 1) != 1 || fstat(fd, &st))
+		return -1;
+	close(fd);
+	return st.st_atim.tv_sec != ts[0].tv_sec;
+}
+
+/* The atime modes: relatime moves an atime only past the last change. */
+static void atimes(void)
+{
+	static const struct {
+		const char *name;
+		unsigned long flags;
+	} modes[] = {{"relatime", 0}, {"strictatime", MS_STRICTATIME}, {"noatime", MS_NOATIME}};
+
+	mkdir(P("t"), 0755);
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		char what[128];
+		int fd, newer, older;
+		CHECK(mount("none", P("t"), "tmpfs", modes[i].flags, NULL) == 0, modes[i].name);
+		fd = open(P("t/f"), O_CREAT | O_WRONLY, 0644);
+		CHECK(fd >= 0 && write(fd, "x", 1) == 1 && close(fd) == 0, "a file of one byte");
+		/* The utimensat makes ctime now: an atime newer than it is in the future. */
+		newer = atime_moves(P("t/f"), -100, 20);
+		older = atime_moves(P("t/f"), 20, 10);
+		snprintf(what, sizeof(what), "%s: a read moves an atime newer than the last change: %s",
+			 modes[i].name, newer == 1 ? "yes" : newer == 0 ? "no" : "error");
+		CHECK(newer >= 0, what);
+		snprintf(what, sizeof(what), "%s: a read moves an atime older than the last change: %s",
+			 modes[i].name, older == 1 ? "yes" : older == 0 ? "no" : "error");
+		CHECK(older >= 0, what);
+		CHECK(umount2(P("t"), 0) == 0, "unmount t");
+	}
+}
+
 static void readonly_and_noexec(void)
 {
 	int fd;
@@ -149,6 +200,7 @@ int main(void)
 	events();
 	options();
 	readonly_and_noexec();
+	atimes();
 	fd = open("/proc/sys/fs/mount-max", O_RDONLY);
 	CHECK(fd >= 0 && read(fd, buf, sizeof(buf)) > 0 && atoi(buf) > 0, "mount-max is a number");
 	if (fd >= 0)
