@@ -112,8 +112,8 @@ unsigned mnt_flags_of(unsigned long ms)
 
 struct fs_opts {
 	uint32_t mode, uid, gid;
-	uint64_t size;
-	bool has_mode, has_uid, has_gid, has_size;
+	uint64_t size, nr_inodes;
+	bool has_mode, has_uid, has_gid, has_size, has_nr_inodes;
 };
 
 static int tmpfs_parse_size(const char *v, uint64_t *out)
@@ -177,9 +177,13 @@ static int parse_tmpfs(struct task *t, char *data, struct fs_opts *o)
 				o->gid = (uint32_t)k, o->has_gid = true;
 			else
 				o->uid = (uint32_t)k, o->has_uid = true;
-		} else if (strcmp(opt, "nr_inodes") == 0 || strcmp(opt, "inode64") == 0 ||
-			   strcmp(opt, "inode32") == 0 || strcmp(opt, "huge") == 0 ||
-			   strcmp(opt, "mpol") == 0 || strcmp(opt, "nr_blocks") == 0) {
+		} else if (strcmp(opt, "nr_inodes") == 0 && v) {
+			if (tmpfs_parse_size(v, &o->nr_inodes) < 0)
+				return -EINVAL;
+			o->has_nr_inodes = true;
+		} else if (strcmp(opt, "inode64") == 0 || strcmp(opt, "inode32") == 0 ||
+			   strcmp(opt, "huge") == 0 || strcmp(opt, "mpol") == 0 ||
+			   strcmp(opt, "nr_blocks") == 0) {
 			/* accepted, no effect here */
 		} else {
 			return -EINVAL;
@@ -197,6 +201,9 @@ static char *tmpfs_opts_text(const struct fs_opts *o)
 	if (o->has_size)
 		n += snprintf(buf + n, sizeof(buf) - n, ",size=%lluk",
 			      (unsigned long long)(ALIGN_UP(o->size, 4096) >> 10));
+	if (o->has_nr_inodes && o->nr_inodes)
+		n += snprintf(buf + n, sizeof(buf) - n, ",nr_inodes=%llu",
+			      (unsigned long long)o->nr_inodes);
 	if (o->mode != 01777)
 		n += snprintf(buf + n, sizeof(buf) - n, ",mode=%o", o->mode);
 	if (o->uid)
@@ -224,6 +231,8 @@ long mount_new_fs(struct task *t, const char *fstype, char *data, struct super_b
 		*sb = tmpfs_new(t->k->mf, o.mode, o.uid, o.gid);
 		if (o.has_size && o.size)
 			tmpfs_set_size_limit(*sb, o.size);
+		if (o.has_nr_inodes && o.nr_inodes)
+			tmpfs_set_inode_limit(*sb, o.nr_inodes);
 		*opts = tmpfs_opts_text(&o);
 		return 0;
 	}

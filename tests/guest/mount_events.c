@@ -6,7 +6,7 @@
  * read again from the start, lists the change; mountinfo's options (the
  * mount's atime mode, the filesystem's mode=); a read-only bind refuses
  * O_TRUNC whatever the access mode; a noexec mount refuses PROT_EXEC to
- * mprotect; reads move atimes as relatime, strictatime and noatime say;
+ * mprotect; tmpfs's nr_inodes= limits its inodes; reads move atimes as relatime, strictatime and noatime say;
  * /proc/sys/fs/mount-max is there.
  */
 #include "guest.h"
@@ -15,6 +15,7 @@
 #include <sched.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <time.h>
 
 static char base[64];
@@ -155,6 +156,27 @@ static void atimes(void)
 	}
 }
 
+/* nr_inodes=3: the root and two more; statfs counts them. */
+static void inode_limit(void)
+{
+	struct statfs sf;
+	char line[4096];
+	int fd;
+
+	mkdir(P("n"), 0755);
+	CHECK(mount("none", P("n"), "tmpfs", 0, "nr_inodes=3") == 0, "a tmpfs with nr_inodes=3");
+	CHECK(statfs(P("n"), &sf) == 0 && sf.f_files == 3 && sf.f_ffree == 2,
+	      "statfs: 3 inodes, 2 free");
+	CHECK(line_of(P("n"), line, sizeof(line)) && strstr(line, "nr_inodes=3"),
+	      "mountinfo shows nr_inodes=3");
+	fd = creat(P("n/a"), 0644);
+	CHECK(fd >= 0 && close(fd) == 0 && mkdir(P("n/b"), 0755) == 0, "two inodes made");
+	CHECK_ERRNO(creat(P("n/c"), 0644), ENOSPC, "a third");
+	CHECK(unlink(P("n/a")) == 0 && statfs(P("n"), &sf) == 0 && sf.f_ffree == 1,
+	      "an unlink gives one back");
+	CHECK(umount2(P("n"), 0) == 0, "unmount n");
+}
+
 static void readonly_and_noexec(void)
 {
 	int fd;
@@ -201,6 +223,7 @@ int main(void)
 	options();
 	readonly_and_noexec();
 	atimes();
+	inode_limit();
 	fd = open("/proc/sys/fs/mount-max", O_RDONLY);
 	CHECK(fd >= 0 && read(fd, buf, sizeof(buf)) > 0 && atoi(buf) > 0, "mount-max is a number");
 	if (fd >= 0)
