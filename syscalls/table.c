@@ -535,15 +535,17 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	     "cgroup: identity only",
 	     2, A_INT, A_HEX),
 	PART(mount,
-	     "tmpfs, proc, sysfs, devpts, bind, remount, move; propagation recorded, not "
-	     "propagated; else ENODEV",
+	     "tmpfs, proc, sysfs, devpts, bind, remount, move, propagation (shared, slave, "
+	     "private, "
+	     "unbindable); else ENODEV",
 	     5, A_STR, A_STR, A_STR, A_HEX, A_PTR),
 	PART(umount2, "MNT_EXPIRE is EAGAIN; MNT_FORCE as a plain umount", 2, A_STR, A_HEX),
-	PART(pivot_root, "only when the root is the mount namespace's root", 2, A_STR, A_STR),
+	FULL(pivot_root, 2, A_STR, A_STR),
 	PART(open_tree, "a clone is a detached private tree until move_mount; as mount(2)'s binds",
 	     3, A_DIRFD, A_STR, A_HEX),
-	PART(move_mount, "detached trees and mount roots; MOVE_MOUNT_SET_GROUP: EINVAL", 5, A_DIRFD,
-	     A_STR, A_DIRFD, A_STR, A_HEX),
+	PART(move_mount,
+	     "detached trees (onto another too) and mount roots; MOVE_MOUNT_SET_GROUP: EINVAL", 5,
+	     A_DIRFD, A_STR, A_DIRFD, A_STR, A_HEX),
 	PART(fsopen, "mount(2)'s filesystems (tmpfs, proc, sysfs, devpts), else ENODEV", 2, A_STR,
 	     A_HEX),
 	PART(fsconfig,
