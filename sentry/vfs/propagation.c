@@ -112,6 +112,7 @@ void prop_make_shared(struct mount *m)
 {
 	if (!m->group)
 		m->group = group_alloc();
+	m->flags &= ~MNT_UNBINDABLE; /* shared and unbindable exclude each other */
 }
 
 void prop_inherit(struct mount *c, struct mount *old, int cl)

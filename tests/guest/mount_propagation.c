@@ -183,7 +183,11 @@ static void unbindable_rec_move(void)
 	CHECK(tmpfs(P("u")) == 0, "a tmpfs on u");
 	CHECK(prop(P("u"), MS_UNBINDABLE) == 0 && info(P("u")).unbind, "MS_UNBINDABLE shows");
 	CHECK_ERRNO(bind(P("u"), P("v"), 0), EINVAL, "a bind of an unbindable mount");
-	CHECK(prop(P("u"), MS_PRIVATE) == 0, "MS_PRIVATE clears it");
+	CHECK(prop(P("u"), MS_SHARED) == 0 && !info(P("u")).unbind && info(P("u")).shared,
+	      "MS_SHARED clears it");
+	CHECK(prop(P("u"), MS_UNBINDABLE) == 0 && info(P("u")).unbind && !info(P("u")).shared,
+	      "MS_UNBINDABLE takes the mount out of its group");
+	CHECK(prop(P("u"), MS_PRIVATE) == 0 && !info(P("u")).unbind, "MS_PRIVATE clears it");
 	mkdir(P("u/x"), 0755);
 	mkdir(P("u/y"), 0755);
 	CHECK(tmpfs(P("u/x")) == 0 && tmpfs(P("u/y")) == 0, "two submounts in u");
