@@ -536,7 +536,10 @@ SYSCALL(move_mount)
 	to_ns = __atomic_load_n(&to.mnt->ns, __ATOMIC_ACQUIRE);
 	/* Onto the caller's namespace, or onto another detached tree. */
 	if (flags & K_MOVE_MOUNT_SET_GROUP)
-		ret = -EINVAL; /* sharing a peer group this way is not offered */
+		ret = (from_ns == ns || (from_ns && from_ns->anon)) &&
+				      (to_ns == ns || (to_ns && to_ns->anon))
+			      ? mount_set_group(&from, &to)
+			      : -EINVAL;
 	else if (!to_ns || (to_ns != ns && !to_ns->anon) || from.dentry != from.mnt->root)
 		ret = -EINVAL;
 	else if (from_ns && from_ns->anon)

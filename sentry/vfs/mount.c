@@ -832,6 +832,31 @@ int mount_move(struct mnt_namespace *ns, struct mount *m, const struct path *at)
 	return ret;
 }
 
+int mount_set_group(const struct path *from, const struct path *to)
+{
+	struct mount *f = from->mnt, *t = to->mnt;
+	int ret = 0;
+
+	pthread_mutex_lock(&mount_lock);
+	/* Linux's do_set_group, in its order. */
+	if (!f->ns || !t->ns)
+		ret = -EINVAL; /* both mounted */
+	else if (from->dentry != f->root || to->dentry != t->root)
+		ret = -EINVAL;
+	else if (f->sb != t->sb || !dentry_is_under(t->root, f->root))
+		ret = -EINVAL; /* the same filesystem, from's root at or above to's */
+	else if (has_locked_children(f, t->root))
+		ret = -EINVAL;
+	else if (prop_is_shared(t) || t->master)
+		ret = -EINVAL; /* to must be private */
+	else if (!prop_is_shared(f) && !f->master)
+		ret = -EINVAL; /* from must not be */
+	else
+		prop_join(t, f);
+	pthread_mutex_unlock(&mount_lock);
+	return ret;
+}
+
 bool mount_is_shared(struct mount *m)
 {
 	bool ret;

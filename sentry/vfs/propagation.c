@@ -112,7 +112,9 @@ void prop_make_shared(struct mount *m)
 {
 	if (!m->group)
 		m->group = group_alloc();
-	m->flags &= ~MNT_UNBINDABLE; /* shared and unbindable exclude each other */
+	/* Shared and unbindable exclude each other. (Flags are read without
+	 * mount_lock: atomically.) */
+	__atomic_and_fetch(&m->flags, ~MNT_UNBINDABLE, __ATOMIC_RELEASE);
 }
 
 void prop_inherit(struct mount *c, struct mount *old, int cl)
@@ -172,9 +174,20 @@ void prop_change(struct mount *m, unsigned long ms_type)
 	if (ms_type != MS_SLAVE) {
 		set_master(m, NULL);
 		if (ms_type == MS_UNBINDABLE)
-			m->flags |= MNT_UNBINDABLE;
+			__atomic_or_fetch(&m->flags, MNT_UNBINDABLE, __ATOMIC_RELEASE);
 		else
-			m->flags &= ~MNT_UNBINDABLE;
+			__atomic_and_fetch(&m->flags, ~MNT_UNBINDABLE, __ATOMIC_RELEASE);
+	}
+}
+
+void prop_join(struct mount *to, struct mount *from)
+{
+	if (from->master)
+		set_master(to, from->master);
+	if (from->group) {
+		to->group = from->group;
+		list_add(&to->peers, &from->peers);
+		__atomic_and_fetch(&to->flags, ~MNT_UNBINDABLE, __ATOMIC_RELEASE);
 	}
 }
 

@@ -45,6 +45,8 @@ void prop_inherit(struct mount *c, struct mount *old, int cl);
 void prop_make_shared(struct mount *m);
 /* mount(2)'s MS_SHARED, MS_SLAVE, MS_PRIVATE or MS_UNBINDABLE on m. */
 void prop_change(struct mount *m, unsigned long ms_type);
+/* to (private) takes from's peer group and master (MOVE_MOUNT_SET_GROUP). */
+void prop_join(struct mount *to, struct mount *from);
 /* The group id of m's master (0: not a slave). */
 unsigned prop_master_id(const struct mount *m);
 /* The id of the nearest group m receives from that has a member under

@@ -439,6 +439,9 @@ int mount_move(struct mnt_namespace *ns, struct mount *m, const struct path *at)
  * MS_UNBINDABLE) on m, or on its subtree. */
 void mount_set_propagation(struct mount *m, unsigned long ms_type, bool rec);
 bool mount_is_shared(struct mount *m);
+/* MOVE_MOUNT_SET_GROUP: the private mount root to joins the peer group
+ * and master of the mount root from (one filesystem; Linux's checks). */
+int mount_set_group(const struct path *from, const struct path *to);
 /* mountinfo's optional fields of m (" shared:N master:N ..."), seen from root. */
 void mount_propagation_text(struct mount *m, const struct path *root, char *buf, size_t size);
 /* mount_setattr: set and clear MNT_ flags on m (or its subtree); -EPERM,

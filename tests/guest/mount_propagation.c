@@ -6,8 +6,8 @@
  * between peers, slaves (master:N) that receive but do not send, a
  * private master freeing its slaves, unbindable mounts, MS_REC, a move
  * out of a shared parent, a peer with a submount of its own staying, a
- * covering mount moving down when what it covers goes, and a copied
- * namespace whose mounts stay peers of the first's.
+ * covering mount moving down when what it covers goes, MOVE_MOUNT_SET_GROUP,
+ * and a copied namespace whose mounts stay peers of the first's.
  */
 #include "guest.h"
 #include <fcntl.h>
@@ -224,6 +224,36 @@ static void covers(void)
 	      "unmount w and x");
 }
 
+#ifndef MOVE_MOUNT_SET_GROUP
+#define MOVE_MOUNT_SET_GROUP 0x100
+#endif
+
+/* move_mount(MOVE_MOUNT_SET_GROUP): a private mount joins a peer group. */
+static void set_group(void)
+{
+	mkdir(P("g1"), 0755);
+	mkdir(P("g2"), 0755);
+	mkdir(P("g3"), 0755);
+	CHECK(tmpfs(P("g1")) == 0 && prop(P("g1"), MS_SHARED) == 0, "a shared tmpfs on g1");
+	mkdir(P("g1/x"), 0755);
+	CHECK(bind(P("g1"), P("g2"), 0) == 0 && prop(P("g2"), MS_PRIVATE) == 0,
+	      "a private bind of it on g2");
+	CHECK(tmpfs(P("g3")) == 0, "a private tmpfs on g3");
+	CHECK_ERRNO(move_mount(AT_FDCWD, P("g2"), AT_FDCWD, P("g3"), MOVE_MOUNT_SET_GROUP), EINVAL,
+		    "from a private mount");
+	CHECK_ERRNO(move_mount(AT_FDCWD, P("g1"), AT_FDCWD, P("g3"), MOVE_MOUNT_SET_GROUP), EINVAL,
+		    "onto another filesystem");
+	CHECK(move_mount(AT_FDCWD, P("g1"), AT_FDCWD, P("g2"), MOVE_MOUNT_SET_GROUP) == 0,
+	      "g2 joins g1's group");
+	CHECK(info(P("g2")).shared == info(P("g1")).shared, "the two are peers");
+	CHECK_ERRNO(move_mount(AT_FDCWD, P("g1"), AT_FDCWD, P("g2"), MOVE_MOUNT_SET_GROUP), EINVAL,
+		    "onto a shared mount");
+	CHECK(tmpfs(P("g1/x")) == 0 && info(P("g2/x")).found == 1, "a mount on g1 reaches g2");
+	CHECK(umount2(P("g1"), MNT_DETACH) == 0 && umount2(P("g2"), MNT_DETACH) == 0 &&
+		      umount2(P("g3"), 0) == 0,
+	      "unmount g1, g2 and g3");
+}
+
 /* A copy of the namespace: its mounts are peers of the first's. */
 static void copied_namespace(void)
 {
@@ -274,6 +304,7 @@ int main(void)
 	slaves();
 	unbindable_rec_move();
 	covers();
+	set_group();
 	copied_namespace();
 	CHECK(umount2(base, MNT_DETACH) == 0, "unmount the base");
 	rmdir(base);
