@@ -90,8 +90,7 @@ static long do_getdents(struct task *t, int fd, uint64_t ubuf, uint64_t count, b
 			ret = (long)b.used;
 	}
 	fsnotify_access(f);
-	if (f->inode)
-		inode_touch(f->inode, ATTR_ATIME);
+	file_accessed(f);
 	free(b.buf);
 	file_put(f);
 	return ret;

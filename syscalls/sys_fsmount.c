@@ -240,7 +240,7 @@ static long fc_reconfigure(struct fs_context *fc)
 
 	if (fc->phase != FC_RECONF_PARAMS)
 		return -EBUSY;
-	if (fc->ro >= 0)
+	if (fc->ro >= 0 && fc->picked.mnt)
 		ret = mount_change_flags(fc->picked.mnt, fc->ro ? MNT_RDONLY : 0,
 					 fc->ro ? 0 : MNT_RDONLY, false);
 	fc->ro = -1; /* the next reconfiguration starts afresh */
@@ -419,11 +419,10 @@ SYSCALL(fsmount)
 	ns = mntns_anon_new(fc->sb, mflags, fc->source ? fc->source : "none");
 	if (fc->opts)
 		ns->root->opts = xstrdup(fc->opts);
-	/* The context now reconfigures what it made, as after fspick. */
+	/* The context may reconfigure now, but holds no mount (Linux's holds
+	 * the superblock only): its ro and rw change nothing here. */
 	fc->phase = FC_RECONF_PARAMS;
 	fc->ro = -1;
-	fc->picked = (struct path){ns->root, ns->root->root};
-	path_get(&fc->picked);
 	pthread_mutex_unlock(&fc->lock);
 	file_put(f);
 	return tree_install(t, ns, flags & K_FSMOUNT_CLOEXEC);
@@ -499,8 +498,9 @@ SYSCALL(open_tree)
 		file_put(f);
 		return ret;
 	}
-	/* Only what the caller's namespace shows may be copied (__do_loopback). */
-	if (!mount_in_ns(p.mnt, task_ns(t)->mnt))
+	/* Only what the caller's namespace shows, or a detached tree, may be
+	 * copied (Linux's may_copy_tree). */
+	if (!mount_in_ns(p.mnt, task_ns(t)->mnt) && !mount_is_detached(p.mnt))
 		err = -EINVAL;
 	else
 		ns = mntns_anon_clone(&p, flags & AT_RECURSIVE, &err);
@@ -513,7 +513,7 @@ SYSCALL(open_tree)
 SYSCALL(move_mount)
 {
 	unsigned flags = (unsigned)a->a[4];
-	struct mnt_namespace *ns, *from_ns;
+	struct mnt_namespace *ns, *from_ns, *to_ns;
 	struct path from, to;
 	long ret;
 
@@ -533,13 +533,20 @@ SYSCALL(move_mount)
 		return ret;
 	}
 	from_ns = __atomic_load_n(&from.mnt->ns, __ATOMIC_ACQUIRE);
+	to_ns = __atomic_load_n(&to.mnt->ns, __ATOMIC_ACQUIRE);
+	/* Onto the caller's namespace, or onto another detached tree. */
 	if (flags & K_MOVE_MOUNT_SET_GROUP)
-		ret = -EINVAL; /* sharing a peer group this way is not offered */
-	else if (!mount_in_ns(to.mnt, ns) || from.dentry != from.mnt->root)
+		ret = (from_ns == ns || (from_ns && from_ns->anon)) &&
+				      (to_ns == ns || (to_ns && to_ns->anon))
+			      ? mount_set_group(&from, &to)
+			      : -EINVAL;
+	else if (!to_ns || (to_ns != ns && !to_ns->anon) || from.dentry != from.mnt->root)
 		ret = -EINVAL;
 	else if (from_ns && from_ns->anon)
-		ret = from.mnt == from_ns->root ? mount_graft(ns, from_ns, &to) : -EINVAL;
-	else if (from_ns == ns)
+		ret = from.mnt == from_ns->root && from_ns != to_ns
+			      ? mount_graft(to_ns, from_ns, &to)
+			      : -EINVAL;
+	else if (from_ns == ns && to_ns == ns)
 		ret = mount_move(ns, from.mnt, &to);
 	else
 		ret = -EINVAL;
@@ -577,7 +584,7 @@ static long mount_attr_in(struct task *t, uint64_t uattr, size_t usize, struct k
 
 SYSCALL(mount_setattr)
 {
-	unsigned flags = (unsigned)a->a[2], set, clr, prop = 0;
+	unsigned flags = (unsigned)a->a[2], set, clr;
 	struct mnt_namespace *ns, *mns;
 	struct k_mount_attr ka;
 	uint64_t ptype;
@@ -630,13 +637,8 @@ SYSCALL(mount_setattr)
 	}
 	if (ka.attr_set || ka.attr_clr)
 		ret = mount_change_flags(p.mnt, set, clr, flags & AT_RECURSIVE);
-	if (ret == 0 && ptype) {
-		prop = ptype == MS_SHARED	? MNT_SHARED
-		       : ptype == MS_SLAVE	? (p.mnt->flags & MNT_PROPAGATION ? MNT_SLAVE : 0)
-		       : ptype == MS_UNBINDABLE ? MNT_UNBINDABLE
-						: 0;
-		mount_set_propagation(p.mnt, prop, flags & AT_RECURSIVE);
-	}
+	if (ret == 0 && ptype)
+		mount_set_propagation(p.mnt, (unsigned long)ptype, flags & AT_RECURSIVE);
 	path_put(&p);
 	return ret;
 }

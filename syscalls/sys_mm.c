@@ -146,6 +146,8 @@ SYSCALL(mmap)
 		}
 		if (shared && nowrite)
 			req.vma_flags |= VMA_NOWRITE;
+		if (f->path.mnt && (f->path.mnt->flags & MNT_NOEXEC))
+			req.vma_flags |= VMA_NOEXEC;
 		if (ret == 0)
 			ret = mm_mmap(t->mm, &req);
 	}
@@ -223,7 +225,7 @@ SYSCALL(remap_file_pages)
 			req.prot = v->prot;
 			req.flags = MAP_SHARED | MAP_FIXED | MAP_POPULATE |
 				    ((v->flags & VMA_LOCKED) ? MAP_LOCKED : 0);
-			req.vma_flags = v->flags & VMA_NOWRITE;
+			req.vma_flags = v->flags & (VMA_NOWRITE | VMA_NOEXEC);
 			req.bops = v->bops;
 			req.bobj = f;
 		}

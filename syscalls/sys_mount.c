@@ -60,6 +60,18 @@ struct mnt_namespace *may_mount(struct task *t, long *err)
 	return *err ? NULL : ns;
 }
 
+/* Step onto whatever is mounted on p (the topmost mount). */
+static void onto_mounts(struct path *p)
+{
+	struct mount *m;
+
+	while ((m = mount_lookup(p->mnt, p->dentry))) {
+		path_put(p);
+		p->mnt = m;
+		p->dentry = dentry_get(m->root);
+	}
+}
+
 static long lookup_user(struct task *t, uint64_t upath, unsigned flags, struct path *out)
 {
 	char path[VFS_PATH_MAX];
@@ -88,9 +100,10 @@ unsigned mnt_flags_of(unsigned long ms)
 		f |= MNT_NOATIME;
 	if (ms & MS_NODIRATIME)
 		f |= MNT_NODIRATIME;
-	/* The atime mode: relatime unless another is asked for (Linux's default). */
+	/* The atime mode: relatime unless another is asked for (Linux's
+	 * default); strictatime wins over noatime. */
 	if (ms & MS_STRICTATIME)
-		f |= MNT_STRICTATIME;
+		f = (f & ~MNT_NOATIME) | MNT_STRICTATIME;
 	else if (!(ms & MS_NOATIME))
 		f |= MNT_RELATIME;
 	return f;
@@ -100,8 +113,8 @@ unsigned mnt_flags_of(unsigned long ms)
 
 struct fs_opts {
 	uint32_t mode, uid, gid;
-	uint64_t size;
-	bool has_mode, has_uid, has_gid, has_size;
+	uint64_t size, nr_inodes;
+	bool has_mode, has_uid, has_gid, has_size, has_nr_inodes;
 };
 
 static int tmpfs_parse_size(const char *v, uint64_t *out)
@@ -165,9 +178,13 @@ static int parse_tmpfs(struct task *t, char *data, struct fs_opts *o)
 				o->gid = (uint32_t)k, o->has_gid = true;
 			else
 				o->uid = (uint32_t)k, o->has_uid = true;
-		} else if (strcmp(opt, "nr_inodes") == 0 || strcmp(opt, "inode64") == 0 ||
-			   strcmp(opt, "inode32") == 0 || strcmp(opt, "huge") == 0 ||
-			   strcmp(opt, "mpol") == 0 || strcmp(opt, "nr_blocks") == 0) {
+		} else if (strcmp(opt, "nr_inodes") == 0 && v) {
+			if (tmpfs_parse_size(v, &o->nr_inodes) < 0)
+				return -EINVAL;
+			o->has_nr_inodes = true;
+		} else if (strcmp(opt, "inode64") == 0 || strcmp(opt, "inode32") == 0 ||
+			   strcmp(opt, "huge") == 0 || strcmp(opt, "mpol") == 0 ||
+			   strcmp(opt, "nr_blocks") == 0) {
 			/* accepted, no effect here */
 		} else {
 			return -EINVAL;
@@ -179,12 +196,15 @@ static int parse_tmpfs(struct task *t, char *data, struct fs_opts *o)
 /* What /proc/mounts shows for tmpfs's options (shmem_show_options). */
 static char *tmpfs_opts_text(const struct fs_opts *o)
 {
-	char buf[128];
+	char buf[128] = "";
 	int n = 0;
 
 	if (o->has_size)
 		n += snprintf(buf + n, sizeof(buf) - n, ",size=%lluk",
 			      (unsigned long long)(ALIGN_UP(o->size, 4096) >> 10));
+	if (o->has_nr_inodes && o->nr_inodes)
+		n += snprintf(buf + n, sizeof(buf) - n, ",nr_inodes=%llu",
+			      (unsigned long long)o->nr_inodes);
 	if (o->mode != 01777)
 		n += snprintf(buf + n, sizeof(buf) - n, ",mode=%o", o->mode);
 	if (o->uid)
@@ -213,6 +233,8 @@ long mount_new_fs(struct task *t, const char *fstype, char *data, struct super_b
 		*sb = tmpfs_new(t->k->mf, o.mode, o.uid, o.gid);
 		if (o.has_size && o.size)
 			tmpfs_set_size_limit(*sb, o.size);
+		if (o.has_nr_inodes && o.nr_inodes)
+			tmpfs_set_inode_limit(*sb, o.nr_inodes);
 		*opts = tmpfs_opts_text(&o);
 		return 0;
 	}
@@ -242,15 +264,7 @@ static long do_new_mount(struct task *t, struct mnt_namespace *ns, const struct 
 
 	if (ret < 0)
 		return ret;
-	ret = mount_attach(ns, at, sb, mnt_flags_of(flags), source);
-	if (ret == 0 && opts) {
-		struct mount *m = mount_lookup(at->mnt, at->dentry);
-		if (m) {
-			m->opts = opts;
-			opts = NULL;
-			mount_put(m);
-		}
-	}
+	ret = mount_attach_fs(ns, at, sb, mnt_flags_of(flags), source, opts);
 	free(opts);
 	sb_put(sb);
 	return ret;
@@ -261,7 +275,7 @@ static long do_new_mount(struct task *t, struct mnt_namespace *ns, const struct 
 static long do_remount(struct task *t, const struct path *at, unsigned long flags)
 {
 	struct mount *m = at->mnt;
-	unsigned nf, keep = MNT_PROPAGATION | MNT_INTERNAL;
+	unsigned nf, keep = MNT_UNBINDABLE | MNT_INTERNAL;
 
 	if (at->dentry != m->root)
 		return -EINVAL;
@@ -275,24 +289,20 @@ static long do_remount(struct task *t, const struct path *at, unsigned long flag
 	    ((m->locked & MNT_NOATIME) && !(nf & MNT_NOATIME)))
 		return -EPERM;
 	__atomic_store_n(&m->flags, (m->flags & keep) | nf, __ATOMIC_RELEASE);
+	mount_touch(m);
 	return 0;
 }
 
 static long do_propagation(const struct path *at, unsigned long flags)
 {
 	unsigned long type = flags & (MS_SHARED | MS_PRIVATE | MS_SLAVE | MS_UNBINDABLE);
-	unsigned mtype;
 
 	/* Exactly one type, with nothing but MS_REC and MS_SILENT beside it. */
 	if ((type & (type - 1)) || (flags & ~(type | MS_REC | MS_SILENT)))
 		return -EINVAL;
 	if (at->dentry != at->mnt->root)
 		return -EINVAL;
-	mtype = type == MS_SHARED	? MNT_SHARED
-		: type == MS_SLAVE	? (at->mnt->flags & MNT_PROPAGATION ? MNT_SLAVE : 0)
-		: type == MS_UNBINDABLE ? MNT_UNBINDABLE
-					: 0;
-	mount_set_propagation(at->mnt, mtype, flags & MS_REC);
+	mount_set_propagation(at->mnt, type, flags & MS_REC);
 	return 0;
 }
 
@@ -341,9 +351,7 @@ SYSCALL(mount)
 		if (ret == 0) {
 			ret = mount_in_ns(from.mnt, ns) ? 0 : -EINVAL;
 			if (ret == 0)
-				ret = mount_bind(ns, &at, &from, flags & MS_REC,
-						 from.mnt->flags &
-							 ~(MNT_PROPAGATION | MNT_INTERNAL));
+				ret = mount_bind(ns, &at, &from, flags & MS_REC);
 			path_put(&from);
 		}
 	} else if (flags & (MS_SHARED | MS_PRIVATE | MS_SLAVE | MS_UNBINDABLE)) {
@@ -389,6 +397,8 @@ SYSCALL(umount2)
 	ret = lookup_user(t, a->a[0], (flags & UMOUNT_NOFOLLOW) ? 0 : LOOKUP_FOLLOW, &p);
 	if (ret < 0)
 		return ret;
+	/* The mount on "." or ".." too (Linux's LOOKUP_MOUNTPOINT). */
+	onto_mounts(&p);
 	if (p.dentry != p.mnt->root || !mount_in_ns(p.mnt, ns))
 		ret = -EINVAL;
 	else if (flags & MNT_EXPIRE)
@@ -449,22 +459,10 @@ SYSCALL(pivot_root)
 		path_put(&nr);
 		return ret;
 	}
+	/* put_old's place is on whatever is mounted there, as Linux's lock_mount. */
+	onto_mounts(&old);
 	fs_get_root(t->fs, &root);
-	/* Linux's checks: all three in the caller's namespace, the root and
-	 * new_root mount roots, new_root not the root's mount, put_old at or
-	 * under new_root, new_root reachable from the root. */
-	if (!mount_in_ns(nr.mnt, ns) || !mount_in_ns(old.mnt, ns) || !mount_in_ns(root.mnt, ns))
-		ret = -EINVAL;
-	else if (nr.mnt == root.mnt || root.dentry != root.mnt->root || root.mnt != ns->root ||
-		 nr.dentry != nr.mnt->root || (nr.mnt->locked & MNT_LOCKED))
-		ret = -EINVAL;
-	else if (!mount_path_under(&old, &nr) || !mount_path_under(&nr, &root))
-		ret = -EINVAL;
-	else if ((nr.mnt->parent && (nr.mnt->parent->flags & MNT_SHARED)) ||
-		 (root.mnt->flags & MNT_SHARED))
-		ret = -EINVAL; /* a shared parent would propagate the change */
-	else
-		ret = mount_pivot(ns, &nr, &old);
+	ret = mount_pivot(ns, &nr, &old, &root);
 	if (ret == 0) {
 		struct path nroot = {nr.mnt, nr.dentry};
 		move_fs_refs(t->k, &root, &nroot);

@@ -206,8 +206,10 @@ SYSCALL(read)
 	if (!f)
 		return -EBADF;
 	ret = do_read(t, f, a->a[1], a->a[2], -1);
-	if (ret > 0)
+	if (ret > 0) {
 		fsnotify_access(f);
+		file_accessed(f);
+	}
 	file_put(f);
 	return ret;
 }
@@ -243,8 +245,12 @@ static long do_prw(struct task *t, const struct syscall_args *a, bool write)
 		ret = do_write(t, f, a->a[1], a->a[2], (int64_t)a->a[3]);
 	else
 		ret = do_read(t, f, a->a[1], a->a[2], (int64_t)a->a[3]);
-	if (ret > 0)
-		write ? fsnotify_modify(f) : fsnotify_access(f);
+	if (ret > 0 && write) {
+		fsnotify_modify(f);
+	} else if (ret > 0) {
+		fsnotify_access(f);
+		file_accessed(f);
+	}
 	file_put(f);
 	return ret;
 }
@@ -399,15 +405,19 @@ static long readv_file(struct task *t, struct file *f, const struct iovec *iov, 
 	}
 	if (f->ops->read_iov) {
 		n = iov_direct(t, f, iov, cnt, off, false);
-		if (n > 0)
+		if (n > 0) {
 			fsnotify_access(f);
+			file_accessed(f);
+		}
 		file_put(f);
 		return n;
 	}
 	want = MIN((size_t)total, (size_t)BOUNCE_SIZE);
 	n = want ? file_io(f, bounce, want, off, false) : 0;
-	if (n > 0)
+	if (n > 0) {
 		fsnotify_access(f);
+		file_accessed(f);
+	}
 	file_put(f);
 	if (n <= 0)
 		return n;
@@ -554,8 +564,10 @@ long rw_read_file(struct task *t, struct file *f, uint64_t buf, size_t count, in
 {
 	long ret = do_read(t, f, buf, count, off);
 
-	if (ret > 0)
+	if (ret > 0) {
 		fsnotify_access(f);
+		file_accessed(f);
+	}
 	return ret;
 }
 

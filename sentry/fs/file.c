@@ -7,8 +7,10 @@
 #include "lib/util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -62,6 +64,37 @@ void file_set_path(struct file *f, const struct path *p)
 int file_getfl(struct file *f)
 {
 	return f->ops->getfl ? f->ops->getfl(f) : f->flags;
+}
+
+/* A second is a lot less than a day: relatime's limit. */
+#define RELATIME_LIMIT (24 * 3600)
+
+static int ts_cmp(const struct timespec *a, const struct timespec *b)
+{
+	if (a->tv_sec != b->tv_sec)
+		return a->tv_sec < b->tv_sec ? -1 : 1;
+	return a->tv_nsec < b->tv_nsec ? -1 : a->tv_nsec > b->tv_nsec;
+}
+
+void file_accessed(struct file *f)
+{
+	struct inode *i = f->inode;
+	unsigned mflags;
+	struct timespec now;
+
+	if (!i || !f->path.mnt || (f->flags & O_NOATIME))
+		return;
+	mflags = __atomic_load_n(&f->path.mnt->flags, __ATOMIC_ACQUIRE);
+	if ((mflags & MNT_NOATIME) || ((mflags & MNT_NODIRATIME) && S_ISDIR(i->mode)))
+		return;
+	clock_gettime(CLOCK_REALTIME, &now);
+	pthread_mutex_lock(&i->lock);
+	/* relatime (unless strictatime): only an atime older than the last
+	 * change, or than a day, moves. */
+	if ((mflags & MNT_STRICTATIME) || ts_cmp(&i->atime, &i->mtime) <= 0 ||
+	    ts_cmp(&i->atime, &i->ctime) <= 0 || now.tv_sec - i->atime.tv_sec >= RELATIME_LIMIT)
+		i->atime = now;
+	pthread_mutex_unlock(&i->lock);
 }
 
 long file_read_at(struct file *f, void *buf, size_t len, int64_t *off)

@@ -173,6 +173,10 @@ static inline bool file_can_poll(struct file *f)
 	return f->ops->poll != NULL;
 }
 
+/* A read through f returned data: its atime moves as the mount's atime
+ * mode says (Linux's file_accessed; O_NOATIME: never). */
+void file_accessed(struct file *f);
+
 /* Default lseek for files with a size: SEEK_SET/CUR/END, DATA/HOLE as one extent. */
 int64_t generic_llseek(struct file *f, int64_t off, int whence, int64_t size);
 

@@ -189,75 +189,6 @@ static void gen_maps(struct proc_ctx *c, struct strbuf *o)
 		mm_for_each_vma(c->mm, one_map, o);
 }
 
-struct mounts_ctx {
-	struct strbuf *o;
-	struct path root;
-	bool info;
-};
-
-static void one_mount(struct mount *m, void *arg)
-{
-	struct mounts_ctx *mc = arg;
-	struct path p = {m, m->root};
-	char *where = xmalloc(VFS_PATH_MAX), *root = xmalloc(VFS_PATH_MAX);
-	const char *opts = (m->flags & MNT_RDONLY) ? "ro" : "rw";
-
-	if (m->mountpoint) {
-		p.mnt = m->parent;
-		p.dentry = m->mountpoint;
-	}
-	if (path_to_string(&p, &mc->root, where, VFS_PATH_MAX) < 0)
-		strcpy(where, "/");
-	/* A bind mount of part of a filesystem: where in it its root is. */
-	if (dentry_path(m->root, root, VFS_PATH_MAX) < 0)
-		strcpy(root, "/");
-	if (mc->info)
-		strbuf_printf(mc->o, "%u %u 0:%llu %s %s %s%s%s%s - %s %s %s\n", m->id,
-			      m->parent ? m->parent->id : m->id, (unsigned long long)m->sb->dev,
-			      root, where, opts, (m->flags & MNT_NOSUID) ? ",nosuid" : "",
-			      (m->flags & MNT_NODEV) ? ",nodev" : "",
-			      (m->flags & MNT_NOEXEC) ? ",noexec" : "", m->sb->fstype, m->source,
-			      opts);
-	else
-		strbuf_printf(mc->o, "%s %s %s %s%s%s%s 0 0\n", m->source, where, m->sb->fstype,
-			      opts, (m->flags & MNT_NOSUID) ? ",nosuid" : "",
-			      (m->flags & MNT_NODEV) ? ",nodev" : "",
-			      (m->flags & MNT_NOEXEC) ? ",noexec" : "");
-	free(where);
-	free(root);
-}
-
-static void gen_mounts_common(struct proc_ctx *c, struct strbuf *o, bool info)
-{
-	struct mounts_ctx mc = {.o = o, .info = info};
-
-	if (c->t && c->t->fs)
-		fs_get_root(c->t->fs, &mc.root);
-	else {
-		mc.root = c->k->root;
-		path_get(&mc.root);
-	}
-	if (c->t) {
-		/* The process's own mount namespace. */
-		struct nsproxy *n = task_ns_get(c->t);
-		mntns_for_each(n->mnt, one_mount, &mc);
-		nsproxy_put(n);
-	} else {
-		mntns_for_each(c->k->mntns, one_mount, &mc);
-	}
-	path_put(&mc.root);
-}
-
-static void gen_mounts(struct proc_ctx *c, struct strbuf *o)
-{
-	gen_mounts_common(c, o, false);
-}
-
-static void gen_mountinfo(struct proc_ctx *c, struct strbuf *o)
-{
-	gen_mounts_common(c, o, true);
-}
-
 static void gen_limits(struct proc_ctx *c, struct strbuf *o)
 {
 	static const char *const names[] = {
@@ -444,6 +375,12 @@ static void gen_aio_max_nr(struct proc_ctx *c, struct strbuf *o)
 	strbuf_printf(o, "%lu\n", aio_max_nr());
 }
 
+/* /proc/sys/fs/mount-max (read-only here: Linux's default). */
+static void gen_mount_max(struct proc_ctx *c, struct strbuf *o)
+{
+	strbuf_printf(o, "%u\n", __atomic_load_n(&vfs_mount_max, __ATOMIC_RELAXED));
+}
+
 /* /proc/sys/fs/mqueue (read-only here: the limits are Linux's defaults). */
 static void gen_mq_msg_max(struct proc_ctx *c, struct strbuf *o)
 {
@@ -567,6 +504,7 @@ static const struct proc_node fs_nodes[] = {
 	{"aio-max-nr", S_IFREG | 0644, PK_FILE, gen_aio_max_nr},
 	{"aio-nr", S_IFREG | 0444, PK_FILE, gen_aio_nr},
 	{"inotify", S_IFDIR | 0555, PK_DIR, NULL, inotify_nodes},
+	{"mount-max", S_IFREG | 0444, PK_FILE, gen_mount_max},
 	{"mqueue", S_IFDIR | 0555, PK_DIR, NULL, mqueue_nodes},
 	{"pipe-max-size", S_IFREG | 0644, PK_FILE, gen_pipe_max_size},
 	{NULL},
@@ -702,8 +640,8 @@ static const struct proc_node pid_nodes[] = {
 	{"limits", S_IFREG | 0444, PK_FILE, gen_limits},
 	{"maps", S_IFREG | 0444, PK_FILE, gen_maps, .flags = PN_PTRACE_READ},
 	{"mem", S_IFREG | 0600, PK_MEM},
-	{"mountinfo", S_IFREG | 0444, PK_FILE, gen_mountinfo},
-	{"mounts", S_IFREG | 0444, PK_FILE, gen_mounts},
+	{"mountinfo", S_IFREG | 0444, PK_FILE, NULL, .flags = PN_MOUNTINFO},
+	{"mounts", S_IFREG | 0444, PK_FILE, NULL, .flags = PN_MOUNTS},
 	{"net", S_IFDIR | 0555, PK_DIR, NULL, proc_net_nodes},
 	{"ns", S_IFDIR | 0511, PK_DIR, NULL, proc_ns_nodes},
 	{"oom_score", S_IFREG | 0444, PK_FILE, proc_gen_oom_score, .flags = PN_ZOMBIE},
@@ -1246,6 +1184,12 @@ static int proc_open(struct inode *inode, struct dentry *dentry, int flags, stru
 					    : find_zombie(KERNEL_OF(inode->sb), PI(inode)->pid);
 		bool gone = !t && !z,
 		     denied = t && (n->flags & PN_PTRACE_READ) && !proc_may_read_task(t);
+		if (!gone && (n->flags & (PN_MOUNTS | PN_MOUNTINFO))) {
+			int ret = proc_mounts_open(t, n->flags & PN_MOUNTINFO, flags, out);
+			task_put(t);
+			tg_put(z);
+			return ret;
+		}
 		task_put(t);
 		tg_put(z);
 		if (gone)

@@ -12,6 +12,7 @@
 
 struct kernel;
 struct strbuf;
+struct file;
 struct task;
 struct thread_group;
 
@@ -54,6 +55,8 @@ struct proc_ctx {
 #define PN_POLL_DOMAIN 0x8u  /* kernel.domainname: the same */
 #define PN_PTRACE_READ 0x10u /* opening needs proc_may_read_task (else EACCES) */
 #define PN_NETSTACK    0x20u /* a setting of the user-space stack: absent in host mode */
+#define PN_MOUNTS      0x40u /* /proc/<pid>/mounts (procfs_mounts.c; no gen) */
+#define PN_MOUNTINFO   0x80u /* /proc/<pid>/mountinfo (procfs_mounts.c; no gen) */
 
 struct proc_node {
 	const char *name;
@@ -67,6 +70,10 @@ struct proc_node {
 	long (*write)(struct proc_ctx *c, const char *buf, size_t len);
 	unsigned flags; /* PN_* */
 };
+
+/* /proc/<pid>/mounts and mountinfo of t (NULL: a zombie's, empty), opened
+ * (procfs_mounts.c). */
+int proc_mounts_open(struct task *t, bool info, int flags, struct file **out);
 
 /* /proc/<pid>/stat and status (procfs_pid_stat.c). */
 void proc_gen_stat(struct proc_ctx *c, struct strbuf *o);

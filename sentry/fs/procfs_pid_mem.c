@@ -111,8 +111,10 @@ static void vm_flags(struct strbuf *o, const struct vma *v)
 		strbuf_printf(o, " ex");
 	if (shared)
 		strbuf_printf(o, " sh");
-	/* What mprotect may add: everything but write on a read-only shared file. */
-	strbuf_printf(o, " mr%s me", (v->flags & VMA_NOWRITE) ? "" : " mw");
+	/* What mprotect may add: everything but write on a read-only shared
+	 * file and exec on a noexec mount. */
+	strbuf_printf(o, " mr%s%s", (v->flags & VMA_NOWRITE) ? "" : " mw",
+		      (v->flags & VMA_NOEXEC) ? "" : " me");
 	if (shared)
 		strbuf_printf(o, " ms");
 	if (v->flags & VMA_GROWSDOWN)

@@ -68,6 +68,8 @@ struct tmpfs_sb {
 	pthread_mutex_t lock; /* used */
 	uint64_t limit;	      /* size=: bytes the files may hold; 0: no limit */
 	uint64_t used;	      /* bytes charged to files */
+	uint64_t max_inodes;  /* nr_inodes=: 0: no limit of its own */
+	uint64_t inodes;      /* inodes alive (under lock) */
 };
 
 #define PAGE 4096ull
@@ -140,10 +142,21 @@ static struct inode *tmpfs_new_inode(struct super_block *sb, uint32_t mode, cons
 	struct tmpfs_inode *ti;
 	struct inode *i;
 
-	if (!dir)
+	pthread_mutex_lock(&ts->lock);
+	if (dir && ts->max_inodes && ts->inodes >= ts->max_inodes) {
+		pthread_mutex_unlock(&ts->lock);
+		return NULL; /* out of nr_inodes */
+	}
+	ts->inodes++;
+	pthread_mutex_unlock(&ts->lock);
+	if (!dir) {
 		memacct_charge_force(&ts->mf->acct, TMPFS_INODE_COST);
-	else if (memacct_charge(&ts->mf->acct, TMPFS_INODE_COST) < 0)
+	} else if (memacct_charge(&ts->mf->acct, TMPFS_INODE_COST) < 0) {
+		pthread_mutex_lock(&ts->lock);
+		ts->inodes--;
+		pthread_mutex_unlock(&ts->lock);
 		return NULL;
+	}
 	i = inode_new(sb, &tmpfs_inode_ops, mode);
 	ti = xzalloc(sizeof(*ti));
 	list_init(&ti->order);
@@ -638,6 +651,7 @@ static int tmpfs_removexattr(struct inode *inode, const char *name)
 
 static void tmpfs_evict(struct inode *inode)
 {
+	struct tmpfs_sb *ts = inode->sb->priv;
 	struct tmpfs_inode *ti = TI(inode);
 	struct tmpfs_xattr *x, *nx;
 	struct rb_node *n;
@@ -653,7 +667,10 @@ static void tmpfs_evict(struct inode *inode)
 	ps_release(&ti->data);
 	free(ti->target);
 	free(ti);
-	memacct_uncharge(&((struct tmpfs_sb *)inode->sb->priv)->mf->acct, TMPFS_INODE_COST);
+	pthread_mutex_lock(&ts->lock);
+	ts->inodes--;
+	pthread_mutex_unlock(&ts->lock);
+	memacct_uncharge(&ts->mf->acct, TMPFS_INODE_COST);
 }
 
 /* --- open files ------------------------------------------------------------- */
@@ -887,6 +904,12 @@ static int tmpfs_statfs(struct super_block *sb, struct statfs_info *out)
 		pthread_mutex_unlock(&ts->lock);
 	}
 	out->files = out->ffree = 1ul << 20;
+	if (ts->max_inodes) {
+		pthread_mutex_lock(&ts->lock);
+		out->files = ts->max_inodes;
+		out->ffree = ts->inodes < ts->max_inodes ? ts->max_inodes - ts->inodes : 0;
+		pthread_mutex_unlock(&ts->lock);
+	}
 	out->namelen = VFS_NAME_MAX;
 	return 0;
 }
@@ -920,6 +943,15 @@ struct super_block *tmpfs_new(struct memfile *mf, uint32_t root_mode, uint32_t u
 	sb->root = dentry_make_root(sb, root);
 	inode_put(root);
 	return sb;
+}
+
+void tmpfs_set_inode_limit(struct super_block *sb, uint64_t n)
+{
+	struct tmpfs_sb *ts = sb->priv;
+
+	pthread_mutex_lock(&ts->lock);
+	ts->max_inodes = n;
+	pthread_mutex_unlock(&ts->lock);
 }
 
 void tmpfs_set_size_limit(struct super_block *sb, uint64_t bytes)

@@ -16,6 +16,8 @@ bool inode_is_tmpfs(const struct inode *i);
 /* A size limit (tmpfs size=, rounded up to pages) on a new tmpfs: writes
  * beyond it are short or fail with ENOSPC. */
 void tmpfs_set_size_limit(struct super_block *sb, uint64_t bytes);
+/* nr_inodes=: at most n inodes (statfs's f_files), more is ENOSPC. */
+void tmpfs_set_inode_limit(struct super_block *sb, uint64_t n);
 
 /*
  * File seals (fcntl F_ADD_SEALS/F_GET_SEALS) of a tmpfs regular file; any

@@ -531,6 +531,8 @@ static int vma_set_prot(struct mm *mm, struct vma *v, int prot)
 		return 0;
 	if ((prot & PROT_WRITE) && (v->flags & VMA_NOWRITE))
 		return -EACCES; /* the file is not open for writing */
+	if ((prot & PROT_EXEC) && (v->flags & VMA_NOEXEC))
+		return -EACCES; /* the file is on a noexec mount */
 	if (!v->mobj && (prot & PROT_ALL)) {
 		if (over_limit(mm, v->end - v->start))
 			return -ENOMEM;

@@ -55,6 +55,7 @@ struct aio_table;
 #define VMA_NOWRITE    0x100u /* shared file mapping without write access: mprotect may not add it */
 #define VMA_VDSO       0x200u /* rung's vDSO ("[vdso]") */
 #define VMA_VVAR       0x400u /* its data page ("[vvar]") */
+#define VMA_NOEXEC     0x800u /* a file on a noexec mount: mprotect may not add PROT_EXEC */
 
 /*
  * What a file mapping maps (a struct file: sentry/fs/filemap.c; mm does not

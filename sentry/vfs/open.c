@@ -45,7 +45,9 @@ static int acc_mask(int flags)
 static int may_open(struct task *t, const struct path *p, int flags)
 {
 	struct inode *inode = p->dentry->inode;
-	int acc = acc_mask(flags), ret;
+	/* O_TRUNC asks for write access whatever the access mode (Linux's
+	 * build_open_flags). */
+	int acc = acc_mask(flags) | ((flags & O_TRUNC) ? MAY_WRITE : 0), ret;
 
 	switch (inode->mode & S_IFMT) {
 	case S_IFLNK:
@@ -106,7 +108,7 @@ int vfs_open_path(struct task *t, const struct path *p, int flags, struct file *
 		ret = landlock_check_open(t, p, flags);
 	if (ret)
 		return ret;
-	if ((flags & O_TRUNC) && S_ISREG(inode->mode) && (acc_mask(flags) & MAY_WRITE)) {
+	if ((flags & O_TRUNC) && S_ISREG(inode->mode)) {
 		ret = truncate_on_open(t, p);
 		if (ret)
 			return ret;

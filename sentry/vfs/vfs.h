@@ -50,6 +50,7 @@ struct pipe;
 struct inode_locks;
 struct inotify_marks;
 struct path;
+struct waitq;
 
 /* Linux's limits. */
 #define VFS_MAXSYMLINKS 40
@@ -237,13 +238,10 @@ struct dentry {
 #define MNT_RELATIME	0x80
 #define MNT_STRICTATIME 0x100
 #define MNT_NOSYMFOLLOW 0x200
-/* Propagation types (recorded and shown in mountinfo; events do not
- * propagate between peers: see docs/architecture.md). */
-#define MNT_SHARED	0x1000
-#define MNT_SLAVE	0x2000
-#define MNT_UNBINDABLE	0x4000
-#define MNT_PROPAGATION (MNT_SHARED | MNT_SLAVE | MNT_UNBINDABLE)
-#define MNT_LOCKED	0x8000 /* in mount->locked only */
+/* Cannot be bound elsewhere (MS_UNBINDABLE); the other propagation types
+ * are struct mount's group and master (sentry/vfs/propagation.h). */
+#define MNT_UNBINDABLE 0x4000
+#define MNT_LOCKED     0x8000 /* in mount->locked only */
 #define MNT_LOCKABLE                                                                       \
 	(MNT_RDONLY | MNT_NOEXEC | MNT_NOSUID | MNT_NODEV | MNT_NOATIME | MNT_NODIRATIME | \
 	 MNT_RELATIME | MNT_STRICTATIME)
@@ -258,9 +256,21 @@ struct mount {
 	unsigned id;
 	char *source;		  /* for /proc/mounts */
 	struct mnt_namespace *ns; /* NULL once detached (umount) */
-	unsigned peer_group;	  /* shared: its peer group id; slave: its master's */
-	struct mount *copy;	  /* mntns_copy's work: this mount's copy (mount_lock) */
-	char *opts; /* the filesystem's options for /proc/mounts (",size=4k"), or NULL */
+	struct mount *copy;	  /* mount_copy_tree's work: this mount's copy (mount_lock) */
+	/* Propagation (sentry/vfs/propagation.c), under mount_lock. */
+	unsigned group;		 /* its peer group's id when shared, else 0 */
+	struct list_head peers;	 /* the ring of its peer group */
+	struct mount *master;	 /* a slave: the mount whose events it receives */
+	struct list_head slaves; /* the mounts whose master it is */
+	struct list_head slave;	 /* in master->slaves */
+	unsigned walk, seen;	 /* propagation.c's marks */
+	bool umounting;		 /* in the unmount being done */
+	/* Unmounted submounts that still hold a reference on it (so that
+	 * their ".." reads): not counted when it is checked for being busy. */
+	int gone_children;
+	bool gone_from_parent; /* counted in its parent's gone_children */
+	bool connected;	       /* unmounted, but kept on its unmounted parent */
+	char *opts;	       /* the filesystem's options for /proc/mounts (",size=4k"), or NULL */
 	/* Copied into a namespace of a less privileged user namespace: these
 	 * MNT_ flags cannot be cleared, and (MNT_LOCKED) it cannot be
 	 * unmounted on its own to show what it covers (Linux's MNT_LOCK_*). */
@@ -283,6 +293,8 @@ struct mnt_namespace {
 	uint64_t ino; /* the id /proc/PID/ns/mnt shows */
 	void *owner;  /* the user namespace that owns it (sentry/kernel/nsproxy.h) */
 	unsigned nr_mounts;
+	unsigned pending; /* mounts an operation is about to add (mount_count_add) */
+	unsigned event;	  /* changes so far (a poll of /proc/PID/mounts sees them) */
 	/* A detached tree (open_tree's clone, fsmount's mount), held by one
 	 * file until move_mount grafts it into a task's namespace; no owner. */
 	bool anon;
@@ -367,6 +379,9 @@ static inline bool path_equal(const struct path *a, const struct path *b)
 
 /* --- mounts ----------------------------------------------------------------- */
 
+/* The most mounts a namespace may hold (/proc/sys/fs/mount-max). */
+extern unsigned vfs_mount_max;
+
 struct mount *mount_get(struct mount *m);
 void mount_put(struct mount *m);
 /* A namespace whose root is sb's root. */
@@ -385,6 +400,11 @@ struct mount *mount_internal(struct super_block *sb);
 struct mount *mount_lookup(struct mount *mnt, struct dentry *dentry);
 /* Write the full path of p as seen from root into buf; returns the length or -errno. */
 long path_to_string(const struct path *p, const struct path *root, char *buf, size_t size);
+/* The count of ns's changes, and the queue woken at each (any namespace's). */
+unsigned mntns_event(struct mnt_namespace *ns);
+struct waitq *mntns_waitq(void);
+/* m's flags changed (a remount): its namespace's readers learn of it. */
+void mount_touch(struct mount *m);
 /* Call fn for each mount (for /proc/mounts), each held by a reference. */
 void mntns_for_each(struct mnt_namespace *ns, void (*fn)(struct mount *m, void *arg), void *arg);
 
@@ -400,19 +420,31 @@ struct mnt_namespace *mntns_copy(struct mnt_namespace *ns, struct path **paths, 
 				 bool lock);
 /* Is m the root of a mount (p->dentry == m->root) in ns? */
 bool mount_in_ns(const struct mount *m, const struct mnt_namespace *ns);
+/* A new mount of sb at path, with the filesystem's options for /proc/mounts
+ * (",size=4k"; may be NULL). */
+int mount_attach_fs(struct mnt_namespace *ns, const struct path *at, struct super_block *sb,
+		    unsigned flags, const char *source, const char *opts);
 /* Bind the subtree at from (recursive: with its submounts) onto at, in ns. */
-int mount_bind(struct mnt_namespace *ns, const struct path *at, const struct path *from, bool rec,
-	       unsigned flags);
+int mount_bind(struct mnt_namespace *ns, const struct path *at, const struct path *from, bool rec);
 /* umount2: detach m (a mount root in ns) and everything under it; busy
  * (without lazy) when it has submounts. */
 int mount_umount(struct mnt_namespace *ns, struct mount *m, bool lazy);
-/* pivot_root: new_root (a mount root in ns) becomes the namespace's root,
- * the old root goes on put_old. Checks are the caller's. */
-int mount_pivot(struct mnt_namespace *ns, const struct path *new_root, const struct path *put_old);
+/* pivot_root: new_root (a mount root in ns) takes the place of the mount
+ * at root (the caller's root), which goes on put_old; Linux's checks and
+ * errors. */
+int mount_pivot(struct mnt_namespace *ns, const struct path *new_root, const struct path *put_old,
+		const struct path *root);
 /* MS_MOVE: move m (a mount root) onto at. */
 int mount_move(struct mnt_namespace *ns, struct mount *m, const struct path *at);
-/* Set propagation type flags (MNT_SHARED...) on m, or on its subtree. */
-void mount_set_propagation(struct mount *m, unsigned type, bool rec);
+/* mount(2)'s propagation type (MS_SHARED, MS_SLAVE, MS_PRIVATE or
+ * MS_UNBINDABLE) on m, or on its subtree. */
+void mount_set_propagation(struct mount *m, unsigned long ms_type, bool rec);
+bool mount_is_shared(struct mount *m);
+/* MOVE_MOUNT_SET_GROUP: the private mount root to joins the peer group
+ * and master of the mount root from (one filesystem; Linux's checks). */
+int mount_set_group(const struct path *from, const struct path *to);
+/* mountinfo's optional fields of m (" shared:N master:N ..."), seen from root. */
+void mount_propagation_text(struct mount *m, const struct path *root, char *buf, size_t size);
 /* mount_setattr: set and clear MNT_ flags on m (or its subtree); -EPERM,
  * and nothing changed, where a locked flag would be cleared. */
 int mount_change_flags(struct mount *m, unsigned set, unsigned clr, bool rec);
@@ -422,6 +454,8 @@ int mount_change_flags(struct mount *m, unsigned set, unsigned clr, bool rec);
  * its submounts if rec; -EINVAL for an unbindable mount). */
 struct mnt_namespace *mntns_anon_new(struct super_block *sb, unsigned flags, const char *source);
 struct mnt_namespace *mntns_anon_clone(const struct path *from, bool rec, int *err);
+/* Is m in a detached tree? */
+bool mount_is_detached(const struct mount *m);
 /* Move every mount of the detached tree anon into ns, its root onto at;
  * anon is left empty. -EINVAL if anon was grafted already. */
 int mount_graft(struct mnt_namespace *ns, struct mnt_namespace *anon, const struct path *at);

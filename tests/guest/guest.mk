@@ -181,6 +181,11 @@ GUEST_TESTS = \
 	keys_basic \
 	keys_fork \
 	ns_mount \
+	mount_propagation \
+	mount_pivot_root \
+	mount_fd_detached \
+	mount_events \
+	mount_userns \
 	mount_fdapi \
 	posix_acl \
 	ns_userns \
