@@ -548,7 +548,7 @@ static int scm_parse(struct task *t, struct socket *s, const char *ctl, size_t c
 			default:
 				return -EINVAL;
 			}
-		} else if (is_inet(s)) {
+		} else if (is_inet(s) && s->type != SOCK_STREAM) { /* TCP reads none */
 			int ret = scm_parse_ip(s->ops->family, &c, ctl + off + CMSG_LEN(0), scm);
 			if (ret)
 				return ret;

@@ -259,14 +259,12 @@ static int hdrincl_fix(struct ns_sock *ns, struct pbuf *p, const ip_addr_t *dst)
 		return -EINVAL;
 	if (!route_source(ns, dst, &src, &n))
 		return -ENETUNREACH;
-	if (hl < IPV4_HDR)
-		return 0; /* sent as it is, as Linux does */
-	memcpy(&saddr, h + 12, 4);
+	memcpy(&saddr, h + 12, 4); /* (the caller made sure of 20 bytes) */
 	memcpy(&daddr, h + 16, 4);
 	if (ns_ifindex(n) != 1) {
 		struct task *t = ns_current();
 		ip_addr_set_ip4_u32_val(a, saddr);
-		if (saddr && !ns_addr_local(&a))
+		if (saddr && (!ns_addr_local(&a) || ip4_addr_isloopback(ip_2_ip4(&a))))
 			return -EPERM;
 		if (t && daddr != ip4_addr_get_u32(ip_2_ip4(dst))) {
 			struct sockaddr_in sin = {.sin_family = AF_INET, .sin_addr.s_addr = daddr};
@@ -275,6 +273,8 @@ static int hdrincl_fix(struct ns_sock *ns, struct pbuf *p, const ip_addr_t *dst)
 				return ret;
 		}
 	}
+	if (hl < IPV4_HDR)
+		return 0; /* a short header is sent as it is, as Linux does */
 	if (!saddr) {
 		saddr = ip4_addr_get_u32(ip_2_ip4(ns->bound ? &ns->local_ip : &src));
 		memcpy(h + 12, &saddr, 4);

@@ -8,7 +8,8 @@
 # default and refused with local=deny, the subnet's gateway is refused;
 # the IPv6 forms of the metadata address (mapped, compatible, SIIT, 6to4,
 # Teredo, local-use NAT64) are refused, and the mapped and 6to4 forms of
-# an allowed address pass the policy.
+# an allowed address pass the policy. In sandbox mode, a raw socket's own
+# IPv4 header may not forge the source or name a denied destination.
 #
 # The test makes two network namespaces joined by a veth pair: C, where
 # the sandbox runs (host mode: rung runs in C; sandbox and none: --netns
@@ -23,7 +24,7 @@ set -u
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/lib.sh"
 MODES=${NET_EGRESS_MODES:-host sandbox none}
-PER_MODE=21
+PER_MODE=24
 PROG=$E2E_BIN/netconnect
 nmodes=$(echo $MODES | wc -w)
 plan $((nmodes * PER_MODE + 3))
@@ -202,6 +203,21 @@ reply: ping" "$out"
 		guest "$m" --egress allow=$SERVER -- tcp 2002:ad5:3a02::1 8000
 		check_that "--network=$m: --egress allow=$SERVER lets 2002:ad5:3a02::1 past the policy ($out)" \
 			'[ "$out" != "connect: ECONNREFUSED" ] && ! contains "$E2E_TMP/log" "egress: denied"'
+	fi
+	# IP_HDRINCL: the header's source must be the sandbox's, its destination
+	# passes the policy as sendto's does (host: the sentry has no raw
+	# sockets; none: no interface to leave by).
+	if [ "$m" = sandbox ]; then
+		guest "$m" -- rawhdr 10.213.57.6 $NEIGHBOUR $NEIGHBOUR
+		check_eq "--network=$m: a raw packet with a forged source is EPERM" "sendto: EPERM" "$out"
+		guest "$m" -- rawhdr 0.0.0.0 169.254.169.254 $NEIGHBOUR
+		check_eq "--network=$m: a raw packet to 169.254.169.254 through the neighbour is EACCES" \
+			"sendto: EACCES" "$out"
+		guest "$m" -- rawhdr 10.213.57.1 $NEIGHBOUR $NEIGHBOUR
+		check_eq "--network=$m: a raw packet of its own address to the neighbour goes" \
+			"sendto: ok" "$out"
+	else
+		for _ in 1 2 3; do skip "--network=$m: no raw packets to an interface"; done
 	fi
 done
 check_clean "the egress checks"

@@ -145,7 +145,10 @@ static void real_intervals(void)
 	while (hits < 10)
 		sigsuspend(&none);
 	usleep(50000);
-	CHECK_EQ(hits, 10, "a 5 ms ITIMER_REAL interval fires again and again (10 counted)");
+	/* The 10th handler disarms; an expiry that came while it ran (a slow
+	 * machine: more than 5 ms in the handler) is delivered after it. */
+	CHECK(hits == 10 || hits == 11,
+	      "a 5 ms ITIMER_REAL interval fires again and again (10 counted), then stops");
 }
 
 static void cpu_timers(void)
