@@ -9,6 +9,7 @@
 #include "lib/util.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -76,7 +77,10 @@ static long do_getdents(struct task *t, int fd, uint64_t ubuf, uint64_t count, b
 		file_put(f);
 		return -ENOENT; /* a removed directory lists nothing (Linux's IS_DEADDIR) */
 	}
-	b.size = MIN((size_t)count, (size_t)DIRENT_BUF);
+	/* count is an unsigned int that Linux keeps in an int: past INT_MAX no
+	 * entry fits (EINVAL, or 0 at the end) */
+	count = (uint32_t)count;
+	b.size = count > INT_MAX ? 0 : MIN((size_t)count, (size_t)DIRENT_BUF);
 	b.buf = xmalloc(b.size ? b.size : 1);
 	pthread_mutex_lock(&f->pos_lock);
 	ret = f->ops->getdents(f, &b.e);

@@ -89,6 +89,10 @@ static void dents(void)
 	CHECK(once == NFILES && dots == 2 && other == 0, "still every file once");
 	CHECK_EQ(lseek(fd, 0, SEEK_SET), 0, "rewind");
 	CHECK_ERRNO(syscall(SYS_getdents64, fd, buf, 8), EINVAL, "a buffer too small for an entry");
+	CHECK_ERRNO(syscall(SYS_getdents64, fd, buf, 0x80000000ul), EINVAL,
+		    "a count past INT_MAX (the kernel's int goes negative)");
+	CHECK_ERRNO(syscall(SYS_getdents64, fd, buf, 0x100000008ul), EINVAL,
+		    "a count is 32 bits: 2^32 + 8 is 8");
 
 	/* Unlink a file the listing has not reached yet, after the first batch:
 	 * every other file is still seen exactly once. */
