@@ -60,17 +60,11 @@ SYSCALL(sendfile)
 	int64_t off = 0;
 	long ret;
 
-	if (!out || !in) {
+	/* do_sendfile's order: the input, its offset and the count
+	 * (rw_verify_area), then the output; a file without read (a
+	 * directory) or write has no splice op: EINVAL. */
+	if (!in || !flags_readable(file_getfl(in))) {
 		ret = -EBADF;
-		goto done;
-	}
-	if (!flags_readable(file_getfl(in)) || !flags_writable(file_getfl(out)) || !in->ops->read ||
-	    !out->ops->write) {
-		ret = -EBADF;
-		goto done;
-	}
-	if (file_getfl(out) & O_APPEND) {
-		ret = -EINVAL;
 		goto done;
 	}
 	if (a->a[2]) {
@@ -78,10 +72,22 @@ SYSCALL(sendfile)
 			ret = -EFAULT;
 			goto done;
 		}
-		if (off < 0 || !(in->fmode & FMODE_PREAD)) {
-			ret = off < 0 ? -EINVAL : -ESPIPE;
+		if (!(in->fmode & FMODE_PREAD)) {
+			ret = -ESPIPE;
 			goto done;
 		}
+	}
+	if ((int64_t)a->a[3] < 0 || off < 0 || (int64_t)((uint64_t)off + count) < 0) {
+		ret = -EINVAL;
+		goto done;
+	}
+	if (!out || !flags_writable(file_getfl(out))) {
+		ret = -EBADF;
+		goto done;
+	}
+	if (!in->ops->read || !out->ops->write || (file_getfl(out) & O_APPEND)) {
+		ret = -EINVAL;
+		goto done;
 	}
 	ret = fsize_write_check(t, out, -1, &count);
 	if (ret == 0)

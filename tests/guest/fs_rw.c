@@ -254,6 +254,14 @@ static void copies(void)
 	CHECK(strcmp(buf, "The quickquick brown fox") == 0, "what sendfile copied");
 	off = -1;
 	CHECK_ERRNO(sendfile(out, in, &off, 1), EINVAL, "sendfile from a negative offset");
+	off = 0x7ffffffffffffffell;
+	CHECK_ERRNO(sendfile(out, in, &off, 3), EINVAL, "sendfile whose offset + count overflows");
+	CHECK_ERRNO(sendfile(out, in, NULL, (size_t)-1), EINVAL, "sendfile of a negative count");
+	{
+		int dir = open(".", O_RDONLY | O_DIRECTORY);
+		CHECK_ERRNO(sendfile(out, dir, NULL, 1), EINVAL, "sendfile from a directory");
+		close(dir);
+	}
 	close(out);
 
 	out = open("cfr", O_RDWR | O_CREAT | O_EXCL, 0644);
