@@ -245,7 +245,8 @@ SYSCALL(utime)
 SYSCALL(truncate)
 {
 	char path[VFS_PATH_MAX];
-	struct iattr attr = {.valid = ATTR_SIZE | ATTR_MTIME | ATTR_MTIME_NOW};
+	/* notify_change: a size change sets ctime and mtime, as ftruncate's */
+	struct iattr attr = {.valid = ATTR_SIZE | ATTR_MTIME | ATTR_MTIME_NOW | ATTR_CTIME};
 	struct path p;
 	int ret;
 

@@ -200,6 +200,12 @@ static int ts_eq(struct timespec a, long sec, long nsec)
 	return a.tv_sec == sec && a.tv_nsec == nsec;
 }
 
+/* Is a later than b? */
+static int ts_after(struct timespec a, struct timespec b)
+{
+	return a.tv_sec > b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec > b.tv_nsec);
+}
+
 static void timestamps(void)
 {
 	struct timespec ts[2], now;
@@ -231,6 +237,14 @@ static void timestamps(void)
 	      "atime is now");
 	CHECK(ts_eq(st.st_mtim, 1300000000, 0), "mtime is kept");
 	CHECK(st.st_ctim.tv_sec >= now.tv_sec - 1, "ctime is now");
+	{
+		struct stat b = st;
+		usleep(20000);
+		CHECK_EQ(truncate("f", b.st_size + 1), 0, "truncate(2) to another size");
+		CHECK_EQ(stat("f", &st), 0, "stat");
+		CHECK(ts_after(st.st_ctim, b.st_ctim) && ts_after(st.st_mtim, b.st_mtim),
+		      "truncate(2) moves ctime and mtime on");
+	}
 
 	CHECK_EQ(utimensat(AT_FDCWD, "f", NULL, 0), 0, "utimensat with NULL times");
 	CHECK_EQ(stat("f", &st), 0, "stat");
