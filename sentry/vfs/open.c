@@ -116,6 +116,9 @@ int vfs_open_path(struct task *t, const struct path *p, int flags, struct file *
 	}
 	if (!inode->ops->open)
 		return -ENXIO;
+	/* do_dentry_open: only a regular file may take O_DIRECT (FMODE_CAN_ODIRECT) */
+	if ((flags & O_DIRECT) && S_ISDIR(inode->mode))
+		return -EINVAL;
 	ret = inode->ops->open(inode, p->dentry, flags & ~OPEN_TRANSIENT, &f);
 	if (ret)
 		return ret;

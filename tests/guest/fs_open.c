@@ -100,6 +100,7 @@ static void flags(void)
 
 	CHECK_EQ(mkdir("d", 0755), 0, "mkdir d");
 	CHECK_ERRNO(open("f", O_RDONLY | O_DIRECTORY), ENOTDIR, "O_DIRECTORY on a file");
+	CHECK_ERRNO(open("d", O_RDONLY | O_DIRECT), EINVAL, "O_DIRECT on a directory");
 	fd = open("d", O_RDONLY | O_DIRECTORY);
 	CHECK(fd >= 0, "O_DIRECTORY on a directory");
 	/* (read from a directory: fs_pending) */
