@@ -1262,16 +1262,14 @@ static long proc_read(struct file *f, void *buf, size_t len, int64_t *pos)
 	return (long)n;
 }
 
+/* Linux's seq_lseek: from the start or the current position only; a
+ * sysctl (default_llseek) also from its end, its size being 0. */
 static int64_t proc_llseek(struct file *f, int64_t off, int whence)
 {
 	struct proc_text *text = f->priv;
 
-	if (whence == SEEK_END && !text->made) {
-		int ret = proc_make_text(f->inode, text);
-		if (ret < 0)
-			return ret;
-	}
-
+	if (whence != SEEK_SET && whence != SEEK_CUR)
+		return PI(f->inode)->sysctl ? generic_llseek(f, off, whence, 0) : -EINVAL;
 	return generic_llseek(f, off, whence, (int64_t)text->len);
 }
 

@@ -122,6 +122,8 @@ static int64_t mounts_llseek(struct file *f, int64_t off, int whence)
 	struct mounts_file *mf = f->priv;
 	int64_t ret;
 
+	if (whence != SEEK_SET && whence != SEEK_CUR)
+		return -EINVAL; /* seq_lseek */
 	pthread_mutex_lock(&mf->lock);
 	if (!mf->text)
 		list_mounts(mf);

@@ -145,6 +145,15 @@ static void check_threads(void)
 	fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY);
 	CHECK(fd >= 0 && lseek(fd, 0, SEEK_END) >= 0, "lseek(SEEK_END) on task/");
 	close(fd);
+	/* a /proc file is a seq_file: from the start or the position only */
+	fd = open("/proc/self/stat", O_RDONLY);
+	CHECK_ERRNO(lseek(fd, 0, SEEK_END), EINVAL, "lseek(SEEK_END) on /proc/self/stat");
+	CHECK_EQ(lseek(fd, 5, SEEK_SET), 5, "lseek(SEEK_SET) on it");
+	CHECK_EQ(lseek(fd, 2, SEEK_CUR), 7, "lseek(SEEK_CUR) on it");
+	close(fd);
+	fd = open("/proc/sys/kernel/ostype", O_RDONLY);
+	CHECK_EQ(lseek(fd, 0, SEEK_END), 0, "a sysctl seeks from its end (size 0)");
+	close(fd);
 }
 
 static void check_other_process(void)
