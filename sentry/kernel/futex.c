@@ -9,6 +9,7 @@
  * does. A waiter sleeps on its task's wake word (sentry/kernel/wait.h).
  */
 #include "config.h"
+#include "platform/platform.h"
 #include "sentry/kernel/futex.h"
 #include "sentry/kernel/signal.h"
 #include "sentry/kernel/task.h"
@@ -114,6 +115,20 @@ static int get_key(struct task *t, uint64_t addr, bool private, bool write, stru
 	return ret;
 }
 
+/* The key of a private futex that is only woken (Linux's get_futex_key
+ * without FLAGS_SHARED: an aligned user address, mapped or not; nothing
+ * reads its word). */
+static int private_wake_key(struct task *t, uint64_t addr, struct futex_key *key)
+{
+	if (addr & 3)
+		return -EINVAL;
+	if (addr > HOST_TASK_SIZE - sizeof(uint32_t))
+		return -EFAULT;
+	key->obj = t->mm;
+	key->off = addr;
+	return 0;
+}
+
 /* Lock the bucket w is queued in: a requeue may move it (and change its key)
  * under both buckets' locks, so check again once locked. */
 static struct bucket *lock_waiter_bucket(struct futex_waiter *w)
@@ -206,7 +221,8 @@ static long futex_wake(struct task *t, uint64_t addr, bool private, int n, uint3
 
 	if (!bitset)
 		return -EINVAL;
-	ret = get_key(t, addr, private, false, &key, &word);
+	ret = private ? private_wake_key(t, addr, &key)
+		      : get_key(t, addr, false, false, &key, &word);
 	if (ret)
 		return ret;
 	b = bucket_of(&key);
@@ -302,7 +318,7 @@ static long futex_wake_op(struct task *t, uint64_t addr, uint64_t addr2, bool pr
 	/* Sign-extend the 12-bit fields. */
 	oparg = (oparg << 20) >> 20;
 	cmparg = (cmparg << 20) >> 20;
-	ret = get_key(t, addr, private, false, &k1, &word);
+	ret = private ? private_wake_key(t, addr, &k1) : get_key(t, addr, false, false, &k1, &word);
 	if (ret == 0)
 		ret = get_key(t, addr2, private, true, &k2, &word2);
 	*cow = ret == KEY_COW;

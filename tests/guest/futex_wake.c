@@ -117,6 +117,20 @@ int main(void)
 	CHECK_EQ(futex(&word_b, FUTEX_WAKE, INT_MAX, 0, NULL, 0), 2, "FUTEX_WAKE of all");
 	CHECK(woken_settles_at(3), "all three woke");
 	join(th, 3);
+	/* A private futex that is only woken needs no memory: NULL, unmapped. */
+	{
+		uint32_t w = 1;
+		CHECK_EQ(futex(NULL, FUTEX_WAKE_OP | FUTEX_PRIVATE_FLAG, 0, 0, &w,
+			       FUTEX_OP(FUTEX_OP_SET, 9, FUTEX_OP_CMP_EQ, 0)),
+			 0, "private FUTEX_WAKE_OP at NULL wakes nobody");
+		CHECK_EQ(w, 9, "and still sets the second word");
+	}
+	CHECK_EQ(futex(NULL, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, 0, NULL, 0), 0,
+		 "private FUTEX_WAKE at NULL: 0");
+	CHECK_ERRNO(futex(NULL, FUTEX_WAKE, 1, 0, NULL, 0), EFAULT,
+		    "a shared FUTEX_WAKE at NULL is EFAULT");
+	CHECK_ERRNO(futex((uint32_t *)2, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, 0, NULL, 0), EINVAL,
+		    "a misaligned one EINVAL");
 
 	/* FUTEX_WAKE_OP: one waiter at each word. */
 	woken = 0;
