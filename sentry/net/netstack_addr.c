@@ -268,7 +268,10 @@ int ns_getname(struct socket *s, void *addr, bool peer)
 
 	ns_lock();
 	if (peer) {
-		if (!ns->has_peer || (ns->sock.type == SOCK_STREAM && ns->state != NS_CONNECTED)) {
+		/* inet_getname: a peer of port 0 (a datagram socket connected to
+		 * port 0, or to the wildcard) is none */
+		if (!ns->has_peer || ns->remote_port == 0 ||
+		    (ns->sock.type == SOCK_STREAM && ns->state != NS_CONNECTED)) {
 			ns_unlock();
 			return -ENOTCONN;
 		}

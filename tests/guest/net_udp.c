@@ -99,6 +99,17 @@ static void family_tests(int family)
 	usleep(50000);
 	CHECK_ERRNO(recv(c, buf, sizeof(buf), MSG_DONTWAIT), ECONNREFUSED,
 		    "the refusal comes back on the connected socket");
+	{
+		struct sockaddr_storage zero = srv, peer;
+		socklen_t plen = sizeof(peer);
+		if (family == AF_INET)
+			((struct sockaddr_in *)&zero)->sin_port = 0;
+		else
+			((struct sockaddr_in6 *)&zero)->sin6_port = 0;
+		CHECK_EQ(connect(c, (struct sockaddr *)&zero, slen), 0, "connect to port 0");
+		CHECK_ERRNO(getpeername(c, (struct sockaddr *)&peer, &plen), ENOTCONN,
+			    "then there is no peer to name");
+	}
 	close(c);
 }
 
