@@ -209,7 +209,7 @@ GUEST_H_DEPS = $(srcdir)/tests/guest/guest.h $(srcdir)/tests/guest/fsguest.h \
 	$(srcdir)/tests/guest/ttyguest.h \
 	$(srcdir)/tests/guest/seccompguest.h \
 	$(srcdir)/tests/guest/netguest.h \
-	$(srcdir)/tests/guest/ipcguest.h
+	$(srcdir)/tests/guest/ipcguest.h $(srcdir)/tests/guest/mountguest.h
 GUEST_CFLAGS = -std=gnu11 -O2 -g -Wall -Wextra -Wno-unused-parameter
 
 tests/guest/bin/%-static: $(srcdir)/tests/guest/%.c $(GUEST_H_DEPS)
@@ -232,7 +232,7 @@ tests/guest/bin/pending.list: Makefile
 check_DATA += $(GUEST_BINS) tests/guest/bin/tests.list tests/guest/bin/pending.list
 TESTS += tests/guest/run.sh
 EXTRA_DIST += tests/guest/run.sh tests/guest/guest.h tests/guest/fsguest.h tests/guest/ttyguest.h \
-	tests/guest/seccompguest.h tests/guest/netguest.h tests/guest/ipcguest.h \
+	tests/guest/seccompguest.h tests/guest/netguest.h tests/guest/ipcguest.h tests/guest/mountguest.h \
 	$(GUEST_ALL:%=tests/guest/%.c) $(GUEST_STDIN)
 
 # (and the e2e tests' programs: Makefile.am's clean-local runs this one)

@@ -9,7 +9,7 @@
  * mprotect; tmpfs's nr_inodes= limits its inodes; reads move atimes as relatime, strictatime and noatime say;
  * /proc/sys/fs/mount-max is there.
  */
-#include "guest.h"
+#include "mountguest.h"
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
@@ -17,18 +17,6 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <time.h>
-
-static char base[64];
-
-static const char *P(const char *name)
-{
-	static char buf[4][256];
-	static int i;
-
-	i = (i + 1) % 4;
-	snprintf(buf[i], sizeof(buf[i]), "%s/%s", base, name);
-	return buf[i];
-}
 
 /* POLLPRI on fd now (a poll that takes no time)? */
 static int pri(int fd)
@@ -209,16 +197,8 @@ int main(void)
 	char buf[32];
 	int fd;
 
-	snprintf(base, sizeof(base), "/tmp/guest-mevents.%d", (int)getpid());
-	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
-		printf("FAIL: no private mount namespace (errno %d)\n", errno);
+	if (mnt_enter("mevents"))
 		return 1;
-	}
-	if (mkdir(base, 0755) || mount("none", base, "tmpfs", 0, "mode=0755")) {
-		printf("FAIL: no tmpfs at the base (errno %d)\n", errno);
-		rmdir(base);
-		return 1;
-	}
 	events();
 	options();
 	readonly_and_noexec();
@@ -228,7 +208,6 @@ int main(void)
 	CHECK(fd >= 0 && read(fd, buf, sizeof(buf)) > 0 && atoi(buf) > 0, "mount-max is a number");
 	if (fd >= 0)
 		close(fd);
-	CHECK(umount2(base, MNT_DETACH) == 0, "unmount the base");
-	rmdir(base);
+	mnt_leave();
 	return GUEST_DONE();
 }

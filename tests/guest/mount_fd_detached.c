@@ -7,7 +7,7 @@
  * refused, the tree attached and unmounted while its context is still
  * open (not busy), a move into the tree's own subdirectory refused.
  */
-#include "guest.h"
+#include "mountguest.h"
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/mount.h>
@@ -17,18 +17,6 @@
 #ifndef AT_RECURSIVE
 #define AT_RECURSIVE 0x8000
 #endif
-
-static char base[64];
-
-static const char *P(const char *name)
-{
-	static char buf[4][256];
-	static int i;
-
-	i = (i + 1) % 4;
-	snprintf(buf[i], sizeof(buf[i]), "%s/%s", base, name);
-	return buf[i];
-}
 
 /* A detached tmpfs; its context's descriptor in *ctx. */
 static int detached(const char *source, int *ctx)
@@ -53,16 +41,8 @@ int main(void)
 {
 	int ctx1, ctx2, m1, m2, t;
 
-	snprintf(base, sizeof(base), "/tmp/guest-fdtree.%d", (int)getpid());
-	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
-		printf("FAIL: no private mount namespace (errno %d)\n", errno);
+	if (mnt_enter("fdtree"))
 		return 1;
-	}
-	if (mkdir(base, 0755) || mount("none", base, "tmpfs", 0, "mode=0755")) {
-		printf("FAIL: no tmpfs at the base (errno %d)\n", errno);
-		rmdir(base);
-		return 1;
-	}
 	m1 = detached("fdtree1", &ctx1);
 	m2 = detached("fdtree2", &ctx2);
 	CHECK(m1 >= 0 && m2 >= 0, "two detached tmpfs");
@@ -96,7 +76,6 @@ int main(void)
 	CHECK(umount2(P("at"), 0) == 0, "and the tree");
 	close(ctx1);
 	close(ctx2);
-	CHECK(umount2(base, MNT_DETACH) == 0, "unmount the base");
-	rmdir(base);
+	mnt_leave();
 	return GUEST_DONE();
 }

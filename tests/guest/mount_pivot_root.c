@@ -8,44 +8,14 @@
  * root on the new one and umount2(".") takes it off; mounts outside the
  * root are not in mountinfo.
  */
-#include "guest.h"
+#include "mountguest.h"
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-static char base[64];
 static int procfd = -1; /* /proc, opened before any chroot */
-
-static const char *P(const char *name)
-{
-	static char buf[4][256];
-	static int i;
-
-	i = (i + 1) % 4;
-	snprintf(buf[i], sizeof(buf[i]), "%s/%s", base, name);
-	return buf[i];
-}
-
-static int tmpfs(const char *path)
-{
-	return mount("none", path, "tmpfs", 0, "mode=0755");
-}
-
-static int touch(const char *path)
-{
-	int fd = creat(path, 0644);
-
-	return fd >= 0 && close(fd) == 0;
-}
-
-static int exists(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0;
-}
 
 static long pivot(const char *new_root, const char *put_old)
 {
@@ -91,11 +61,11 @@ static void child_success(void)
 {
 	CHECK(mountinfo_lines() == 3, "mountinfo shows only the mounts under the root");
 	CHECK(pivot("/new", "/new/old") == 0, "pivot_root into /new, the old root on /new/old");
-	CHECK(chdir("/") == 0 && exists("/inside") && exists("/old/marker"),
+	CHECK(chdir("/") == 0 && mnt_exists("/inside") && mnt_exists("/old/marker"),
 	      "the new root is /, the old one under /old");
-	CHECK(!exists("/new"), "nothing of the old root at /");
+	CHECK(!mnt_exists("/new"), "nothing of the old root at /");
 	CHECK(umount2("/old", MNT_DETACH) == 0, "the old root unmounts");
-	CHECK(!exists("/old/marker"), "and is gone");
+	CHECK(!mnt_exists("/old/marker"), "and is gone");
 }
 
 static void child_errors(void)
@@ -123,7 +93,7 @@ static void child_dot(void)
 	CHECK(chdir("/new") == 0, "cd into the new root");
 	CHECK(pivot(".", ".") == 0, "pivot_root(\".\", \".\")");
 	CHECK(umount2(".", MNT_DETACH) == 0, "umount2(\".\") takes the old root off");
-	CHECK(exists("inside") && !exists("marker"), "the new root shows");
+	CHECK(mnt_exists("inside") && !mnt_exists("marker"), "the new root shows");
 }
 
 /* A child whose cwd is outside its root: "." cannot be the new root. */
@@ -135,15 +105,15 @@ static void child_unreachable(void)
 static void setup(void)
 {
 	mkdir(P("root"), 0755);
-	CHECK(tmpfs(P("root")) == 0 && touch(P("root/marker")), "a tmpfs for the root");
+	CHECK(mnt_tmpfs(P("root")) == 0 && mnt_touch(P("root/marker")), "a tmpfs for the root");
 	mkdir(P("root/new"), 0755);
 	mkdir(P("root/plain"), 0755);
 	mkdir(P("root/plain/old"), 0755);
 	mkdir(P("root/elsewhere"), 0755);
-	CHECK(tmpfs(P("root/new")) == 0 && touch(P("root/new/inside")), "a tmpfs for the new root");
+	CHECK(mnt_tmpfs(P("root/new")) == 0 && mnt_touch(P("root/new/inside")), "a tmpfs for the new root");
 	mkdir(P("root/new/old"), 0755);
 	mkdir(P("root/other"), 0755);
-	CHECK(tmpfs(P("root/other")) == 0, "a tmpfs on other");
+	CHECK(mnt_tmpfs(P("root/other")) == 0, "a tmpfs on other");
 }
 
 static void teardown(void)
@@ -156,17 +126,9 @@ int main(void)
 	int st;
 	pid_t pid;
 
-	snprintf(base, sizeof(base), "/tmp/guest-pivot.%d", (int)getpid());
 	procfd = open("/proc", O_RDONLY | O_DIRECTORY);
-	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
-		printf("FAIL: no private mount namespace (errno %d)\n", errno);
+	if (mnt_enter("pivot"))
 		return 1;
-	}
-	if (mkdir(base, 0755) || tmpfs(base)) {
-		printf("FAIL: no tmpfs at the base (errno %d)\n", errno);
-		rmdir(base);
-		return 1;
-	}
 	setup();
 	in_child(P("root"), child_errors);
 	in_child(P("root"), child_success);
@@ -199,14 +161,13 @@ int main(void)
 
 	/* Two mounts stacked on a directory: umount2(".") takes the top one. */
 	mkdir(P("dot"), 0755);
-	CHECK(tmpfs(P("dot")) == 0 && tmpfs(P("dot")) == 0, "two tmpfs stacked on dot");
-	CHECK(touch(P("dot/top")) && chdir(P("dot")) == 0, "cd into the top one");
-	CHECK(umount2(".", MNT_DETACH) == 0 && !exists(P("dot/top")),
+	CHECK(mnt_tmpfs(P("dot")) == 0 && mnt_tmpfs(P("dot")) == 0, "two tmpfs stacked on dot");
+	CHECK(mnt_touch(P("dot/top")) && chdir(P("dot")) == 0, "cd into the top one");
+	CHECK(umount2(".", MNT_DETACH) == 0 && !mnt_exists(P("dot/top")),
 	      "umount2(\".\") unmounts the top");
 	CHECK(umount2(P("dot"), 0) == 0, "the other one unmounts");
 	CHECK(chdir("/") == 0, "cd /");
 
-	CHECK(umount2(base, MNT_DETACH) == 0, "unmount the base");
-	rmdir(base);
+	mnt_leave();
 	return GUEST_DONE();
 }

@@ -9,25 +9,12 @@
  * covering mount moving down when what it covers goes, MOVE_MOUNT_SET_GROUP,
  * and a copied namespace whose mounts stay peers of the first's.
  */
-#include "guest.h"
+#include "mountguest.h"
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-
-static char base[64];
-
-/* The path base/name. */
-static const char *P(const char *name)
-{
-	static char buf[4][256];
-	static int i;
-
-	i = (i + 1) % 4;
-	snprintf(buf[i], sizeof(buf[i]), "%s/%s", base, name);
-	return buf[i];
-}
 
 struct minfo {
 	int found;    /* mounts on the path */
@@ -78,11 +65,6 @@ static struct minfo info(const char *path)
 	return mi;
 }
 
-static int tmpfs(const char *path)
-{
-	return mount("none", path, "tmpfs", 0, "mode=0755");
-}
-
 static int bind(const char *from, const char *to, unsigned long flags)
 {
 	return mount(from, to, NULL, MS_BIND | flags, NULL);
@@ -93,27 +75,13 @@ static int prop(const char *path, unsigned long type)
 	return mount(NULL, path, NULL, type, NULL);
 }
 
-static int touch(const char *path)
-{
-	int fd = creat(path, 0644);
-
-	return fd >= 0 && close(fd) == 0;
-}
-
-static int exists(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0;
-}
-
 static void peers(void)
 {
 	struct minfo a, b, c;
 
 	mkdir(P("a"), 0755);
 	mkdir(P("b"), 0755);
-	CHECK(tmpfs(P("a")) == 0, "a tmpfs on a");
+	CHECK(mnt_tmpfs(P("a")) == 0, "a tmpfs on a");
 	CHECK(info(P("a")).shared == 0, "a new mount is private");
 	CHECK(prop(P("a"), MS_SHARED) == 0, "MS_SHARED");
 	a = info(P("a"));
@@ -122,19 +90,19 @@ static void peers(void)
 	CHECK(bind(P("a"), P("b"), 0) == 0, "bind a onto b");
 	b = info(P("b"));
 	CHECK(b.shared == a.shared, "the bind of a shared mount is its peer");
-	CHECK(tmpfs(P("a/c")) == 0, "a tmpfs on a/c");
+	CHECK(mnt_tmpfs(P("a/c")) == 0, "a tmpfs on a/c");
 	c = info(P("b/c"));
 	CHECK(c.found == 1, "the mount propagates to the peer b");
 	CHECK(c.shared > 0 && c.shared != a.shared && c.shared == info(P("a/c")).shared,
 	      "the two copies are peers of a group of their own");
-	CHECK(touch(P("a/c/f")) && exists(P("b/c/f")), "one filesystem under both");
+	CHECK(mnt_touch(P("a/c/f")) && mnt_exists(P("b/c/f")), "one filesystem under both");
 	CHECK(umount2(P("b/c"), 0) == 0, "unmount b/c");
 	CHECK(info(P("a/c")).found == 0, "the unmount propagates back to a/c");
 	/* A peer with a submount of its own stays. */
-	CHECK(tmpfs(P("a/c")) == 0, "a tmpfs on a/c again");
+	CHECK(mnt_tmpfs(P("a/c")) == 0, "a tmpfs on a/c again");
 	CHECK(prop(P("b/c"), MS_PRIVATE) == 0, "b/c made private");
 	mkdir(P("a/c/g"), 0755);
-	CHECK(tmpfs(P("a/c/g")) == 0, "a tmpfs on a/c/g");
+	CHECK(mnt_tmpfs(P("a/c/g")) == 0, "a tmpfs on a/c/g");
 	CHECK(info(P("b/c/g")).found == 0, "not propagated to the private b/c");
 	CHECK(umount2(P("b/c"), MNT_DETACH) == 0, "unmount b/c");
 	CHECK(info(P("a/c")).found == 1, "a/c stays: it has a submount");
@@ -153,13 +121,13 @@ static void slaves(void)
 	s = info(P("s"));
 	CHECK(s.shared == 0 && s.master == a.shared, "s is a slave of a's group: master:N");
 	mkdir(P("a/d"), 0755);
-	CHECK(tmpfs(P("a/d")) == 0, "a tmpfs on a/d");
+	CHECK(mnt_tmpfs(P("a/d")) == 0, "a tmpfs on a/d");
 	CHECK(info(P("s/d")).found == 1 && info(P("b/d")).found == 1,
 	      "a mount on a reaches its peer and its slave");
 	CHECK(info(P("s/d")).master == info(P("a/d")).shared,
 	      "the slave's copy is a slave of the new mount's group");
 	mkdir(P("a/e"), 0755);
-	CHECK(tmpfs(P("s/e")) == 0, "a tmpfs on s/e");
+	CHECK(mnt_tmpfs(P("s/e")) == 0, "a tmpfs on s/e");
 	CHECK(info(P("a/e")).found == 0 && info(P("b/e")).found == 0,
 	      "a mount on the slave goes nowhere else");
 	CHECK(umount2(P("s/e"), 0) == 0, "unmount s/e");
@@ -180,7 +148,7 @@ static void unbindable_rec_move(void)
 {
 	mkdir(P("u"), 0755);
 	mkdir(P("v"), 0755);
-	CHECK(tmpfs(P("u")) == 0, "a tmpfs on u");
+	CHECK(mnt_tmpfs(P("u")) == 0, "a tmpfs on u");
 	CHECK(prop(P("u"), MS_UNBINDABLE) == 0 && info(P("u")).unbind, "MS_UNBINDABLE shows");
 	CHECK_ERRNO(bind(P("u"), P("v"), 0), EINVAL, "a bind of an unbindable mount");
 	CHECK(prop(P("u"), MS_SHARED) == 0 && !info(P("u")).unbind && info(P("u")).shared,
@@ -190,7 +158,7 @@ static void unbindable_rec_move(void)
 	CHECK(prop(P("u"), MS_PRIVATE) == 0 && !info(P("u")).unbind, "MS_PRIVATE clears it");
 	mkdir(P("u/x"), 0755);
 	mkdir(P("u/y"), 0755);
-	CHECK(tmpfs(P("u/x")) == 0 && tmpfs(P("u/y")) == 0, "two submounts in u");
+	CHECK(mnt_tmpfs(P("u/x")) == 0 && mnt_tmpfs(P("u/y")) == 0, "two submounts in u");
 	CHECK(prop(P("u"), MS_SHARED | MS_REC) == 0, "MS_SHARED | MS_REC");
 	CHECK(info(P("u")).shared && info(P("u/x")).shared && info(P("u/y")).shared &&
 		      info(P("u/x")).shared != info(P("u/y")).shared,
@@ -208,18 +176,18 @@ static void covers(void)
 {
 	mkdir(P("w"), 0755);
 	mkdir(P("x"), 0755);
-	CHECK(tmpfs(P("w")) == 0 && prop(P("w"), MS_SHARED) == 0, "a shared tmpfs on w");
+	CHECK(mnt_tmpfs(P("w")) == 0 && prop(P("w"), MS_SHARED) == 0, "a shared tmpfs on w");
 	mkdir(P("w/c"), 0755);
-	CHECK(tmpfs(P("w/c")) == 0 && touch(P("w/c/mark")), "a tmpfs on w/c, marked");
+	CHECK(mnt_tmpfs(P("w/c")) == 0 && mnt_touch(P("w/c/mark")), "a tmpfs on w/c, marked");
 	CHECK(info(P("w/c")).shared > 0, "a mount on a shared mount is shared");
 	CHECK(bind(P("w"), P("x"), 0) == 0, "w's peer on x, without w/c");
 	CHECK(info(P("x/c")).found == 0, "nothing on x/c");
-	CHECK(tmpfs(P("x/c")) == 0, "a tmpfs on x/c");
+	CHECK(mnt_tmpfs(P("x/c")) == 0, "a tmpfs on x/c");
 	CHECK(info(P("w/c")).found == 2, "its copy went under w/c's mount");
-	CHECK(exists(P("w/c/mark")), "w/c still shows its own mount");
+	CHECK(mnt_exists(P("w/c/mark")), "w/c still shows its own mount");
 	CHECK(umount2(P("x/c"), MNT_DETACH) == 0, "unmount x/c");
 	CHECK(info(P("x/c")).found == 0 && info(P("w/c")).found == 1, "its copy went too");
-	CHECK(exists(P("w/c/mark")) && info(P("w/c")).shared > 0, "w/c's mount moved down");
+	CHECK(mnt_exists(P("w/c/mark")) && info(P("w/c")).shared > 0, "w/c's mount moved down");
 	CHECK(umount2(P("x"), MNT_DETACH) == 0 && umount2(P("w"), MNT_DETACH) == 0,
 	      "unmount w and x");
 }
@@ -234,11 +202,11 @@ static void set_group(void)
 	mkdir(P("g1"), 0755);
 	mkdir(P("g2"), 0755);
 	mkdir(P("g3"), 0755);
-	CHECK(tmpfs(P("g1")) == 0 && prop(P("g1"), MS_SHARED) == 0, "a shared tmpfs on g1");
+	CHECK(mnt_tmpfs(P("g1")) == 0 && prop(P("g1"), MS_SHARED) == 0, "a shared tmpfs on g1");
 	mkdir(P("g1/x"), 0755);
 	CHECK(bind(P("g1"), P("g2"), 0) == 0 && prop(P("g2"), MS_PRIVATE) == 0,
 	      "a private bind of it on g2");
-	CHECK(tmpfs(P("g3")) == 0, "a private tmpfs on g3");
+	CHECK(mnt_tmpfs(P("g3")) == 0, "a private tmpfs on g3");
 	CHECK_ERRNO(move_mount(AT_FDCWD, P("g2"), AT_FDCWD, P("g3"), MOVE_MOUNT_SET_GROUP), EINVAL,
 		    "from a private mount");
 	CHECK_ERRNO(move_mount(AT_FDCWD, P("g1"), AT_FDCWD, P("g3"), MOVE_MOUNT_SET_GROUP), EINVAL,
@@ -248,7 +216,7 @@ static void set_group(void)
 	CHECK(info(P("g2")).shared == info(P("g1")).shared, "the two are peers");
 	CHECK_ERRNO(move_mount(AT_FDCWD, P("g1"), AT_FDCWD, P("g2"), MOVE_MOUNT_SET_GROUP), EINVAL,
 		    "onto a shared mount");
-	CHECK(tmpfs(P("g1/x")) == 0 && info(P("g2/x")).found == 1, "a mount on g1 reaches g2");
+	CHECK(mnt_tmpfs(P("g1/x")) == 0 && info(P("g2/x")).found == 1, "a mount on g1 reaches g2");
 	CHECK(umount2(P("g1"), MNT_DETACH) == 0 && umount2(P("g2"), MNT_DETACH) == 0 &&
 		      umount2(P("g3"), 0) == 0,
 	      "unmount g1, g2 and g3");
@@ -262,7 +230,7 @@ static void copied_namespace(void)
 	pid_t pid;
 
 	mkdir(P("n"), 0755);
-	CHECK(tmpfs(P("n")) == 0 && prop(P("n"), MS_SHARED) == 0, "a shared tmpfs on n");
+	CHECK(mnt_tmpfs(P("n")) == 0 && prop(P("n"), MS_SHARED) == 0, "a shared tmpfs on n");
 	mkdir(P("n/m"), 0755);
 	if (pipe(pfd) || pipe(cfd))
 		return;
@@ -276,7 +244,7 @@ static void copied_namespace(void)
 		_exit(ok ? 0 : 1);
 	}
 	CHECK(read(cfd[0], &c, 1) == 1, "the child has a namespace of its own");
-	CHECK(tmpfs(P("n/m")) == 0, "a tmpfs on n/m");
+	CHECK(mnt_tmpfs(P("n/m")) == 0, "a tmpfs on n/m");
 	CHECK(write(pfd[1], "g", 1) == 1, "told the child");
 	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
 	      "the child's copy of n received the mount");
@@ -289,24 +257,15 @@ static void copied_namespace(void)
 
 int main(void)
 {
-	snprintf(base, sizeof(base), "/tmp/guest-mprop.%d", (int)getpid());
 	/* Everything below happens in a namespace of our own, all private. */
-	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
-		printf("FAIL: no private mount namespace (errno %d)\n", errno);
+	if (mnt_enter("mprop"))
 		return 1;
-	}
-	if (mkdir(base, 0755) || tmpfs(base)) {
-		printf("FAIL: no tmpfs at the base (errno %d)\n", errno);
-		rmdir(base);
-		return 1;
-	}
 	peers();
 	slaves();
 	unbindable_rec_move();
 	covers();
 	set_group();
 	copied_namespace();
-	CHECK(umount2(base, MNT_DETACH) == 0, "unmount the base");
-	rmdir(base);
+	mnt_leave();
 	return GUEST_DONE();
 }

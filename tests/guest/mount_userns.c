@@ -8,24 +8,12 @@
  * to it (umount2 EINVAL, a non-recursive bind of the tree EINVAL) but the
  * whole tree unmounts.
  */
-#include "guest.h"
+#include "mountguest.h"
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-
-static char base[64];
-
-static const char *P(const char *name)
-{
-	static char buf[4][256];
-	static int i;
-
-	i = (i + 1) % 4;
-	snprintf(buf[i], sizeof(buf[i]), "%s/%s", base, name);
-	return buf[i];
-}
 
 /* shared:N and master:N of the topmost mount at path (-1: none there). */
 static int opt_of(const char *path, const char *key)
@@ -81,16 +69,8 @@ int main(void)
 	pid_t pid;
 	char c;
 
-	snprintf(base, sizeof(base), "/tmp/guest-muserns.%d", (int)getpid());
-	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
-		printf("FAIL: no private mount namespace (errno %d)\n", errno);
+	if (mnt_enter("muserns"))
 		return 1;
-	}
-	if (mkdir(base, 0755) || mount("none", base, "tmpfs", 0, "mode=0755")) {
-		printf("FAIL: no tmpfs at the base (errno %d)\n", errno);
-		rmdir(base);
-		return 1;
-	}
 	mkdir(P("s"), 0755);
 	mkdir(P("a"), 0755);
 	CHECK(mount("none", P("s"), "tmpfs", 0, "mode=0755") == 0 &&
@@ -116,7 +96,6 @@ int main(void)
 	      "the child's checks passed");
 	CHECK(ok_read && ok_bind && ok_write, "the tree at a was bound recursively onto s/b");
 	CHECK(access(P("s/b/g/deep"), F_OK) == 0, "the parent still has the tree");
-	CHECK(umount2(base, MNT_DETACH) == 0, "unmount the base");
-	rmdir(base);
+	mnt_leave();
 	return GUEST_DONE();
 }
