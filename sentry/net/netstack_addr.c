@@ -101,6 +101,24 @@ int ns_addr_dest(const struct ns_sock *ns, const void *addr, int len, ip_addr_t 
 	return ret;
 }
 
+int ns_msg_dest(const struct ns_sock *ns, const struct sock_msg *m, ip_addr_t *ip, uint16_t *port,
+		bool *to_addr)
+{
+	bool unspec;
+	int ret;
+
+	*to_addr = false;
+	if (m->namelen <= 0)
+		return 0;
+	ret = ns_addr_dest(ns, m->name, m->namelen, ip, port, &unspec);
+	if (unspec)
+		return 0;
+	if (ret < 0)
+		return ret;
+	*to_addr = true;
+	return 0;
+}
+
 int ns_addr_out(const struct ns_sock *ns, const ip_addr_t *ip, uint16_t port, void *out)
 {
 	if (ns->family == AF_INET) {

@@ -190,19 +190,14 @@ static long ping_sendmsg(struct socket *s, struct sock_msg *m)
 	uint16_t port;
 	struct pbuf *p;
 	uint8_t *b;
-	bool fault = false, to_addr = m->namelen > 0;
+	bool fault = false, to_addr;
 	long ret;
 
 	if (m->flags & MSG_OOB)
 		return -EOPNOTSUPP;
-	if (to_addr) {
-		bool unspec;
-		ret = ns_addr_dest(ns, m->name, m->namelen, &ip, &port, &unspec);
-		if (unspec)
-			to_addr = false;
-		else if (ret < 0)
-			return ret;
-	}
+	ret = ns_msg_dest(ns, m, &ip, &port, &to_addr);
+	if (ret < 0)
+		return ret;
 	if (len > PING_MAX_DATA)
 		return -EMSGSIZE;
 	if (len < ICMP_HDR)

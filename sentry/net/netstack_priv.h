@@ -179,6 +179,10 @@ int ns_addr_in(const struct ns_sock *ns, const void *addr, int len, ip_addr_t *i
  * the loopback, as on Linux. */
 int ns_addr_dest(const struct ns_sock *ns, const void *addr, int len, ip_addr_t *ip, uint16_t *port,
 		 bool *unspec);
+/* A send's destination, m->name, if it names one (*to_addr; AF_UNSPEC
+ * names none): ns_addr_dest's checks. */
+int ns_msg_dest(const struct ns_sock *ns, const struct sock_msg *m, ip_addr_t *ip, uint16_t *port,
+		bool *to_addr);
 /* The guest's form of ip:port for ns's family (SOCK_ADDR_MAX bytes). */
 int ns_addr_out(const struct ns_sock *ns, const ip_addr_t *ip, uint16_t port, void *out);
 /* Is ip one of the stack's own addresses (or a wildcard)? (core lock held) */

@@ -295,7 +295,7 @@ static int hdrincl_fix(struct ns_sock *ns, struct pbuf *p, const ip_addr_t *dst)
 static long raw_sendmsg_op(struct socket *s, struct sock_msg *m)
 {
 	struct ns_sock *ns = NS(s);
-	bool v6 = ns->family == AF_INET6, fault = false, to_addr = m->namelen > 0;
+	bool v6 = ns->family == AF_INET6, fault = false, to_addr;
 	size_t len = m->iter.count;
 	ip_addr_t ip;
 	uint16_t port;
@@ -304,16 +304,11 @@ static long raw_sendmsg_op(struct socket *s, struct sock_msg *m)
 
 	if (m->flags & MSG_OOB)
 		return -EOPNOTSUPP;
-	if (to_addr) {
-		bool unspec;
-		ret = ns_addr_dest(ns, m->name, m->namelen, &ip, &port, &unspec);
-		if (unspec)
-			to_addr = false;
-		else if (ret < 0)
-			return ret;
-		else if (v6 && IP_IS_V4(&ip))
-			return -EINVAL;
-	}
+	ret = ns_msg_dest(ns, m, &ip, &port, &to_addr);
+	if (ret < 0)
+		return ret;
+	if (to_addr && v6 && IP_IS_V4(&ip))
+		return -EINVAL;
 	if ((v6 && ns->protocol == IPPROTO_RAW) || ns->protocol > IPPROTO_RAW)
 		return -EINVAL;
 	if (len > IP_MAXPACKET - (v6 || ns->hdrincl ? 0 : IPV4_HDR))

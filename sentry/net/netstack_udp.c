@@ -181,21 +181,16 @@ static long udp_sendmsg_op(struct socket *s, struct sock_msg *m)
 	ip_addr_t ip;
 	uint16_t port;
 	struct pbuf *p;
-	bool fault = false, to_addr = m->namelen > 0;
+	bool fault = false, to_addr;
 	long ret;
 
 	if (m->flags & MSG_OOB)
 		return -EOPNOTSUPP;
-	if (to_addr) {
-		bool unspec;
-		ret = ns_addr_dest(ns, m->name, m->namelen, &ip, &port, &unspec);
-		if (unspec)
-			to_addr = false;
-		else if (ret < 0)
-			return ret;
-		else if (port == 0)
-			return -EINVAL;
-	}
+	ret = ns_msg_dest(ns, m, &ip, &port, &to_addr);
+	if (ret < 0)
+		return ret;
+	if (to_addr && port == 0)
+		return -EINVAL;
 	if (len > (ns->family == AF_INET ? UDP_MAX_PAYLOAD : UDP6_MAX_PAYLOAD))
 		return -EMSGSIZE;
 	p = pbuf_alloc(PBUF_TRANSPORT, (u16_t)len, PBUF_RAM);
