@@ -23,6 +23,7 @@ BB=$(command -v busybox) || {
 }
 if ! { ip link add vh0 type veth peer name vh1 &&
 	ip addr add 10.213.65.1/24 dev vh0 && ip addr add fd00:213:65::1/64 dev vh0 nodad &&
+	ip link set vh0 addrgenmode none && ip link set vh1 addrgenmode none &&
 	ip link set vh0 up && ip link set vh1 up && ip route add default via 10.213.65.2; }; then
 	diag "could not set up the veth pair in $E2E_NETNS"
 fi

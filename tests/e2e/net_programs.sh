@@ -87,9 +87,10 @@ printf 'line one\nline two\n' | $BB nc 127.0.0.1 9123
 wait \$pid
 echo "listener: \$?"
 cat got1
-# The server's input stays open a while: busybox nc -l quits at the end of
-# its input, and could do so before the question arrives.
-{ echo answer; sleep 1; } | $BB nc -l -p 9124 >got2 &
+# The server's input stays open until the question has arrived: busybox
+# nc -l quits at the end of its input (a fixed sleep lost the race on a
+# loaded machine, natively).
+{ echo answer; wait_for test -s got2; } | $BB nc -l -p 9124 >got2 &
 pid=\$!
 wait_for grep -q ':23A4 00000000:0000 0A' /proc/net/tcp
 echo question | $BB nc -w 2 127.0.0.1 9124

@@ -314,6 +314,16 @@ theirs() {
 	return 1
 }
 
+# reaped LINE: is LINE a gone cgroup of a rung do that had died before
+# (a /rung/do-PID whose PID is gone: an earlier run's sandbox killed
+# outright)? Any rung do removes such stale cgroups as it starts, and the
+# tests' did; that is not a change of theirs.
+reaped() {
+	n=$(printf '%s\n' "$1" | sed -nE 's|^gone: +[^ ]+ /rung/do-([0-9]+)$|\1|p')
+	[ -n "$n" ] && [ ! -d "/proc/$n" ] || return 1
+	echo "a dead rung do's cgroup (pid $n), removed as stale"
+}
+
 # args PID: the command line of PID, short.
 args() { tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null | cut -c1-200; }
 
@@ -343,7 +353,10 @@ differ() {
 		: >"$now/$f.theirs"
 		: >"$now/$f.theirs-lines"
 		while IFS= read -r l; do
-			if m=$(theirs "$l"); then
+			if m=$(reaped "$l"); then
+				echo "  $l: $m" >>"$now/$f.theirs"
+				echo "$l" >>"$now/$f.theirs-lines"
+			elif m=$(theirs "$l"); then
 				echo "  $l: $m" >>"$now/$f.theirs"
 				echo "$l" >>"$now/$f.theirs-lines"
 			else
