@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <linux/sockios.h>
 #include <fcntl.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -324,6 +325,12 @@ static bool ioctl_shape(unsigned long cmd, enum ioc_arg *kind, size_t *size)
 		return true;
 	case TIOCGWINSZ:
 		*kind = ARG_OUT, *size = sizeof(struct winsize);
+		return true;
+	case SIOCGSTAMP_OLD:
+	case SIOCGSTAMPNS_OLD:
+	case SIOCGSTAMP_NEW:
+	case SIOCGSTAMPNS_NEW:
+		*kind = ARG_OUT, *size = sizeof(struct timespec); /* a timeval is as long */
 		return true;
 	case FIONREAD:
 	case TIOCOUTQ:

@@ -702,14 +702,14 @@ static void scm_deliver(struct task *t, struct ctl_out *c, struct scm *scm, int 
 }
 
 /*
- * sock_recvmsg. MSG_ERRQUEUE reads an inet socket's error queue, which is
- * always empty in rung (ICMP errors reach the guest through SO_ERROR
- * only): EAGAIN at once, as ip_recv_error answers. Unix and netlink
- * sockets have no error queue and ignore the flag, as Linux's do.
+ * sock_recvmsg. MSG_ERRQUEUE reads an inet socket's error queue: the
+ * sandbox stack's UDP sockets have one (IP_RECVERR); the others' is
+ * always empty: EAGAIN at once, as ip_recv_error answers. Unix and
+ * netlink sockets have no error queue and ignore the flag, as Linux's do.
  */
 static long sock_recv(struct socket *s, struct sock_msg *m)
 {
-	if ((m->flags & MSG_ERRQUEUE) && is_inet(s))
+	if ((m->flags & MSG_ERRQUEUE) && is_inet(s) && !s->ops->errqueue)
 		return -EAGAIN;
 	return s->ops->recvmsg(s, m);
 }

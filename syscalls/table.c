@@ -139,9 +139,9 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	     "(never broken); O_ASYNC: SIGIO for pipes and sockets (no owner permission check)",
 	     3, A_FD, A_FCNTL_CMD, A_HEX),
 	PART(ioctl,
-	     "ttys and ptys (job control, termios, sizes, queues, TIOCGPTPEER), FIONREAD, FIONBIO, "
-	     "FIOASYNC, FIOCLEX, socket owners, SIOCGIF*; TIOCPKT, TIOCVHANGUP, TIOCCONS, locked "
-	     "termios, SIOCSIF*: ENOTTY",
+	     "ttys, ptys (job control, termios, sizes, TIOCGPTPEER), FIONREAD, FIONBIO, "
+	     "FIOASYNC, FIOCLEX, socket owners, SIOCGIF*, SIOCGSTAMP(NS); TIOCPKT, TIOCVHANGUP, "
+	     "TIOCCONS, locked termios, SIOCSIF*: ENOTTY",
 	     3, A_FD, A_IOCTL_REQ, A_HEX),
 	REFUSED(vhangup, EPERM,
 		"EPERM, as without CAP_SYS_TTY_CONFIG (a container's root): terminals hang up when "
@@ -309,8 +309,8 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	     "the egress policy checks msg_name (EACCES), no ancillary data (host mode)",
 	     3, A_FD, A_PTR, A_HEX),
 	PART(recvmsg,
-	     "SCM_RIGHTS, SCM_CREDENTIALS; no MSG_OOB; inet sockets: an empty error queue "
-	     "(MSG_ERRQUEUE: EAGAIN); host mode: no ancillary data (IP_PKTINFO, timestamps)",
+	     "SCM_RIGHTS, SCM_CREDENTIALS; no MSG_OOB; MSG_ERRQUEUE: UDP's ICMP errors "
+	     "(IP_RECVERR), else EAGAIN; host mode: no ancillary data, no error queue",
 	     3, A_FD, A_PTR, A_HEX),
 	PART(sendmmsg, "as sendmsg", 4, A_FD, A_PTR, A_UINT, A_HEX),
 	PART(recvmmsg, "as recvmsg; the timeout is checked after each message, as Linux", 5, A_FD,

@@ -291,6 +291,7 @@ struct ns_sock *ns_sock_new(int family, int type, int protocol)
 	list_init(&ns->accq);
 	list_init(&ns->acc_link);
 	list_init(&ns->udp_link);
+	list_init(&ns->errq);
 	list_add_tail(&ns->all_link, &ns_all_socks);
 	ns->sndbuf = type == SOCK_STREAM ? NS_TCP_SNDBUF_DEFAULT : NS_UDP_BUF_DEFAULT;
 	ns->rcvbuf = type == SOCK_STREAM ? NS_TCP_RCVBUF_DEFAULT : NS_UDP_BUF_DEFAULT;
@@ -317,6 +318,7 @@ struct ns_sock *ns_sock_new(int family, int type, int protocol)
 
 void ns_sock_free(struct ns_sock *ns)
 {
+	ns_errq_release(ns);
 	ns_uncharge(ns, ns->charged);
 	list_del(&ns->all_link);
 	pthread_mutex_destroy(&ns->rlock);

@@ -9,6 +9,8 @@
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/task.h"
 
+#include <lwip/ip.h>
+#include <lwip/ip6.h>
 #include <lwip/netif.h>
 #include <lwip/tcp.h>
 #include <lwip/udp.h>
@@ -117,6 +119,26 @@ int ns_msg_dest(const struct ns_sock *ns, const struct sock_msg *m, ip_addr_t *i
 		return ret;
 	*to_addr = true;
 	return 0;
+}
+
+bool ns_route_source(const struct ns_sock *ns, const ip_addr_t *dst, ip_addr_t *src,
+		     struct netif **out)
+{
+	struct netif *n = ip_route(&ns->local_ip, dst);
+	const ip_addr_t *s;
+
+	*out = n;
+	if (!n)
+		return false;
+	if (IP_IS_V4(dst)) {
+		ip_addr_copy_from_ip4(*src, *netif_ip4_addr(n));
+		return true;
+	}
+	s = ip6_select_source_address(n, ip_2_ip6(dst));
+	if (!s)
+		return false;
+	ip_addr_copy(*src, *s);
+	return true;
 }
 
 int ns_addr_out(const struct ns_sock *ns, const ip_addr_t *ip, uint16_t port, void *out)
@@ -274,6 +296,10 @@ int ns_bind_op(struct socket *s, const void *addr, int len)
 		return ret;
 	ns_lock();
 	ret = ns_bind_locked(ns, &ip, port);
+	if (ret == 0) { /* inet_bind's SOCK_BINDADDR_LOCK, SOCK_BINDPORT_LOCK */
+		ns->bind_addr_lock = !ip_addr_isany(&ip);
+		ns->bind_port_lock = port != 0;
+	}
 	ns_unlock();
 	return ret;
 }
@@ -298,7 +324,7 @@ int ns_getname(struct socket *s, void *addr, bool peer)
 	} else {
 		ip_addr_copy(ip, ns->local_ip);
 		port = ns->local_port;
-		if (!ns->bound)
+		if (!ns->bound && !ns->bind_addr_lock)
 			ip_addr_set_any(ns->family == AF_INET6, &ip);
 	}
 	ns_unlock();

@@ -110,6 +110,7 @@ void ns_inherit_opts(struct ns_sock *ns, const struct ns_sock *l)
 	ns->tclass = l->tclass;
 	ns->hops = l->hops;
 	ns->recverr = l->recverr;
+	ns->recverr6 = l->recverr6;
 	ns->rcvtimeo = l->rcvtimeo;
 	ns->sndtimeo = l->sndtimeo;
 	ns->dontroute = l->dontroute;
@@ -383,8 +384,10 @@ static int set_ip(struct ns_sock *ns, int name, int v)
 			return -EINVAL;
 		ns->ttl = v;
 		break;
-	case IP_RECVERR:
+	case IP_RECVERR: /* off: the queue goes, as ip_setsockopt's purge */
 		ns->recverr = v != 0;
+		if (!v)
+			ns_errq_flush(ns);
 		return 0;
 	case IP_MTU_DISCOVER:
 		if (v < IP_PMTUDISC_DONT || v > IP_PMTUDISC_OMIT)
@@ -447,7 +450,9 @@ static int set_ipv6(struct ns_sock *ns, int name, int v)
 		ns->hops = v;
 		break;
 	case IPV6_RECVERR:
-		ns->recverr = v != 0;
+		ns->recverr6 = v != 0;
+		if (!v)
+			ns_errq_flush(ns);
 		return 0;
 	case IPV6_RECVPKTINFO:
 		ns->recvpktinfo6 = v != 0;
@@ -851,7 +856,7 @@ static int get_ipv6(struct ns_sock *ns, int name, union optval *v)
 		v->i = ns->hops >= 0 ? ns->hops : NS_TTL_DEFAULT;
 		break;
 	case IPV6_RECVERR:
-		v->i = ns->recverr;
+		v->i = ns->recverr6;
 		break;
 	case IPV6_RECVPKTINFO:
 		v->i = ns->recvpktinfo6;
@@ -896,10 +901,11 @@ int ns_getsockopt(struct socket *s, int level, int name, void *val, unsigned *le
 		ret = get_ip(ns, name, &v);
 		break;
 	case IPPROTO_IPV6:
-		ret = get_ipv6(ns, name, &v);
+		/* an AF_INET socket's other levels reach do_ip_getsockopt */
+		ret = ns->family == AF_INET ? -EOPNOTSUPP : get_ipv6(ns, name, &v);
 		break;
 	default:
-		ret = -ENOPROTOOPT;
+		ret = ns->family == AF_INET && level != IPPROTO_UDP ? -EOPNOTSUPP : -ENOPROTOOPT;
 		break;
 	}
 	ns_unlock();

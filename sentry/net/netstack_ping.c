@@ -266,7 +266,7 @@ void ns_ping_track(struct ns_sock *ns)
 		.sendmsg = ping_sendmsg, .recvmsg = ns_dgram_recvmsg,                        \
 		.shutdown = ns_dgram_shutdown, .setsockopt = ns_setsockopt,                  \
 		.getsockopt = ns_getsockopt, .poll = ns_dgram_poll, .inq = ns_dgram_inq,     \
-		.release = ping_release,                                                     \
+		.ioctl = ns_ioctl, .release = ping_release,                                  \
 	}
 
 const struct sock_ops ns_ping_ops[2] = {PING_OPS(AF_INET), PING_OPS(AF_INET6)};

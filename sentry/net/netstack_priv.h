@@ -70,6 +70,8 @@ struct ns_sock {
 		struct raw_pcb *raw;
 	} pcb;			       /* NULL until needed, and once lwIP freed it */
 	bool bound;		       /* has a local port */
+	bool bind_addr_lock;	       /* bind() chose the local address */
+	bool bind_port_lock;	       /* bind() chose the local port */
 	ip_addr_t local_ip, remote_ip; /* the last known, for getsockname/getpeername */
 	uint16_t local_port, remote_port;
 	bool has_peer;
@@ -89,6 +91,11 @@ struct ns_sock {
 	int acc_count, backlog;
 	struct list_head acc_link;
 	struct list_head udp_link; /* UDP: in the list ICMP errors search */
+	/* UDP: the error queue (netstack_errq.c), its bytes, the last
+	 * datagram's start for the errors' payload */
+	struct list_head errq;
+	size_t errq_len;
+	struct ns_quote *quote;
 	struct list_head all_link; /* in the stack's list of sockets (/proc/net) */
 	/* options */
 	bool v6only, reuseaddr, reuseport, keepalive, nodelay, broadcast, oobinline, cork;
@@ -97,12 +104,16 @@ struct ns_sock {
 	int linger_onoff, linger_secs;
 	int sndbuf, rcvbuf, rcvlowat, priority, maxseg, user_timeout;
 	int tos, ttl, tclass, hops;
-	bool recverr, quickack;
+	bool recverr, recverr6, quickack; /* IP_RECVERR, IPV6_RECVERR */
 	/* Kept and read back only: nothing in the stack acts on them (no
 	 * control messages, no routing by mark, no free bind). */
 	bool rcvbuf_locked, zerocopy, dontroute, rxq_ovfl, inq, freebind, mc_loop, mc6_loop;
 	bool recvtos, recvttl, pktinfo, recvpktinfo6, recvtclass6, recvhoplimit6;
 	int timestamp; /* 0, 1: SO_TIMESTAMP, 2: SO_TIMESTAMPNS */
+	/* SIOCGSTAMP's: when the last datagram read without a timestamp
+	 * option arrived (has_stamp: one was) */
+	bool has_stamp;
+	struct timespec stamp;
 	int mark, busy_poll, syncnt, linger2, window_clamp, notsent_lowat, fastopen;
 	int pmtudisc, mc_ttl, mc6_hops, incoming_cpu;
 	uint64_t cookie;    /* SO_COOKIE: given at the first ask, never 0 */
@@ -179,6 +190,10 @@ int ns_addr_in(const struct ns_sock *ns, const void *addr, int len, ip_addr_t *i
  * the loopback, as on Linux. */
 int ns_addr_dest(const struct ns_sock *ns, const void *addr, int len, ip_addr_t *ip, uint16_t *port,
 		 bool *unspec);
+/* The source address the stack would give a packet to dst, and the
+ * interface it leaves by (core lock held). */
+bool ns_route_source(const struct ns_sock *ns, const ip_addr_t *dst, ip_addr_t *src,
+		     struct netif **out);
 /* A send's destination, m->name, if it names one (*to_addr; AF_UNSPEC
  * names none): ns_addr_dest's checks. */
 int ns_msg_dest(const struct ns_sock *ns, const struct sock_msg *m, ip_addr_t *ip, uint16_t *port,
@@ -235,6 +250,24 @@ unsigned ns_dgram_poll(struct socket *s, struct poll_table *pt);
 long ns_dgram_inq(struct socket *s);
 int ns_dgram_listen(struct socket *s, int backlog);
 int ns_dgram_accept(struct socket *s, bool nonblock, struct socket **out);
+/* SIOCGSTAMP, SIOCGSTAMPNS of every socket of the stack. */
+long ns_ioctl(struct socket *s, unsigned long cmd, void *arg);
+/* A control message the stack made for m's receiver. */
+void ns_put_cmsg(struct scm *scm, int level, int type, const void *data, size_t len);
+
+/* --- netstack_errq.c: IP_RECVERR's queue (core lock held but for recv) --- */
+struct ns_quote;
+struct ns_icmp_err;
+/* A datagram of len bytes at data goes to dst:dport (its start is kept
+ * when the queue is on). */
+void ns_errq_note_send(struct ns_sock *ns, const ip_addr_t *dst, uint16_t dport, const void *data,
+		       size_t len);
+void ns_errq_queue(struct ns_sock *ns, const struct ns_icmp_err *e);
+void ns_errq_flush(struct ns_sock *ns);
+/* At the socket's end: the queue and the kept datagram. */
+void ns_errq_release(struct ns_sock *ns);
+/* recvmsg(MSG_ERRQUEUE): the oldest error, or EAGAIN (takes the lock). */
+long ns_errq_recv(struct ns_sock *ns, struct sock_msg *m);
 
 /* --- netstack_ping.c: ICMP echo sockets (SOCK_DGRAM, IPPROTO_ICMP/ICMPV6) --- */
 extern const struct sock_ops ns_ping_ops[2];
@@ -251,6 +284,20 @@ int ns_raw_init(struct ns_sock *ns);
 
 /* --- netstack_icmp.c (core lock held) --- */
 void ns_icmp_init(void);
+/* An ICMP error that quotes a datagram: the errno it means, whether it is
+ * a hard one (icmp_err_convert's fatal), the type, code and info (an MTU),
+ * who sent it, the datagram's destination, ports and UDP length, and the
+ * quoted bytes past the UDP header. */
+struct ns_icmp_err {
+	int err;
+	bool hard;
+	uint8_t type, code;
+	uint32_t info;
+	ip_addr_t offender, src, dst;
+	uint16_t sport, dport, udp_len;
+	const unsigned char *data;
+	size_t len;
+};
 void ns_icmp_track(struct ns_sock *ns);
 void ns_icmp_untrack(struct ns_sock *ns);
 

@@ -146,27 +146,6 @@ int ns_raw_init(struct ns_sock *ns)
 
 /* --- addresses ------------------------------------------------------------------------- */
 
-/* The source address the stack would give a packet to dst (core lock held). */
-static bool route_source(const struct ns_sock *ns, const ip_addr_t *dst, ip_addr_t *src,
-			 struct netif **out)
-{
-	struct netif *n = ip_route(&ns->local_ip, dst);
-	const ip_addr_t *s;
-
-	*out = n;
-	if (!n)
-		return false;
-	if (IP_IS_V4(dst)) {
-		ip_addr_copy_from_ip4(*src, *netif_ip4_addr(n));
-		return true;
-	}
-	s = ip6_select_source_address(n, ip_2_ip6(dst));
-	if (!s)
-		return false;
-	ip_addr_copy(*src, *s);
-	return true;
-}
-
 static int raw_bind_op(struct socket *s, const void *addr, int len)
 {
 	struct ns_sock *ns = NS(s);
@@ -219,7 +198,7 @@ static int raw_connect_op(struct socket *s, const void *addr, int len, bool nonb
 		ret = 0;
 	} else if (ns->family == AF_INET6 && IP_IS_V4(&ip)) {
 		ret = -EAFNOSUPPORT;
-	} else if (!route_source(ns, &ip, &src, &n)) {
+	} else if (!ns_route_source(ns, &ip, &src, &n)) {
 		ret = -ENETUNREACH;
 	} else {
 		if (!ns->bound) {
@@ -257,7 +236,7 @@ static int hdrincl_fix(struct ns_sock *ns, struct pbuf *p, const ip_addr_t *dst)
 
 	if (hl > p->tot_len)
 		return -EINVAL;
-	if (!route_source(ns, dst, &src, &n))
+	if (!ns_route_source(ns, dst, &src, &n))
 		return -ENETUNREACH;
 	memcpy(&saddr, h + 12, 4); /* (the caller made sure of 20 bytes) */
 	memcpy(&daddr, h + 16, 4);
@@ -496,7 +475,7 @@ static void raw_release_op(struct socket *s)
 		.sendmsg = raw_sendmsg_op, .recvmsg = ns_dgram_recvmsg,                          \
 		.shutdown = ns_dgram_shutdown, .setsockopt = raw_setsockopt_op,                  \
 		.getsockopt = raw_getsockopt_op, .poll = ns_dgram_poll, .inq = ns_dgram_inq,     \
-		.release = raw_release_op,                                                       \
+		.ioctl = ns_ioctl, .release = raw_release_op,                                    \
 	}
 
 const struct sock_ops ns_raw_ops[2] = {RAW_OPS(AF_INET), RAW_OPS(AF_INET6)};

@@ -700,7 +700,7 @@ static void tcp_release_op(struct socket *s)
 		.listen = tcp_listen_op, .accept = tcp_accept_op, .getname = ns_getname,           \
 		.sendmsg = tcp_sendmsg_op, .recvmsg = tcp_recvmsg_op, .shutdown = tcp_shutdown_op, \
 		.setsockopt = ns_setsockopt, .getsockopt = ns_getsockopt, .poll = tcp_poll_op,     \
-		.inq = tcp_inq_op, .release = tcp_release_op,                                      \
+		.ioctl = ns_ioctl, .inq = tcp_inq_op, .release = tcp_release_op,                   \
 	}
 
 const struct sock_ops ns_tcp_ops[2] = {TCP_OPS(AF_INET), TCP_OPS(AF_INET6)};

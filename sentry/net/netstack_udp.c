@@ -15,6 +15,8 @@
 #include <lwip/udp.h>
 
 #include <errno.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -54,10 +56,13 @@ void ns_dgram_queue(struct ns_sock *ns, struct pbuf *p, const ip_addr_t *addr, u
 {
 	struct ns_dgram d = {.port = port};
 
-	/* Dropped, as Linux drops them, past the receive buffer or the
-	 * sandbox's memory. */
+	/* Dropped, as Linux drops them, when the receive buffer is already
+	 * past full (__udp_enqueue_schedule_skb: one datagram may take it
+	 * past SO_RCVBUF, so an empty buffer takes any; ping sockets'
+	 * sock_queue_rcv_skb stops at full) or past the sandbox's memory. */
 	if ((ns->shutdown & SOCK_RCV_SHUTDOWN) ||
-	    ns->rx_len + p->tot_len + DGRAM_OVERHEAD > (size_t)ns->rcvbuf) {
+	    (ns->protocol == IPPROTO_UDP ? ns->rx_len > (size_t)ns->rcvbuf
+					 : ns->rx_len >= (size_t)ns->rcvbuf)) {
 		pbuf_free(p);
 		return;
 	}
@@ -110,37 +115,100 @@ int ns_udp_new_pcb(struct ns_sock *ns)
 	return 0;
 }
 
-/* A wildcard binding for an unbound socket (core lock held). */
+/* A wildcard binding for an unbound socket, or one to the address bind()
+ * chose before a disconnect gave up the port (core lock held). */
 static int autobind(struct ns_sock *ns)
 {
 	ip_addr_t any;
 
 	if (ns->bound)
 		return 0;
-	if (ns->family == AF_INET6 && !ns->v6only)
+	if (ns->bind_addr_lock)
+		ip_addr_copy(any, ns->local_ip);
+	else if (ns->family == AF_INET6 && !ns->v6only)
 		ip_addr_copy(any, *IP_ANY_TYPE);
 	else
 		ip_addr_set_any(ns->family == AF_INET6, &any);
 	return ns_bind_locked(ns, &any, 0);
 }
 
+/*
+ * An AF_INET address given to an AF_INET6 socket's connect or sendto: UDP
+ * takes it as the v4-mapped one (Linux's __ip6_datagram_connect and
+ * udpv6_sendmsg hand it to the IPv4 code), unless the socket is v6-only
+ * (v6only_err then). 1 when addr was one, 0 when not, or -errno.
+ */
+static int v4_on_v6(const struct ns_sock *ns, const void *addr, int len, int v6only_err,
+		    ip_addr_t *ip, uint16_t *port)
+{
+	struct sockaddr_in sin;
+	sa_family_t fam;
+
+	if (ns->family != AF_INET6 || len < (int)sizeof(fam))
+		return 0;
+	memcpy(&fam, addr, sizeof(fam));
+	if (fam != AF_INET)
+		return 0;
+	if (ns->v6only)
+		return -v6only_err;
+	if (len < (int)sizeof(sin))
+		return -EINVAL;
+	memcpy(&sin, addr, sizeof(sin));
+	ip_addr_set_ip4_u32_val(*ip, sin.sin_addr.s_addr);
+	if (ip_addr_isany(ip))
+		ip_addr_set_loopback(false, ip);
+	*port = ntohs(sin.sin_port);
+	return 1;
+}
+
+/*
+ * connect(AF_UNSPEC), as Linux's __udp_disconnect: no peer; the local
+ * address goes back to the wildcard unless bind() chose one, and the port
+ * is given up unless bind() chose one (core lock held).
+ */
+static int udp_disconnect_locked(struct ns_sock *ns)
+{
+	ns->has_peer = false;
+	ns->state = NS_CLOSED;
+	ns->bound_dev[0] = '\0'; /* and SO_BINDTODEVICE's interface */
+	if (!ns->pcb.udp)
+		return 0;
+	udp_disconnect(ns->pcb.udp);
+	ns_apply_opts(ns);
+	if (!ns->bind_addr_lock) {
+		ip_addr_set_any(ns->family == AF_INET6, &ns->local_ip);
+		if (ns->family == AF_INET6 && !ns->v6only)
+			ip_addr_copy(ns->local_ip, *IP_ANY_TYPE);
+		ip_addr_copy(ns->pcb.udp->local_ip, ns->local_ip);
+	}
+	if (!ns->bind_port_lock && ns->bound) {
+		/* lwIP cannot unbind a pcb: a new one, with the options */
+		udp_remove(ns->pcb.udp);
+		ns->pcb.udp = NULL;
+		ns_icmp_untrack(ns);
+		ns->bound = false;
+		ns->local_port = 0;
+		return ns_udp_new_pcb(ns);
+	}
+	return 0;
+}
+
 static int udp_connect_op(struct socket *s, const void *addr, int len, bool nonblock)
 {
 	struct ns_sock *ns = NS(s);
-	ip_addr_t ip;
+	ip_addr_t ip, src;
 	uint16_t port;
-	bool unspec;
-	int ret = ns_addr_dest(ns, addr, len, &ip, &port, &unspec);
+	bool unspec = false;
+	struct netif *n;
+	int ret = v4_on_v6(ns, addr, len, EAFNOSUPPORT, &ip, &port);
 
+	if (ret == 0)
+		ret = ns_addr_dest(ns, addr, len, &ip, &port, &unspec);
 	if (ret < 0 && !unspec)
 		return ret;
 	ns_lock();
 	if (unspec) {
-		ret = 0;
-		if (ns->pcb.udp)
-			udp_disconnect(ns->pcb.udp);
-		ns->has_peer = false;
-		ns->state = NS_CLOSED;
+		ret = udp_disconnect_locked(ns);
 		goto out;
 	}
 	ret = autobind(ns);
@@ -151,6 +219,10 @@ static int udp_connect_op(struct socket *s, const void *addr, int len, bool nonb
 		ns->remote_port = port;
 		ns->has_peer = true;
 		ns->state = NS_CONNECTED;
+		/* ip4_datagram_connect: a wildcard local address becomes the
+		 * source the route gives (getsockname shows it) */
+		if (!ns->bind_addr_lock && ns_route_source(ns, &ip, &src, &n))
+			ip_addr_copy(ns->pcb.udp->local_ip, src);
 		ip_addr_copy(ns->local_ip, ns->pcb.udp->local_ip);
 	}
 out:
@@ -186,7 +258,10 @@ static long udp_sendmsg_op(struct socket *s, struct sock_msg *m)
 
 	if (m->flags & MSG_OOB)
 		return -EOPNOTSUPP;
-	ret = ns_msg_dest(ns, m, &ip, &port, &to_addr);
+	ret = m->namelen > 0 ? v4_on_v6(ns, m->name, m->namelen, ENETUNREACH, &ip, &port) : 0;
+	to_addr = ret == 1;
+	if (ret == 0)
+		ret = ns_msg_dest(ns, m, &ip, &port, &to_addr);
 	if (ret < 0)
 		return ret;
 	if (to_addr && port == 0)
@@ -202,6 +277,11 @@ static long udp_sendmsg_op(struct socket *s, struct sock_msg *m)
 		return -EFAULT;
 	}
 	ns_lock();
+	/* sock_alloc_send_skb: a pending error (an ICMP error's) first */
+	if (ns->err) {
+		ret = ns_take_error(ns);
+		goto out;
+	}
 	if (ns->shutdown & SOCK_SEND_SHUTDOWN) {
 		ret = -EPIPE;
 		goto out;
@@ -218,6 +298,9 @@ static long udp_sendmsg_op(struct socket *s, struct sock_msg *m)
 	if (ret < 0)
 		goto out;
 	ns_apply_msg_opts(ns, &m->scm);
+	/* before lwIP puts its headers in front of the data */
+	ns_errq_note_send(ns, to_addr ? &ip : &ns->remote_ip, to_addr ? port : ns->remote_port,
+			  p->payload, len);
 	ret = ns_errno(to_addr ? udp_sendto(ns->pcb.udp, p, &ip, port) : udp_send(ns->pcb.udp, p));
 	ns_apply_opts(ns);
 	if (ret == 0)
@@ -230,7 +313,7 @@ out:
 	return ret;
 }
 
-static void put_meta(struct scm *scm, int level, int type, const void *data, size_t len)
+void ns_put_cmsg(struct scm *scm, int level, int type, const void *data, size_t len)
 {
 	struct cmsghdr h = {.cmsg_len = CMSG_LEN(len), .cmsg_level = level, .cmsg_type = type};
 
@@ -251,39 +334,39 @@ static void dgram_meta(struct ns_sock *ns, const struct ns_dgram *d, struct scm 
 
 	if (ns->timestamp == 1) {
 		struct timeval tv = {d->ts.tv_sec, d->ts.tv_nsec / 1000};
-		put_meta(scm, SOL_SOCKET, SCM_TIMESTAMP, &tv, sizeof(tv));
+		ns_put_cmsg(scm, SOL_SOCKET, SCM_TIMESTAMP, &tv, sizeof(tv));
 	} else if (ns->timestamp == 2) {
-		put_meta(scm, SOL_SOCKET, SCM_TIMESTAMPNS, &d->ts, sizeof(d->ts));
+		ns_put_cmsg(scm, SOL_SOCKET, SCM_TIMESTAMPNS, &d->ts, sizeof(d->ts));
 	}
 	if (ns->family == AF_INET6 && ns->recvpktinfo6) {
 		struct in6_pktinfo pi = {.ipi6_ifindex = (unsigned)d->ifindex};
 		struct sockaddr_storage ss;
 		ns_addr_out(ns, &d->dst, 0, &ss);
 		pi.ipi6_addr = ((struct sockaddr_in6 *)&ss)->sin6_addr;
-		put_meta(scm, IPPROTO_IPV6, IPV6_PKTINFO, &pi, sizeof(pi));
+		ns_put_cmsg(scm, IPPROTO_IPV6, IPV6_PKTINFO, &pi, sizeof(pi));
 	}
 	if (d->v4) { /* also on an AF_INET6 socket, as ip6_datagram_recv_ctl */
 		if (ns->pktinfo) {
 			struct in_pktinfo pi = {.ipi_ifindex = d->ifindex};
 			pi.ipi_spec_dst.s_addr = ip_2_ip4(&d->dst)->addr;
 			pi.ipi_addr.s_addr = ip_2_ip4(&d->dst)->addr;
-			put_meta(scm, IPPROTO_IP, IP_PKTINFO, &pi, sizeof(pi));
+			ns_put_cmsg(scm, IPPROTO_IP, IP_PKTINFO, &pi, sizeof(pi));
 		}
 		if (ns->recvttl) {
 			i = d->ttl;
-			put_meta(scm, IPPROTO_IP, IP_TTL, &i, sizeof(i));
+			ns_put_cmsg(scm, IPPROTO_IP, IP_TTL, &i, sizeof(i));
 		}
 		if (ns->recvtos)
-			put_meta(scm, IPPROTO_IP, IP_TOS, &d->tos, 1);
+			ns_put_cmsg(scm, IPPROTO_IP, IP_TOS, &d->tos, 1);
 		return;
 	}
 	if (ns->recvhoplimit6) {
 		i = d->ttl;
-		put_meta(scm, IPPROTO_IPV6, IPV6_HOPLIMIT, &i, sizeof(i));
+		ns_put_cmsg(scm, IPPROTO_IPV6, IPV6_HOPLIMIT, &i, sizeof(i));
 	}
 	if (ns->recvtclass6) {
 		i = d->tos;
-		put_meta(scm, IPPROTO_IPV6, IPV6_TCLASS, &i, sizeof(i));
+		ns_put_cmsg(scm, IPPROTO_IPV6, IPV6_TCLASS, &i, sizeof(i));
 	}
 }
 
@@ -301,6 +384,8 @@ long ns_dgram_recvmsg(struct socket *s, struct sock_msg *m)
 
 	if (m->flags & MSG_OOB)
 		return -EOPNOTSUPP;
+	if (m->flags & MSG_ERRQUEUE)
+		return ns_errq_recv(ns, m);
 	pthread_mutex_lock(&ns->rlock);
 	ns_lock();
 	for (;;) {
@@ -310,7 +395,9 @@ long ns_dgram_recvmsg(struct socket *s, struct sock_msg *m)
 		}
 		if (!list_empty(&ns->dgrams))
 			break;
-		if (ns->shutdown & SOCK_RCV_SHUTDOWN) {
+		/* Linux's __skb_recv_datagram: a non-blocking read finds
+		 * nothing (EAGAIN) before it looks at the shutdown */
+		if ((ns->shutdown & SOCK_RCV_SHUTDOWN) && !to.none_left) {
 			ret = 0;
 			goto fail;
 		}
@@ -326,6 +413,10 @@ long ns_dgram_recvmsg(struct socket *s, struct sock_msg *m)
 	ip_addr_copy(from, d->addr);
 	port = d->port;
 	dgram_meta(ns, d, &m->scm);
+	if (!ns->timestamp) { /* sock_recv_timestamp's sock_write_timestamp */
+		ns->stamp = d->ts;
+		ns->has_stamp = true;
+	}
 	if (!(m->flags & MSG_PEEK)) {
 		list_del(&d->link);
 		ns->rx_len -= dlen + DGRAM_OVERHEAD;
@@ -402,6 +493,32 @@ long ns_dgram_inq(struct socket *s)
 	return n;
 }
 
+/* sock_gettstamp: ENOENT until a datagram was read without a timestamp
+ * option on. */
+long ns_ioctl(struct socket *s, unsigned long cmd, void *arg)
+{
+	struct ns_sock *ns = NS(s);
+	struct timespec ts;
+	bool has;
+
+	if (cmd != SIOCGSTAMP_OLD && cmd != SIOCGSTAMPNS_OLD && cmd != SIOCGSTAMP_NEW &&
+	    cmd != SIOCGSTAMPNS_NEW)
+		return -ENOTTY;
+	ns_lock();
+	has = ns->has_stamp;
+	ts = ns->stamp;
+	ns_unlock();
+	if (!has)
+		return -ENOENT;
+	if (cmd == SIOCGSTAMP_OLD || cmd == SIOCGSTAMP_NEW) { /* the same on 64 bits */
+		struct timeval tv = {ts.tv_sec, ts.tv_nsec / 1000};
+		memcpy(arg, &tv, sizeof(tv));
+	} else {
+		memcpy(arg, &ts, sizeof(ts));
+	}
+	return 0;
+}
+
 int ns_dgram_listen(struct socket *s, int backlog)
 {
 	return -EOPNOTSUPP;
@@ -426,14 +543,14 @@ static void udp_release_op(struct socket *s)
 	ns_unlock();
 }
 
-#define UDP_OPS(fam)                                                                         \
-	{                                                                                    \
-		.family = fam, .bind = ns_bind_op, .connect = udp_connect_op,                \
-		.listen = ns_dgram_listen, .accept = ns_dgram_accept, .getname = ns_getname, \
-		.sendmsg = udp_sendmsg_op, .recvmsg = ns_dgram_recvmsg,                      \
-		.shutdown = ns_dgram_shutdown, .setsockopt = ns_setsockopt,                  \
-		.getsockopt = ns_getsockopt, .poll = ns_dgram_poll, .inq = ns_dgram_inq,     \
-		.release = udp_release_op,                                                   \
+#define UDP_OPS(fam)                                                                            \
+	{                                                                                       \
+		.family = fam, .errqueue = true, .bind = ns_bind_op, .connect = udp_connect_op, \
+		.listen = ns_dgram_listen, .accept = ns_dgram_accept, .getname = ns_getname,    \
+		.sendmsg = udp_sendmsg_op, .recvmsg = ns_dgram_recvmsg,                         \
+		.shutdown = ns_dgram_shutdown, .setsockopt = ns_setsockopt,                     \
+		.getsockopt = ns_getsockopt, .poll = ns_dgram_poll, .inq = ns_dgram_inq,        \
+		.ioctl = ns_ioctl, .release = udp_release_op,                                   \
 	}
 
 const struct sock_ops ns_udp_ops[2] = {UDP_OPS(AF_INET), UDP_OPS(AF_INET6)};

@@ -260,7 +260,7 @@ static long sock_ioctl(struct file *f, unsigned long cmd, void *arg)
 	long n;
 
 	if (cmd != FIONREAD)
-		return -ENOTTY;
+		return s->ops->ioctl ? s->ops->ioctl(s, cmd, arg) : -ENOTTY;
 	n = s->ops->inq ? s->ops->inq(s) : -ENOTTY;
 	if (n < 0)
 		return n;

@@ -104,6 +104,7 @@ struct socket;
 
 struct sock_ops {
 	int family;
+	bool errqueue; /* recvmsg reads MSG_ERRQUEUE itself (else: an empty queue) */
 	int (*bind)(struct socket *s, const void *addr, int len);
 	int (*connect)(struct socket *s, const void *addr, int len, bool nonblock);
 	int (*listen)(struct socket *s, int backlog);
@@ -120,6 +121,9 @@ struct sock_ops {
 	unsigned (*poll)(struct socket *s, struct poll_table *pt);
 	/* FIONREAD (SIOCINQ): bytes to read, or -errno. */
 	long (*inq)(struct socket *s);
+	/* The other ioctls of the kind (SIOCGSTAMP...): arg is the copied
+	 * argument, as sys_ioctl shapes it; NULL: ENOTTY. */
+	long (*ioctl)(struct socket *s, unsigned long cmd, void *arg);
 	/* The file was closed for the last time: drop the file's reference. */
 	void (*release)(struct socket *s);
 };

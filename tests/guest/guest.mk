@@ -178,6 +178,7 @@ GUEST_TESTS = \
 	nstack_sockopt_conn \
 	nstack_sockopt_cmsg \
 	nstack_sockopt_perm \
+	nstack_udp_icmp \
 	keys_basic \
 	keys_fork \
 	ns_mount \
