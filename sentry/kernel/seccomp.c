@@ -8,6 +8,7 @@
  */
 #include "config.h"
 #include "sentry/kernel/seccomp.h"
+#include "sentry/kernel/cbpf.h"
 #include "sentry/kernel/kernel.h"
 #include "sentry/kernel/process.h"
 #include "sentry/kernel/signal.h"
@@ -31,268 +32,47 @@
 #define SYS_SECCOMP 1
 #endif
 
-/* --- the checker ---------------------------------------------------------------- */
+/* --- the seccomp flavor of classic BPF (cbpf.h) --------------------------------------- */
 
-static bool is_cond_jump(uint16_t code)
+/* Only struct seccomp_data, a 32-bit word at a time, and its length. */
+static bool seccomp_load_ok(const struct sock_filter *f)
 {
-	switch (code) {
-	case BPF_JMP | BPF_JEQ | BPF_K:
-	case BPF_JMP | BPF_JEQ | BPF_X:
-	case BPF_JMP | BPF_JGE | BPF_K:
-	case BPF_JMP | BPF_JGE | BPF_X:
-	case BPF_JMP | BPF_JGT | BPF_K:
-	case BPF_JMP | BPF_JGT | BPF_X:
-	case BPF_JMP | BPF_JSET | BPF_K:
-	case BPF_JMP | BPF_JSET | BPF_X:
-		return true;
-	default:
-		return false;
-	}
-}
-
-/* One instruction on its own: an opcode seccomp takes, with operands in range. */
-static bool insn_ok(const struct sock_filter *f, unsigned pc, unsigned len)
-{
-	uint32_t k = f->k;
-
-	if (is_cond_jump(f->code))
-		return pc + f->jt + 1 < len && pc + f->jf + 1 < len;
 	switch (f->code) {
 	case BPF_LD | BPF_W | BPF_ABS:
-		/* Only struct seccomp_data, a 32-bit word at a time. */
-		return k < sizeof(struct seccomp_data) && (k & 3) == 0;
-	case BPF_ALU | BPF_DIV | BPF_K:
-		return k != 0;
-	case BPF_ALU | BPF_LSH | BPF_K:
-	case BPF_ALU | BPF_RSH | BPF_K:
-		return k < 32;
-	case BPF_LD | BPF_MEM:
-	case BPF_LDX | BPF_MEM:
-	case BPF_ST:
-	case BPF_STX:
-		return k < BPF_MEMWORDS;
-	case BPF_JMP | BPF_JA:
-		return k < len - pc - 1;
+		return f->k < sizeof(struct seccomp_data) && (f->k & 3) == 0;
 	case BPF_LD | BPF_W | BPF_LEN:
 	case BPF_LDX | BPF_W | BPF_LEN:
-	case BPF_RET | BPF_K:
-	case BPF_RET | BPF_A:
-	case BPF_ALU | BPF_ADD | BPF_K:
-	case BPF_ALU | BPF_ADD | BPF_X:
-	case BPF_ALU | BPF_SUB | BPF_K:
-	case BPF_ALU | BPF_SUB | BPF_X:
-	case BPF_ALU | BPF_MUL | BPF_K:
-	case BPF_ALU | BPF_MUL | BPF_X:
-	case BPF_ALU | BPF_DIV | BPF_X:
-	case BPF_ALU | BPF_AND | BPF_K:
-	case BPF_ALU | BPF_AND | BPF_X:
-	case BPF_ALU | BPF_OR | BPF_K:
-	case BPF_ALU | BPF_OR | BPF_X:
-	case BPF_ALU | BPF_XOR | BPF_K:
-	case BPF_ALU | BPF_XOR | BPF_X:
-	case BPF_ALU | BPF_LSH | BPF_X:
-	case BPF_ALU | BPF_RSH | BPF_X:
-	case BPF_ALU | BPF_NEG:
-	case BPF_LD | BPF_IMM:
-	case BPF_LDX | BPF_IMM:
-	case BPF_MISC | BPF_TAX:
-	case BPF_MISC | BPF_TXA:
 		return true;
 	default:
-		/* Packet loads (H, B, IND, MSH), MOD, RET X, unknown codes. */
-		return false;
+		return false; /* packet loads (H, B, IND, MSH) */
 	}
 }
 
-/*
- * Every read of a scratch word must follow a write of it on every path
- * that reaches the read. Jumps only go forward, so one pass suffices: each
- * instruction's set of written words is what all its predecessors agree on.
- */
-static bool memory_ok(const struct sock_filter *insns, unsigned len)
+static bool seccomp_load(const void *ctx, const struct sock_filter *f, uint32_t A, uint32_t X,
+			 uint32_t *out)
 {
-	uint16_t reach[SECCOMP_MAX_INSNS]; /* words written on every path into pc */
-	uint16_t valid = 0;		   /* ... and at pc, on the path falling through */
-
-	memset(reach, 0xff, len * sizeof(reach[0]));
-	for (unsigned pc = 0; pc < len; pc++) {
-		const struct sock_filter *f = &insns[pc];
-		valid &= reach[pc];
-		if (f->code == BPF_ST || f->code == BPF_STX) {
-			valid |= (uint16_t)(1u << f->k);
-		} else if (f->code == (BPF_LD | BPF_MEM) || f->code == (BPF_LDX | BPF_MEM)) {
-			if (!(valid & (1u << f->k)))
-				return false;
-		} else if (f->code == (BPF_JMP | BPF_JA)) {
-			reach[pc + 1 + f->k] &= valid;
-			valid = 0xffff; /* nothing falls through */
-		} else if (is_cond_jump(f->code)) {
-			reach[pc + 1 + f->jt] &= valid;
-			reach[pc + 1 + f->jf] &= valid;
-			valid = 0xffff;
-		}
-	}
+	if (BPF_MODE(f->code) == BPF_LEN)
+		*out = sizeof(struct seccomp_data);
+	else
+		memcpy(out, (const unsigned char *)ctx + f->k, sizeof(*out));
 	return true;
 }
 
+static const struct cbpf_flavor seccomp_flavor = {
+	.mod = false,
+	.load_ok = seccomp_load_ok,
+	.load = seccomp_load,
+};
+
 int seccomp_check(const struct sock_filter *insns, unsigned len)
 {
-	uint16_t last;
-
-	if (len == 0 || len > SECCOMP_MAX_INSNS)
-		return -EINVAL;
-	for (unsigned pc = 0; pc < len; pc++)
-		if (!insn_ok(&insns[pc], pc, len))
-			return -EINVAL;
-	last = insns[len - 1].code;
-	if (last != (BPF_RET | BPF_K) && last != (BPF_RET | BPF_A))
-		return -EINVAL;
-	return memory_ok(insns, len) ? 0 : -EINVAL;
+	return cbpf_check(insns, len, SECCOMP_MAX_INSNS, &seccomp_flavor);
 }
-
-/* --- the interpreter ------------------------------------------------------------- */
 
 uint32_t seccomp_bpf_run(const struct sock_filter *insns, unsigned len,
 			 const struct seccomp_data *d)
 {
-	const unsigned char *data = (const unsigned char *)d;
-	uint32_t A = 0, X = 0, M[BPF_MEMWORDS] = {0};
-
-	for (unsigned pc = 0; pc < len; pc++) {
-		const struct sock_filter *f = &insns[pc];
-		uint32_t k = f->k;
-		bool taken;
-
-		switch (f->code) {
-		case BPF_LD | BPF_W | BPF_ABS:
-			memcpy(&A, data + k, sizeof(A));
-			continue;
-		case BPF_LD | BPF_W | BPF_LEN:
-			A = sizeof(*d);
-			continue;
-		case BPF_LDX | BPF_W | BPF_LEN:
-			X = sizeof(*d);
-			continue;
-		case BPF_LD | BPF_IMM:
-			A = k;
-			continue;
-		case BPF_LDX | BPF_IMM:
-			X = k;
-			continue;
-		case BPF_LD | BPF_MEM:
-			A = M[k];
-			continue;
-		case BPF_LDX | BPF_MEM:
-			X = M[k];
-			continue;
-		case BPF_ST:
-			M[k] = A;
-			continue;
-		case BPF_STX:
-			M[k] = X;
-			continue;
-		case BPF_MISC | BPF_TAX:
-			X = A;
-			continue;
-		case BPF_MISC | BPF_TXA:
-			A = X;
-			continue;
-		case BPF_ALU | BPF_ADD | BPF_K:
-			A += k;
-			continue;
-		case BPF_ALU | BPF_ADD | BPF_X:
-			A += X;
-			continue;
-		case BPF_ALU | BPF_SUB | BPF_K:
-			A -= k;
-			continue;
-		case BPF_ALU | BPF_SUB | BPF_X:
-			A -= X;
-			continue;
-		case BPF_ALU | BPF_MUL | BPF_K:
-			A *= k;
-			continue;
-		case BPF_ALU | BPF_MUL | BPF_X:
-			A *= X;
-			continue;
-		case BPF_ALU | BPF_DIV | BPF_K:
-			A /= k;
-			continue;
-		case BPF_ALU | BPF_DIV | BPF_X:
-			if (X == 0)
-				return 0;
-			A /= X;
-			continue;
-		case BPF_ALU | BPF_AND | BPF_K:
-			A &= k;
-			continue;
-		case BPF_ALU | BPF_AND | BPF_X:
-			A &= X;
-			continue;
-		case BPF_ALU | BPF_OR | BPF_K:
-			A |= k;
-			continue;
-		case BPF_ALU | BPF_OR | BPF_X:
-			A |= X;
-			continue;
-		case BPF_ALU | BPF_XOR | BPF_K:
-			A ^= k;
-			continue;
-		case BPF_ALU | BPF_XOR | BPF_X:
-			A ^= X;
-			continue;
-		case BPF_ALU | BPF_LSH | BPF_K:
-			A <<= k;
-			continue;
-		case BPF_ALU | BPF_LSH | BPF_X:
-			A <<= X & 31;
-			continue;
-		case BPF_ALU | BPF_RSH | BPF_K:
-			A >>= k;
-			continue;
-		case BPF_ALU | BPF_RSH | BPF_X:
-			A >>= X & 31;
-			continue;
-		case BPF_ALU | BPF_NEG:
-			A = -A;
-			continue;
-		case BPF_RET | BPF_K:
-			return k;
-		case BPF_RET | BPF_A:
-			return A;
-		case BPF_JMP | BPF_JA:
-			pc += k;
-			continue;
-		case BPF_JMP | BPF_JEQ | BPF_K:
-			taken = A == k;
-			break;
-		case BPF_JMP | BPF_JEQ | BPF_X:
-			taken = A == X;
-			break;
-		case BPF_JMP | BPF_JGE | BPF_K:
-			taken = A >= k;
-			break;
-		case BPF_JMP | BPF_JGE | BPF_X:
-			taken = A >= X;
-			break;
-		case BPF_JMP | BPF_JGT | BPF_K:
-			taken = A > k;
-			break;
-		case BPF_JMP | BPF_JGT | BPF_X:
-			taken = A > X;
-			break;
-		case BPF_JMP | BPF_JSET | BPF_K:
-			taken = (A & k) != 0;
-			break;
-		case BPF_JMP | BPF_JSET | BPF_X:
-			taken = (A & X) != 0;
-			break;
-		default:
-			return 0; /* seccomp_check lets nothing else through */
-		}
-		pc += taken ? f->jt : f->jf;
-	}
-	return 0; /* unreachable for a checked program: it ends in a return */
+	return cbpf_run(insns, len, &seccomp_flavor, d);
 }
 
 /* --- filters ---------------------------------------------------------------------- */
@@ -315,7 +95,7 @@ unsigned seccomp_linux_len(const struct sock_filter *insns, unsigned len)
 			n += 2;
 		} else if (f->code == (BPF_ALU | BPF_DIV | BPF_X)) {
 			n += 5;
-		} else if (is_cond_jump(f->code)) {
+		} else if (cbpf_is_cond_jump(f->code)) {
 			if (BPF_SRC(f->code) == BPF_K && (int32_t)f->k < 0)
 				n++;
 			if (f->jf == 0 || (f->jt == 0 && BPF_OP(f->code) != BPF_JSET))

@@ -319,6 +319,8 @@ struct ns_sock *ns_sock_new(int family, int type, int protocol)
 void ns_sock_free(struct ns_sock *ns)
 {
 	ns_errq_release(ns);
+	if (ns->filter)
+		sockfilter_free(ns->filter);
 	ns_uncharge(ns, ns->charged);
 	list_del(&ns->all_link);
 	pthread_mutex_destroy(&ns->rlock);

@@ -165,8 +165,19 @@ static int set_socket(struct ns_sock *ns, int name, const void *val, unsigned le
 	switch (name) {
 	case SO_BINDTODEVICE:
 		return set_bindtodevice(ns, val, len);
-	case SO_DETACH_FILTER: /* no filter is ever attached */
-		return -ENOENT;
+	case SO_DETACH_FILTER: /* sk_detach_filter */
+		if (ns->filter_locked)
+			return -EPERM;
+		if (!ns->filter)
+			return -ENOENT;
+		sockfilter_free(ns->filter);
+		ns->filter = NULL;
+		return 0;
+	case SO_LOCK_FILTER:
+		if (ns->filter_locked && !v)
+			return -EPERM;
+		ns->filter_locked = v != 0;
+		return 0;
 	case SO_RCVTIMEO:
 	case SO_RCVTIMEO_NEW:
 		return sock_timeout_set(&ns->rcvtimeo, val, len);
@@ -502,6 +513,33 @@ static bool ip_char_opt(int name)
 	return false;
 }
 
+/* SO_ATTACH_FILTER: the program is read and checked before the stack is
+ * locked; it replaces the one before. */
+static int attach_filter(struct ns_sock *ns, const void *val, unsigned len)
+{
+	struct sockfilter *f, *old = NULL;
+	struct task *t = ns_current();
+	int ret;
+
+	if (!t)
+		return -EINVAL;
+	ret = sockfilter_new(t, val, len, &f);
+	if (ret < 0)
+		return ret;
+	ns_lock();
+	if (ns->filter_locked) {
+		old = f;
+		ret = -EPERM;
+	} else {
+		old = ns->filter;
+		ns->filter = f;
+	}
+	ns_unlock();
+	if (old)
+		sockfilter_free(old);
+	return ret;
+}
+
 int ns_setsockopt(struct socket *s, int level, int name, const void *val, unsigned len)
 {
 	struct ns_sock *ns = NS(s);
@@ -513,6 +551,8 @@ int ns_setsockopt(struct socket *s, int level, int name, const void *val, unsign
 		ns_unlock();
 		return ret;
 	}
+	if (level == SOL_SOCKET && name == SO_ATTACH_FILTER)
+		return attach_filter(ns, val, len);
 	if (len >= sizeof(int)) {
 		memcpy(&v, val, sizeof(int));
 	} else if (level == IPPROTO_IP && ip_char_opt(name)) {
@@ -599,6 +639,9 @@ static int get_socket(struct ns_sock *ns, int name, union optval *v, unsigned *l
 		break;
 	case SO_DOMAIN:
 		v->i = ns->family;
+		break;
+	case SO_LOCK_FILTER:
+		v->i = ns->filter_locked;
 		break;
 	case SO_PROTOCOL:
 		v->i = ns->protocol;

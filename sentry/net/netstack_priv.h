@@ -16,6 +16,7 @@
 #define RUNG_NET_NETSTACK_PRIV_H
 
 #include "sentry/net/socket.h"
+#include "sentry/net/sockfilter.h"
 #include "sentry/kernel/wait.h"
 #include "lib/list.h"
 
@@ -118,6 +119,10 @@ struct ns_sock {
 	int pmtudisc, mc_ttl, mc6_hops, incoming_cpu;
 	uint64_t cookie;    /* SO_COOKIE: given at the first ask, never 0 */
 	char bound_dev[16]; /* SO_BINDTODEVICE: an interface's name, or "" */
+	/* SO_ATTACH_FILTER's program (run on UDP and raw receives; a TCP
+	 * socket keeps it only), SO_LOCK_FILTER */
+	struct sockfilter *filter;
+	bool filter_locked;
 	char congestion[16];
 	uint64_t rcvtimeo, sndtimeo; /* ns, or SOCK_TIMEO_NONE */
 	/* raw sockets: IP_HDRINCL, IPV6_CHECKSUM's offset (-1: none), the
@@ -250,6 +255,12 @@ unsigned ns_dgram_poll(struct socket *s, struct poll_table *pt);
 long ns_dgram_inq(struct socket *s);
 int ns_dgram_listen(struct socket *s, int backlog);
 int ns_dgram_accept(struct socket *s, bool nonblock, struct socket **out);
+/* --- netstack_filter.c --- */
+/* ns's socket filter on the packet at data (len bytes, from the header
+ * the socket kind starts at) arriving now: how many bytes to keep, at
+ * least cap; 0 drops it. From lwIP's input, core lock held. */
+size_t ns_filter_run(const struct ns_sock *ns, const unsigned char *data, size_t len, size_t cap);
+
 /* SIOCGSTAMP, SIOCGSTAMPNS of every socket of the stack. */
 long ns_ioctl(struct socket *s, unsigned long cmd, void *arg);
 /* A control message the stack made for m's receiver. */

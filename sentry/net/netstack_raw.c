@@ -111,6 +111,14 @@ static u8_t on_recv(void *arg, struct raw_pcb *pcb, struct pbuf *p, const ip_add
 		pbuf_free(q);
 		return 0;
 	}
+	if (ns->filter) { /* sk_filter_trim_cap(.., 1) */
+		size_t keep = ns_filter_run(ns, q->payload, q->tot_len, 1);
+		if (keep == 0) {
+			pbuf_free(q);
+			return 0;
+		}
+		pbuf_realloc(q, (u16_t)keep);
+	}
 	ip_addr_copy(meta.addr, *src);
 	ip_addr_copy(meta.dst, *ip_current_dest_addr());
 	if (v6) {

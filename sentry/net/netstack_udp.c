@@ -93,11 +93,35 @@ void ns_dgram_flush(struct ns_sock *ns)
 	ns->rx_len = 0;
 }
 
+/* udp_queue_rcv_one_skb's sk_filter_trim_cap: the program sees the UDP
+ * header and the payload; false drops the datagram, else p is cut to what
+ * it keeps. */
+static bool udp_filter(struct ns_sock *ns, struct pbuf *p)
+{
+	size_t len = (size_t)p->tot_len + UDP_HLEN, keep;
+	unsigned char *buf;
+
+	if (pbuf_add_header(p, UDP_HLEN)) /* lwIP took the header off in front */
+		return true;
+	buf = xmalloc(len);
+	pbuf_copy_partial(p, buf, (u16_t)len, 0);
+	pbuf_remove_header(p, UDP_HLEN);
+	keep = ns_filter_run(ns, buf, len, UDP_HLEN);
+	free(buf);
+	if (keep == 0)
+		return false;
+	if (keep < len)
+		pbuf_realloc(p, (u16_t)(keep - UDP_HLEN));
+	return true;
+}
+
 static void on_recv(void *arg, struct udp_pcb *pcb, struct pbuf *p, const ip_addr_t *addr,
 		    u16_t port)
 {
-	if (arg)
-		ns_dgram_queue(arg, p, addr, port);
+	struct ns_sock *ns = arg;
+
+	if (ns && (!ns->filter || udp_filter(ns, p)))
+		ns_dgram_queue(ns, p, addr, port);
 	else
 		pbuf_free(p);
 }

@@ -179,6 +179,7 @@ GUEST_TESTS = \
 	nstack_sockopt_cmsg \
 	nstack_sockopt_perm \
 	nstack_udp_icmp \
+	nstack_sockfilter \
 	keys_basic \
 	keys_fork \
 	ns_mount \
