@@ -12,6 +12,8 @@
 #ifndef RUNG_SOCKET_H
 #define RUNG_SOCKET_H
 
+#include "sentry/fs/hostinfo.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -25,12 +27,13 @@ struct poll_table;
 struct task;
 
 /* Linux's limits and defaults (sysctls of a fresh network namespace). */
-#define SOCK_UIO_MAXIOV	   1024
-#define SOCK_OPTMEM_MAX	   131072 /* net.core.optmem_max */
-#define SOCK_WMEM_DEFAULT  212992 /* net.core.wmem_default */
-#define SOCK_RMEM_DEFAULT  212992
-#define SOCK_WMEM_MAX	   212992 /* net.core.wmem_max */
-#define SOCK_RMEM_MAX	   212992
+#define SOCK_UIO_MAXIOV	  1024
+#define SOCK_OPTMEM_MAX	  131072 /* net.core.optmem_max */
+#define SOCK_WMEM_DEFAULT 212992 /* net.core.wmem_default */
+#define SOCK_RMEM_DEFAULT 212992
+/* net.core.wmem_max, rmem_max: the host's (sentry/fs/hostinfo.h) */
+#define SOCK_WMEM_MAX	   host_wmem_max()
+#define SOCK_RMEM_MAX	   host_rmem_max()
 #define SOCK_MIN_SNDBUF	   4608
 #define SOCK_MIN_RCVBUF	   2304
 #define SOCK_SOMAXCONN	   4096
