@@ -292,6 +292,7 @@ struct ns_sock *ns_sock_new(int family, int type, int protocol)
 	list_init(&ns->acc_link);
 	list_init(&ns->udp_link);
 	list_init(&ns->errq);
+	list_init(&ns->mcast);
 	list_add_tail(&ns->all_link, &ns_all_socks);
 	ns->sndbuf = type == SOCK_STREAM ? NS_TCP_SNDBUF_DEFAULT : NS_UDP_BUF_DEFAULT;
 	ns->rcvbuf = type == SOCK_STREAM ? NS_TCP_RCVBUF_DEFAULT : NS_UDP_BUF_DEFAULT;
@@ -319,6 +320,7 @@ struct ns_sock *ns_sock_new(int family, int type, int protocol)
 void ns_sock_free(struct ns_sock *ns)
 {
 	ns_errq_release(ns);
+	ns_mcast_release(ns);
 	if (ns->filter)
 		sockfilter_free(ns->filter);
 	ns_uncharge(ns, ns->charged);

@@ -205,6 +205,9 @@ static int set_socket(struct ns_sock *ns, int name, const void *val, unsigned le
 	case SO_BROADCAST:
 		ns->broadcast = v != 0;
 		break;
+	case SO_PASSCRED: /* kept: inet sockets carry no credentials (before 6.16, any socket took it) */
+		ns->passcred = v != 0;
+		return 0;
 	case SO_NO_CHECK:
 		ns->no_check = v != 0;
 		break;
@@ -414,6 +417,9 @@ static int set_ip(struct ns_sock *ns, int name, int v)
 	case IP_PKTINFO:
 		ns->pktinfo = v != 0;
 		return 0;
+	case IP_RECVORIGDSTADDR:
+		ns->origdst = v != 0;
+		return 0;
 	case IP_FREEBIND:
 		ns->freebind = v != 0;
 		return 0;
@@ -470,6 +476,9 @@ static int set_ipv6(struct ns_sock *ns, int name, int v)
 		return 0;
 	case IPV6_RECVTCLASS:
 		ns->recvtclass6 = v != 0;
+		return 0;
+	case IPV6_RECVORIGDSTADDR:
+		ns->origdst6 = v != 0;
 		return 0;
 	case IPV6_RECVHOPLIMIT:
 		ns->recvhoplimit6 = v != 0;
@@ -553,6 +562,10 @@ int ns_setsockopt(struct socket *s, int level, int name, const void *val, unsign
 	}
 	if (level == SOL_SOCKET && name == SO_ATTACH_FILTER)
 		return attach_filter(ns, val, len);
+	if ((level == IPPROTO_IP && (name == IP_ADD_MEMBERSHIP || name == IP_DROP_MEMBERSHIP)) ||
+	    (level == IPPROTO_IPV6 &&
+	     (name == IPV6_ADD_MEMBERSHIP || name == IPV6_DROP_MEMBERSHIP)))
+		return ns_mcast_membership(ns, level, name, val, len);
 	if (len >= sizeof(int)) {
 		memcpy(&v, val, sizeof(int));
 	} else if (level == IPPROTO_IP && ip_char_opt(name)) {
@@ -669,6 +682,9 @@ static int get_socket(struct ns_sock *ns, int name, union optval *v, unsigned *l
 		break;
 	case SO_BROADCAST:
 		v->i = ns->broadcast;
+		break;
+	case SO_PASSCRED:
+		v->i = ns->passcred;
 		break;
 	case SO_NO_CHECK:
 		v->i = ns->no_check;
@@ -860,6 +876,9 @@ static int get_ip(struct ns_sock *ns, int name, union optval *v)
 	case IP_PKTINFO:
 		v->i = ns->pktinfo;
 		break;
+	case IP_RECVORIGDSTADDR:
+		v->i = ns->origdst;
+		break;
 	case IP_MTU_DISCOVER:
 		v->i = ns->pmtudisc;
 		break;
@@ -906,6 +925,9 @@ static int get_ipv6(struct ns_sock *ns, int name, union optval *v)
 		break;
 	case IPV6_RECVTCLASS:
 		v->i = ns->recvtclass6;
+		break;
+	case IPV6_RECVORIGDSTADDR:
+		v->i = ns->origdst6;
 		break;
 	case IPV6_RECVHOPLIMIT:
 		v->i = ns->recvhoplimit6;

@@ -57,6 +57,7 @@ struct ns_dgram {
 	uint8_t tos, ttl;
 	bool v4; /* came as IPv4 */
 	int ifindex;
+	uint16_t dport; /* UDP: the port it came to (IP_ORIGDSTADDR) */
 	struct timespec ts;
 };
 
@@ -110,6 +111,10 @@ struct ns_sock {
 	 * control messages, no routing by mark, no free bind). */
 	bool rcvbuf_locked, zerocopy, dontroute, rxq_ovfl, inq, freebind, mc_loop, mc6_loop;
 	bool recvtos, recvttl, pktinfo, recvpktinfo6, recvtclass6, recvhoplimit6;
+	bool origdst, origdst6; /* IP_RECVORIGDSTADDR, IPV6_RECVORIGDSTADDR */
+	bool passcred;		/* SO_PASSCRED: kept only */
+	struct list_head mcast; /* the groups joined (netstack_mcast.c) */
+	unsigned mcast_count;
 	int timestamp; /* 0, 1: SO_TIMESTAMP, 2: SO_TIMESTAMPNS */
 	/* SIOCGSTAMP's: when the last datagram read without a timestamp
 	 * option arrived (has_stamp: one was) */
@@ -255,6 +260,13 @@ unsigned ns_dgram_poll(struct socket *s, struct poll_table *pt);
 long ns_dgram_inq(struct socket *s);
 int ns_dgram_listen(struct socket *s, int backlog);
 int ns_dgram_accept(struct socket *s, bool nonblock, struct socket **out);
+/* --- netstack_mcast.c --- */
+/* IP_ADD_MEMBERSHIP, IP_DROP_MEMBERSHIP, IPV6_ADD_MEMBERSHIP and
+ * IPV6_DROP_MEMBERSHIP (takes the core lock). */
+int ns_mcast_membership(struct ns_sock *ns, int level, int name, const void *val, unsigned len);
+/* The socket's end: it leaves its groups (core lock held). */
+void ns_mcast_release(struct ns_sock *ns);
+
 /* --- netstack_filter.c --- */
 /* ns's socket filter on the packet at data (len bytes, from the header
  * the socket kind starts at) arriving now: how many bytes to keep, at

@@ -78,6 +78,9 @@ void ns_dgram_queue(struct ns_sock *ns, struct pbuf *p, const ip_addr_t *addr, u
 		d.ttl = (uint8_t)IPH_TTL(ip4_current_header());
 	}
 	d.ifindex = ns_ifindex(ip_current_input_netif());
+	d.dport = ns->sock.type == SOCK_DGRAM && ns->protocol == IPPROTO_UDP && ns->pcb.udp
+			  ? ns->pcb.udp->local_port
+			  : 0;
 	ns_dgram_add(ns, p, &d);
 }
 
@@ -382,6 +385,12 @@ static void dgram_meta(struct ns_sock *ns, const struct ns_dgram *d, struct scm 
 		}
 		if (ns->recvtos)
 			ns_put_cmsg(scm, IPPROTO_IP, IP_TOS, &d->tos, 1);
+		if (ns->origdst) {
+			struct sockaddr_in sin = {.sin_family = AF_INET,
+						  .sin_port = htons(d->dport)};
+			sin.sin_addr.s_addr = ip_2_ip4(&d->dst)->addr;
+			ns_put_cmsg(scm, IPPROTO_IP, IP_ORIGDSTADDR, &sin, sizeof(sin));
+		}
 		return;
 	}
 	if (ns->recvhoplimit6) {
@@ -391,6 +400,11 @@ static void dgram_meta(struct ns_sock *ns, const struct ns_dgram *d, struct scm 
 	if (ns->recvtclass6) {
 		i = d->tos;
 		ns_put_cmsg(scm, IPPROTO_IPV6, IPV6_TCLASS, &i, sizeof(i));
+	}
+	if (ns->origdst6) {
+		struct sockaddr_storage ss;
+		ns_addr_out(ns, &d->dst, d->dport, &ss);
+		ns_put_cmsg(scm, IPPROTO_IPV6, IPV6_ORIGDSTADDR, &ss, sizeof(struct sockaddr_in6));
 	}
 }
 

@@ -180,6 +180,7 @@ GUEST_TESTS = \
 	nstack_sockopt_perm \
 	nstack_udp_icmp \
 	nstack_sockfilter \
+	nstack_udp_opts \
 	keys_basic \
 	keys_fork \
 	ns_mount \
