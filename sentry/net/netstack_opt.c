@@ -285,6 +285,41 @@ static int set_socket(struct ns_sock *ns, int name, const void *val, unsigned le
 	return 0;
 }
 
+/* TCP_DEFER_ACCEPT is kept as Linux keeps it, a count of SYN-ACK
+ * retransmissions (1 s doubling up to 120 s), so what reads back is the
+ * time those take: secs_to_retrans and retrans_to_secs. */
+#define DEFER_TIMEOUT_INIT 1
+#define DEFER_RTO_MAX	   120
+
+static int secs_to_retrans(int seconds)
+{
+	int res = 0, timeout = DEFER_TIMEOUT_INIT, period = timeout;
+
+	if (seconds <= 0)
+		return 0;
+	res = 1;
+	while (seconds > period && res < 255) {
+		res++;
+		timeout = MIN(timeout << 1, DEFER_RTO_MAX);
+		period += timeout;
+	}
+	return res;
+}
+
+static int retrans_to_secs(int retrans)
+{
+	int timeout = DEFER_TIMEOUT_INIT, period = 0;
+
+	if (retrans > 0) {
+		period = timeout;
+		while (--retrans) {
+			timeout = MIN(timeout << 1, DEFER_RTO_MAX);
+			period += timeout;
+		}
+	}
+	return period;
+}
+
 static int set_tcp(struct ns_sock *ns, int name, int v)
 {
 	if (ns->sock.type != SOCK_STREAM)
@@ -326,8 +361,9 @@ static int set_tcp(struct ns_sock *ns, int name, int v)
 			return -EINVAL;
 		ns->user_timeout = v;
 		return 0;
-	case TCP_DEFER_ACCEPT:
-		return 0; /* connections are handed over at once */
+	case TCP_DEFER_ACCEPT: /* kept: connections are handed over at once */
+		ns->defer_accept = secs_to_retrans(v);
+		return 0;
 	case TCP_SYNCNT:
 		if (v < 1 || v > MAX_TCP_SYNCNT)
 			return -EINVAL;
@@ -662,8 +698,8 @@ static int get_socket(struct ns_sock *ns, int name, union optval *v, unsigned *l
 	case SO_ERROR:
 		v->i = -ns_take_error(ns);
 		break;
-	case SO_ACCEPTCONN:
-		v->i = ns->state == NS_LISTEN;
+	case SO_ACCEPTCONN: /* a listener shut for reading no longer listens */
+		v->i = ns->state == NS_LISTEN && !(ns->shutdown & SOCK_RCV_SHUTDOWN);
 		break;
 	case SO_SNDBUF:
 		v->i = ns->sndbuf;
@@ -802,7 +838,7 @@ static int get_tcp(struct ns_sock *ns, int name, union optval *v, unsigned *lv)
 		v->i = ns->user_timeout;
 		break;
 	case TCP_DEFER_ACCEPT:
-		v->i = 0;
+		v->i = retrans_to_secs(ns->defer_accept);
 		break;
 	case TCP_SYNCNT:
 		v->i = ns->syncnt;

@@ -117,10 +117,11 @@ struct ns_sock {
 	unsigned mcast_count;
 	int timestamp; /* 0, 1: SO_TIMESTAMP, 2: SO_TIMESTAMPNS */
 	/* SIOCGSTAMP's: when the last datagram read without a timestamp
-	 * option arrived (has_stamp: one was) */
+	 * option arrived (has_stamp: one was); TCP: when the latest data did */
 	bool has_stamp;
 	struct timespec stamp;
 	int mark, busy_poll, syncnt, linger2, window_clamp, notsent_lowat, fastopen;
+	int defer_accept; /* TCP_DEFER_ACCEPT, as retransmissions */
 	int pmtudisc, mc_ttl, mc6_hops, incoming_cpu;
 	uint64_t cookie;    /* SO_COOKIE: given at the first ask, never 0 */
 	char bound_dev[16]; /* SO_BINDTODEVICE: an interface's name, or "" */

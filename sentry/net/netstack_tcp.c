@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +97,11 @@ static err_t on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
 	else
 		ns->rx = p;
 	ns->rx_len += p->tot_len;
+	/* SO_TIMESTAMP's (below): data that came while it was off has none */
+	if (ns->timestamp)
+		clock_gettime(CLOCK_REALTIME, &ns->stamp);
+	else
+		ns->stamp = (struct timespec){0};
 	ns_wake(ns, EV_IN);
 	return ERR_OK;
 }
@@ -398,6 +404,32 @@ static void consume(struct ns_sock *ns, size_t n)
 	}
 }
 
+/*
+ * tcp_recvmsg's control messages: with SO_TIMESTAMP(NS), when data was
+ * read, the time the latest data arrived (tcp_recv_timestamp gives the
+ * last segment read's; none for data that came untimed); with TCP_INQ, the bytes left to read (1 at the
+ * end of the stream, as tcp_inq_hint). Core lock held.
+ */
+static void tcp_recv_cmsgs(struct ns_sock *ns, struct sock_msg *m, size_t copied)
+{
+	int inq;
+
+	if (!copied || !ns->stamp.tv_sec) {
+		/* nothing read, or it came untimed */
+	} else if (ns->timestamp == 1) {
+		struct timeval tv = {ns->stamp.tv_sec, ns->stamp.tv_nsec / 1000};
+		ns_put_cmsg(&m->scm, SOL_SOCKET, SCM_TIMESTAMP, &tv, sizeof(tv));
+	} else if (ns->timestamp == 2) {
+		ns_put_cmsg(&m->scm, SOL_SOCKET, SCM_TIMESTAMPNS, &ns->stamp, sizeof(ns->stamp));
+	}
+	if (ns->inq) {
+		inq = (int)MIN(ns->rx_len, (size_t)INT32_MAX);
+		if (!inq && (ns->rx_fin || (ns->shutdown & SOCK_RCV_SHUTDOWN)))
+			inq = 1;
+		ns_put_cmsg(&m->scm, IPPROTO_TCP, TCP_CM_INQ, &inq, sizeof(inq));
+	}
+}
+
 static long tcp_recvmsg_op(struct socket *s, struct sock_msg *m)
 {
 	struct ns_sock *ns = NS(s);
@@ -462,6 +494,10 @@ static long tcp_recvmsg_op(struct socket *s, struct sock_msg *m)
 		}
 		if (ns->rx_fin || (ns->shutdown & SOCK_RCV_SHUTDOWN))
 			break;
+		/* a refused or timed-out connect: tcp_done shut the socket down,
+		 * so once the error is taken, reads end at once */
+		if (ns->state == NS_FAILED)
+			break;
 		if (ns->state != NS_CONNECTED) {
 			if (!copied)
 				ret = -ENOTCONN;
@@ -474,6 +510,8 @@ static long tcp_recvmsg_op(struct socket *s, struct sock_msg *m)
 			break;
 		}
 	}
+	if (ret >= 0)
+		tcp_recv_cmsgs(ns, m, copied);
 out:
 	ns_unlock();
 	pthread_mutex_unlock(&ns->rlock);

@@ -181,6 +181,7 @@ GUEST_TESTS = \
 	nstack_udp_icmp \
 	nstack_sockfilter \
 	nstack_udp_opts \
+	nstack_tcp_recv \
 	keys_basic \
 	keys_fork \
 	ns_mount \
