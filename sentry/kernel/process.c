@@ -1008,7 +1008,7 @@ static bool wait_matches(struct task *t, struct thread_group *c, int which, int 
 	default:
 		break;
 	}
-	if (options & __WALL)
+	if ((options & __WALL) || (c->flags & TG_PARENT_TRACED) || ptrace_traced_by_tg(c, t->tg))
 		return true;
 	return clone_child == !!(options & __WCLONE);
 }
@@ -1098,6 +1098,11 @@ long task_wait(struct task *t, int which, int id, int options, struct wait_resul
 
 		list_for_each_entry_safe(c, n, &t->tg->children, sibling) {
 			if (!wait_matches(t, c, which, id, options))
+				continue;
+			/* wait_consider_task: a zombie is nothing to wait for
+			 * unless exits (or continues) are asked for */
+			if ((c->flags & TG_ZOMBIE) && !(c->flags & TG_PTRACE_DEFER) &&
+			    !(options & (WEXITED | WCONTINUED)))
 				continue;
 			any = true;
 			if (wait_report(t, c, options, res)) {

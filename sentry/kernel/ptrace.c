@@ -449,9 +449,12 @@ bool ptrace_task_exit_locked(struct task *t, int status, bool last)
 	__atomic_store_n(&t->pt.tracer, NULL, __ATOMIC_RELEASE);
 	t->pt.flags = 0;
 	child = t->tg->parent == tracer->tg;
-	/* The tracer's own child process: its ordinary wait reports the exit. */
-	if (last && child)
+	/* The tracer's own child process: its ordinary wait reports the exit,
+	 * __WCLONE or not (eligible_child: a tracee is always eligible). */
+	if (last && child) {
+		t->tg->flags |= TG_PARENT_TRACED;
 		return false;
+	}
 	if (tracer->tg->flags & (TG_EXITING | TG_ZOMBIE))
 		return false;
 	z = xzalloc(sizeof(*z));

@@ -95,14 +95,15 @@ struct sigpending {
 };
 
 /* thread_group->flags */
-#define TG_EXITING	0x01u /* exit_group or a fatal signal: every thread is dying */
-#define TG_ZOMBIE	0x02u /* every thread is gone; waiting for the parent to reap */
-#define TG_REAPED	0x04u /* reaped (or never to be): only references keep it */
-#define TG_STOPPED	0x08u /* job-control stopped (every thread parked) */
-#define TG_REPORT_STOP	0x10u /* a WUNTRACED report is due to the parent */
-#define TG_REPORT_CONT	0x20u /* a WCONTINUED report is due to the parent */
-#define TG_EXECING	0x40u /* a thread execs: the others must go */
-#define TG_PTRACE_DEFER 0x80u /* dead; its parent hears of it once the tracer reaped it */
+#define TG_EXITING	 0x01u	/* exit_group or a fatal signal: every thread is dying */
+#define TG_ZOMBIE	 0x02u	/* every thread is gone; waiting for the parent to reap */
+#define TG_REAPED	 0x04u	/* reaped (or never to be): only references keep it */
+#define TG_STOPPED	 0x08u	/* job-control stopped (every thread parked) */
+#define TG_REPORT_STOP	 0x10u	/* a WUNTRACED report is due to the parent */
+#define TG_REPORT_CONT	 0x20u	/* a WCONTINUED report is due to the parent */
+#define TG_EXECING	 0x40u	/* a thread execs: the others must go */
+#define TG_PTRACE_DEFER	 0x80u	/* dead; its parent hears of it once the tracer reaped it */
+#define TG_PARENT_TRACED 0x100u /* died traced by its parent: any wait may reap it */
 
 struct thread_group {
 	int refs;

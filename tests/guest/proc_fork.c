@@ -71,6 +71,8 @@ static void waitid_and_nohang(void)
 	CHECK_EQ(waitid(P_PID, (id_t)p, &si, WEXITED | WNOWAIT), 0, "waitid WNOWAIT");
 	CHECK(si.si_pid == p && si.si_code == CLD_EXITED && si.si_status == 5,
 	      "it reports CLD_EXITED with status 5");
+	CHECK_ERRNO(waitid(P_ALL, 0, &si, WSTOPPED), ECHILD,
+		    "waitid for stops only: the zombie is nothing to wait for (ECHILD)");
 	CHECK_EQ(waitpid(p, &st, 0), p, "WNOWAIT left the zombie for waitpid");
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 5, "same status");
 	CHECK_ERRNO(waitid(P_PID, 0, &si, WEXITED), EINVAL, "waitid P_PID 0");

@@ -122,5 +122,28 @@ int main(int argc, char **argv)
 	TRY("detach", ptrace(PTRACE_DETACH, pid, 0, 0));
 	waitpid(pid, &st, 0);
 	printf("detached child exited: %d status %d\n", WIFEXITED(st), WEXITSTATUS(st));
+
+	/* A tracee that is the tracer's own child: __WCLONE reaps it (it is a
+	 * tracee), and all of it: nothing is left to wait for. */
+	{
+		int sync[2];
+		char c;
+		if (pipe(sync) < 0)
+			return 1;
+		pid = fork();
+		if (pid == 0) {
+			ptrace(PTRACE_TRACEME, 0, 0, 0);
+			_exit(3); /* closes its end of the pipe: traced by then */
+		}
+		close(sync[1]);
+		while (read(sync[0], &c, 1) > 0)
+			;
+		close(sync[0]);
+	}
+	printf("__WCLONE wait of the traced fork child: %s\n",
+	       wait4(pid, &st, __WCLONE, NULL) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 3
+		       ? "it, exit 3"
+		       : "other");
+	TRY("then a wait for any child", waitpid(-1, &st, WNOHANG));
 	return 0;
 }
