@@ -59,8 +59,14 @@ void ns_lock(void)
 	LOCK_TCPIP_CORE();
 }
 
+/* What a socket sent to the loopback arrives before the call returns, as in
+ * Linux (whose loopback hands it to the receiver in the sender's softirq):
+ * lwIP would queue it for its own thread, so a recv right after a send to
+ * oneself could find nothing yet. */
 void ns_unlock(void)
 {
+	if (stack.lo.loop_first)
+		netif_poll(&stack.lo);
 	UNLOCK_TCPIP_CORE();
 }
 
