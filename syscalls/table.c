@@ -246,8 +246,10 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 	/* signals */
 	FULL(rt_sigaction, 4, A_SIGNAL, A_PTR, A_PTR, A_UINT),
 	FULL(rt_sigprocmask, 4, A_SIGHOW, A_PTR, A_PTR, A_UINT),
-	PART(futex, "WAIT, WAKE, REQUEUE, CMP_REQUEUE, WAKE_OP, *_BITSET; PI futexes ENOSYS", 6,
-	     A_PTR, A_HEX, A_UINT, A_PTR, A_PTR, A_HEX),
+	PART(futex,
+	     "every op; PI futexes hand ownership over as Linux, but lend no priority (the host "
+	     "schedules guest threads)",
+	     6, A_PTR, A_HEX, A_UINT, A_PTR, A_PTR, A_HEX),
 	FULL(kill, 2, A_INT, A_SIGNAL), FULL(tgkill, 3, A_INT, A_INT, A_SIGNAL),
 	FULL(tkill, 2, A_INT, A_SIGNAL), FULL(rt_sigpending, 2, A_PTR, A_UINT),
 	FULL(rt_sigsuspend, 2, A_PTR, A_UINT), FULL(pause, 0),

@@ -11,6 +11,8 @@
 #include "config.h"
 #include "platform/platform.h"
 #include "sentry/kernel/futex.h"
+#include "sentry/kernel/futex_priv.h"
+#include "sentry/kernel/pidns.h"
 #include "sentry/kernel/signal.h"
 #include "sentry/kernel/task.h"
 #include "sentry/kernel/wait.h"
@@ -26,30 +28,10 @@
 #include <sys/mman.h>
 #include <time.h>
 
-#define FUTEX_BUCKETS 256
+struct bucket buckets[FUTEX_BUCKETS];
+pthread_once_t buckets_once = PTHREAD_ONCE_INIT;
 
-struct futex_key {
-	const void *obj; /* mm (private) or mobj (shared) */
-	uint64_t off;	 /* address, or offset in the memory object */
-};
-
-struct futex_waiter {
-	struct list_head link;
-	struct futex_key key;
-	uint32_t bitset;
-	struct task *t;
-	bool woken;
-};
-
-struct bucket {
-	pthread_mutex_t lock;
-	struct list_head waiters;
-};
-
-static struct bucket buckets[FUTEX_BUCKETS];
-static pthread_once_t buckets_once = PTHREAD_ONCE_INIT;
-
-static void buckets_init(void)
+void buckets_init(void)
 {
 	for (int i = 0; i < FUTEX_BUCKETS; i++) {
 		pthread_mutex_init(&buckets[i].lock, NULL);
@@ -57,7 +39,7 @@ static void buckets_init(void)
 	}
 }
 
-static struct bucket *bucket_of(const struct futex_key *k)
+struct bucket *bucket_of(const struct futex_key *k)
 {
 	uint64_t h = (uint64_t)(uintptr_t)k->obj * 0x9e3779b97f4a7c15ull ^
 		     k->off * 0xff51afd7ed558ccdull;
@@ -65,14 +47,10 @@ static struct bucket *bucket_of(const struct futex_key *k)
 	return &buckets[(h >> 32) % FUTEX_BUCKETS];
 }
 
-static bool key_eq(const struct futex_key *a, const struct futex_key *b)
+bool key_eq(const struct futex_key *a, const struct futex_key *b)
 {
 	return a->obj == b->obj && a->off == b->off;
 }
-
-/* get_key, and get_key only (never a count of woken waiters): the sentry is
- * to write a word whose page a fork shares. */
-#define KEY_COW 1
 
 /*
  * The key of the futex at addr and a sentry pointer to its word (checked for
@@ -81,8 +59,8 @@ static bool key_eq(const struct futex_key *a, const struct futex_key *b)
  * page cannot move (copy on write) or go meanwhile. A word to be written
  * must be the guest's own page (KEY_COW: mm_prepare_write, then again).
  */
-static int get_key(struct task *t, uint64_t addr, bool private, bool write, struct futex_key *key,
-		   uint32_t **word)
+int get_key(struct task *t, uint64_t addr, bool private, bool write, struct futex_key *key,
+	    uint32_t **word)
 {
 	struct mm *mm = t->mm;
 	struct vma *v;
@@ -131,7 +109,7 @@ static int private_wake_key(struct task *t, uint64_t addr, struct futex_key *key
 
 /* Lock the bucket w is queued in: a requeue may move it (and change its key)
  * under both buckets' locks, so check again once locked. */
-static struct bucket *lock_waiter_bucket(struct futex_waiter *w)
+struct bucket *lock_waiter_bucket(struct futex_waiter *w)
 {
 	for (;;) {
 		struct futex_key k;
@@ -194,14 +172,19 @@ static long futex_wait(struct task *t, uint64_t addr, bool private, uint32_t val
 }
 
 /* Wake up to n waiters on key with a matching bitset (bucket locked). As
- * Linux counts after waking, an n of 0 or less wakes one. */
+ * Linux counts after waking, an n of 0 or less wakes one. A PI futex's
+ * waiters are not woken this way: -EINVAL, as Linux's futex_wake. */
 static int wake_locked(struct bucket *b, const struct futex_key *key, int n, uint32_t bitset)
 {
 	struct futex_waiter *w, *nw;
 	int woken = 0;
 
 	list_for_each_entry_safe(w, nw, &b->waiters, link) {
-		if (!key_eq(&w->key, key) || !(w->bitset & bitset))
+		if (!key_eq(&w->key, key))
+			continue;
+		if (w->pi || w->requeue_pi)
+			return -EINVAL;
+		if (!(w->bitset & bitset))
 			continue;
 		list_del(&w->link);
 		w->woken = true;
@@ -233,7 +216,7 @@ static long futex_wake(struct task *t, uint64_t addr, bool private, int n, uint3
 }
 
 /* Lock two buckets in a fixed order. */
-static void lock2(struct bucket *a, struct bucket *b)
+void lock2(struct bucket *a, struct bucket *b)
 {
 	if (a == b) {
 		pthread_mutex_lock(&a->lock);
@@ -246,7 +229,7 @@ static void lock2(struct bucket *a, struct bucket *b)
 	}
 }
 
-static void unlock2(struct bucket *a, struct bucket *b)
+void unlock2(struct bucket *a, struct bucket *b)
 {
 	pthread_mutex_unlock(&a->lock);
 	if (a != b)
@@ -279,12 +262,20 @@ static long futex_requeue(struct task *t, uint64_t addr, uint64_t addr2, bool pr
 		return -EAGAIN;
 	}
 	woken = n ? wake_locked(b1, &k1, n, FUTEX_BITSET_MATCH_ANY) : 0;
+	if (woken < 0) {
+		unlock2(b1, b2);
+		return woken;
+	}
 	/* Off b1 first, then onto b2: b2 may be b1 (and k2 k1). */
 	list_for_each_entry_safe(w, nw, &b1->waiters, link) {
 		if (moved >= n2)
 			break;
 		if (!key_eq(&w->key, &k1))
 			continue;
+		if (w->pi || w->requeue_pi) {
+			woken = -EINVAL; /* only FUTEX_CMP_REQUEUE_PI moves these */
+			break;
+		}
 		list_del(&w->link);
 		list_add_tail(&w->link, &moving);
 		moved++;
@@ -295,7 +286,7 @@ static long futex_requeue(struct task *t, uint64_t addr, uint64_t addr2, bool pr
 		list_add_tail(&w->link, &b2->waiters);
 	}
 	unlock2(b1, b2);
-	return woken + moved;
+	return woken < 0 ? woken : woken + moved;
 }
 
 /* FUTEX_WAKE_OP: *addr2 = *addr2 OP arg (atomically); wake n at addr, and
@@ -375,8 +366,10 @@ static long futex_wake_op(struct task *t, uint64_t addr, uint64_t addr2, bool pr
 		return -ENOSYS;
 	}
 	woken = wake_locked(b1, &k1, n, FUTEX_BITSET_MATCH_ANY);
-	if (cond)
-		woken += wake_locked(b2, &k2, n2, FUTEX_BITSET_MATCH_ANY);
+	if (cond && woken >= 0) {
+		int woken2 = wake_locked(b2, &k2, n2, FUTEX_BITSET_MATCH_ANY);
+		woken = woken2 < 0 ? woken2 : woken + woken2;
+	}
 	unlock2(b1, b2);
 	return woken;
 }
@@ -449,8 +442,15 @@ long do_futex(struct task *t, uint64_t addr, int op, uint32_t val, uint64_t utim
 	case FUTEX_CMP_REQUEUE:
 	case FUTEX_WAKE_OP:
 		break;
+	case FUTEX_LOCK_PI:
+	case FUTEX_LOCK_PI2:
+	case FUTEX_TRYLOCK_PI:
+	case FUTEX_UNLOCK_PI:
+	case FUTEX_WAIT_REQUEUE_PI:
+	case FUTEX_CMP_REQUEUE_PI:
+		return futex_pi_op(t, cmd, addr, private, realtime, val, utime, addr2, val3);
 	default:
-		return -ENOSYS; /* priority-inheritance futexes: not supported */
+		return -ENOSYS;
 	}
 	/* These do not block: under the mm's read lock (see get_key). */
 	for (;;) {
@@ -487,7 +487,7 @@ void futex_wake_addr(struct task *t, uint64_t addr)
 	pthread_rwlock_unlock(&t->mm->lock);
 }
 
-void futex_owner_died(struct task *t, uint64_t addr)
+void futex_owner_died(struct task *t, uint64_t addr, bool pi)
 {
 	struct futex_key key;
 	uint32_t *word, old;
@@ -510,12 +510,13 @@ void futex_owner_died(struct task *t, uint64_t addr)
 	for (;;) {
 		uint32_t nval;
 		/* Only a lock this thread holds (its tid in the word) is released. */
-		if ((old & FUTEX_TID_MASK) != (uint32_t)t->tid)
+		if ((old & FUTEX_TID_MASK) != (uint32_t)task_tid_nr(t, t->pidns))
 			break;
 		nval = (old & FUTEX_WAITERS) | FUTEX_OWNER_DIED;
 		if (__atomic_compare_exchange_n(word, &old, nval, false, __ATOMIC_SEQ_CST,
 						__ATOMIC_SEQ_CST)) {
-			if (old & FUTEX_WAITERS)
+			/* A PI futex's waiter is woken by futex_pi_owner_exit. */
+			if ((old & FUTEX_WAITERS) && !pi)
 				futex_wake(t, addr, false, 1, FUTEX_BITSET_MATCH_ANY);
 			break;
 		}

@@ -13,8 +13,12 @@ long do_futex(struct task *t, uint64_t addr, int op, uint32_t val, uint64_t utim
 /* Wake one waiter on the (shared-keyed) futex at addr: thread exit's clear_child_tid. */
 void futex_wake_addr(struct task *t, uint64_t addr);
 /* A robust-list lock the exiting thread t holds at addr: mark it
- * FUTEX_OWNER_DIED and wake a waiter (Linux's handle_futex_death). */
-void futex_owner_died(struct task *t, uint64_t addr);
+ * FUTEX_OWNER_DIED and wake a waiter (Linux's handle_futex_death; a PI
+ * futex's waiter is woken by futex_pi_owner_exit). */
+void futex_owner_died(struct task *t, uint64_t addr, bool pi);
+/* The exiting thread t no longer owns PI futexes: their waiters wake and
+ * take them over (Linux's exit_pi_state_list). After the robust list. */
+void futex_pi_owner_exit(struct task *t);
 
 /* The timeout at utime (a guest struct timespec; 0: none) as an absolute
  * CLOCK_MONOTONIC deadline in ns (0: none). EFAULT, EINVAL. */

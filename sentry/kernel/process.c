@@ -718,18 +718,20 @@ static void exit_robust_list(struct task *t)
 		return;
 	if (mm_copy_in(t->mm, &head, t->robust_list, sizeof(head)) < 0)
 		return;
+	/* Bit 0 of an entry's pointer: the lock is a PI futex. */
 	entry = head.next;
 	pending = head.pending;
-	while (entry != t->robust_list && limit--) {
+	while ((entry & ~1ull) != t->robust_list && limit--) {
 		uint64_t next;
-		if (mm_copy_in(t->mm, &next, entry, sizeof(next)) < 0)
+		if (mm_copy_in(t->mm, &next, entry & ~1ull, sizeof(next)) < 0)
 			return;
 		if (entry != pending)
-			futex_owner_died(t, entry + (uint64_t)head.futex_offset);
+			futex_owner_died(t, (entry & ~1ull) + (uint64_t)head.futex_offset,
+					 entry & 1);
 		entry = next;
 	}
 	if (pending)
-		futex_owner_died(t, pending + (uint64_t)head.futex_offset);
+		futex_owner_died(t, (pending & ~1ull) + (uint64_t)head.futex_offset, pending & 1);
 }
 
 /* Tell the parent that tg died (do_notify_parent). Returns true when the
@@ -901,6 +903,7 @@ void task_do_exit(struct task *t)
 
 	task_vfork_release(t);
 	exit_robust_list(t);
+	futex_pi_owner_exit(t);
 	/* The files close before the parent can learn of the exit (Linux's
 	 * exit_files comes before exit_notify): once wait returns, a pipe or a
 	 * pty whose other end the child held is at its end. */

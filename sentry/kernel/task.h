@@ -235,6 +235,8 @@ struct task {
 
 	uint64_t clear_child_tid;
 	uint64_t robust_list, robust_list_len;
+	/* Exiting: a PI futex's waiters no longer wait for this task (under k->lock). */
+	bool futex_pi_exited;
 	/* A vfork parent waits here until this child execs or exits. */
 	struct vfork_done *vfork_done;
 

@@ -76,6 +76,7 @@ GUEST_TESTS = \
 	sig_core \
 	thr_basic \
 	futex_wake \
+	futex_pi \
 	futex_waitv \
 	futex2 \
 	timerfd \
