@@ -89,6 +89,15 @@ static void populate_anon(struct task *t, const struct mmap_req *req, long addr)
 	mm_zero_out(t->mm, (uint64_t)addr, ALIGN_UP(req->len, PAGE_SIZE));
 }
 
+/* Linux's file_mmap_ok for a regular file: offset and length within its
+ * largest size (MAX_LFS_FILESIZE). */
+static bool mmap_size_ok(uint64_t off, uint64_t len)
+{
+	const uint64_t max = INT64_MAX;
+
+	return len <= max && off / PAGE_SIZE <= (max - len) / PAGE_SIZE;
+}
+
 SYSCALL(mmap)
 {
 	struct mmap_req req = {
@@ -118,6 +127,9 @@ SYSCALL(mmap)
 			return ret;
 	}
 	if (req.flags & MAP_ANONYMOUS) {
+		/* MAP_SHARED_VALIDATE is for files only (do_mmap). */
+		if ((req.flags & MAP_TYPE) == MAP_SHARED_VALIDATE)
+			return -EINVAL;
 		ret = mm_mmap(t->mm, &req);
 		populate_anon(t, &req, ret);
 		return ret;
@@ -130,7 +142,9 @@ SYSCALL(mmap)
 	 * descriptor's access rules as a file is. */
 	ret = file_is_dev_zero(f) ? file_mmap_access(f, req.prot, req.flags)
 				  : file_mmap_check(f, req.prot, req.flags);
-	if (ret == 0 && req.len && req.off + ALIGN_UP(req.len, PAGE_SIZE) < req.off)
+	if (ret == 0 && req.len && req.len <= GUEST_MAX_ADDR &&
+	    (req.off + ALIGN_UP(req.len, PAGE_SIZE) < req.off ||
+	     (!file_is_dev_zero(f) && !mmap_size_ok(req.off, ALIGN_UP(req.len, PAGE_SIZE)))))
 		ret = -EOVERFLOW;
 	if (ret == 0) {
 		bool shared = (req.flags & MAP_TYPE) != MAP_PRIVATE;
@@ -143,6 +157,7 @@ SYSCALL(mmap)
 		} else {
 			req.bops = shared_wr ? &file_writable_backing_ops : &file_backing_ops;
 			req.bobj = f;
+			req.sigbus_past_eof = true;
 		}
 		if (shared && nowrite)
 			req.vma_flags |= VMA_NOWRITE;

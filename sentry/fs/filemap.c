@@ -58,12 +58,23 @@ static int fm_writeback(void *obj, uint64_t off, uint64_t len)
 	return f->ops->writeback ? f->ops->writeback(f, off, len) : 0;
 }
 
+/* The file's size now: a shared mount's file may have changed behind us. */
+static uint64_t fm_size(void *obj)
+{
+	struct file *f = obj;
+
+	if (f->inode->ops->getattr)
+		f->inode->ops->getattr(f->inode);
+	return __atomic_load_n(&f->inode->size, __ATOMIC_RELAXED);
+}
+
 const struct mm_backing_ops file_backing_ops = {
 	.get = fm_get,
 	.put = fm_put,
 	.read = fm_read,
 	.pages = fm_pages,
 	.writeback = fm_writeback,
+	.size = fm_size,
 };
 
 /* A shared mapping through a file open for writing: counted on the inode
@@ -91,6 +102,7 @@ const struct mm_backing_ops file_writable_backing_ops = {
 	.read = fm_read,
 	.pages = fm_pages,
 	.writeback = fm_writeback,
+	.size = fm_size,
 };
 
 long file_mmap_access(struct file *f, int prot, int flags)
@@ -112,11 +124,12 @@ long file_mmap_check(struct file *f, int prot, int flags)
 
 	if (f->fmode & FMODE_PATH)
 		return -EBADF; /* (fd_get does not hand these out; never call their ops) */
-	if (!f->inode || !S_ISREG(f->inode->mode) || !f->ops->read)
-		return -ENODEV;
+	/* The access first, as Linux's do_mmap (a pipe's write end: EACCES). */
 	ret = file_mmap_access(f, prot, flags);
 	if (ret)
 		return ret;
+	if (!f->inode || !S_ISREG(f->inode->mode) || !f->ops->read)
+		return -ENODEV;
 	if ((prot & PROT_EXEC) && f->path.mnt && (f->path.mnt->flags & MNT_NOEXEC))
 		return -EPERM;
 	if (shared && !f->ops->pages)

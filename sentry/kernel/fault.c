@@ -215,8 +215,11 @@ void task_handle_fault(struct task *t, const struct pevent *ev)
 			access = decode_insn(t, r->rip, insn, (int)sizeof(insn));
 		code = mm_handle_fault(t->mm, addr, access, t->tg->rlim[RLIMIT_STACK].rlim_cur);
 		if (code == 0)
-			return; /* the stack grew (or a mapping was restored): retry */
-		fault_signal(t, si, SIGSEGV, code, addr, access);
+			return;		     /* the stack grew (or a mapping was restored): retry */
+		if (code == MM_FAULT_SIGBUS) /* past the end of a mapped file */
+			fault_signal(t, NULL, SIGBUS, BUS_ADRERR, addr, access);
+		else
+			fault_signal(t, si, SIGSEGV, code, addr, access);
 		return;
 	case SIGSYS:
 		if (si->si_code == 1 /* SYS_SECCOMP */) {

@@ -19,29 +19,42 @@
 
 #define PROT_ANY (PROT_READ | PROT_WRITE | PROT_EXEC)
 
+/* Why translate found no page where one may be had (*retry). */
+enum { RETRY_NONE, RETRY_COW, RETRY_EOF };
+
 /*
  * Sentry pointer for guest addr if v allows access want; len is clipped to
- * the bytes contiguous in the memory file. A write to pages a fork still
- * shares returns NULL with *cow set (len: how many): mm_prepare_write first.
+ * the bytes contiguous in the memory file. NULL with *retry set: a write to
+ * pages a fork still shares (RETRY_COW; len: how many), mm_prepare_write
+ * first; a page past where a mapped file ended, which the file has grown
+ * over since (RETRY_EOF), mm_eof_refresh first. Past a file's end otherwise
+ * there is no page (sentry/mm/eof.c).
  */
-static void *translate(struct mm *mm, uint64_t addr, int want, size_t *len, bool check, bool *cow)
+static void *translate(struct mm *mm, uint64_t addr, int want, size_t *len, bool check, int *retry)
 {
 	struct vma *v = mm_find_vma(mm, addr);
-	uint64_t moff, n, foff;
+	uint64_t moff, n, foff, bus;
 
+	*retry = RETRY_NONE;
 	if (!v || !v->mobj)
 		return NULL;
 	/* On x86 every accessible page is readable; only writes need PROT_WRITE. */
 	if (check && !(v->prot & want))
 		return NULL;
-	n = MIN(*len, v->end - addr);
+	bus = vma_bus_start(v);
+	if (addr >= bus) {
+		if (vma_eof_grown(v, addr))
+			*retry = RETRY_EOF;
+		return NULL;
+	}
+	n = MIN(*len, bus - addr);
 	moff = v->mobj_off + (addr - v->start);
 	if (want == PROT_WRITE && !v->mobj->shared) {
 		bool shared;
 		n = mobj_run(v->mobj, moff, n, &shared);
 		if (shared) {
 			*len = n;
-			*cow = true;
+			*retry = RETRY_COW;
 			return NULL;
 		}
 	}
@@ -50,14 +63,17 @@ static void *translate(struct mm *mm, uint64_t addr, int want, size_t *len, bool
 	return memfile_ptr(mm->mf, foff);
 }
 
-/* After translate asked for it: make the pages the guest's own, with the
- * read lock dropped meanwhile (the caller looks again). */
-static int unshare_relock(struct mm *mm, uint64_t addr, size_t len)
+/* After translate asked for it: make the pages the guest's own, or map
+ * what a grown file now covers, with the read lock dropped meanwhile (the
+ * caller looks again). 0, or -errno: give up. */
+static int retry_relock(struct mm *mm, uint64_t addr, size_t len, int retry)
 {
 	int ret;
 
+	if (retry == RETRY_NONE)
+		return -EFAULT;
 	pthread_rwlock_unlock(&mm->lock);
-	ret = mm_prepare_write(mm, addr, len);
+	ret = retry == RETRY_COW ? mm_prepare_write(mm, addr, len) : mm_eof_refresh(mm, addr);
 	pthread_rwlock_rdlock(&mm->lock);
 	return ret;
 }
@@ -72,10 +88,10 @@ static size_t copy(struct mm *mm, uint64_t addr, void *buf, size_t len, bool out
 	pthread_rwlock_rdlock(&mm->lock);
 	while (done < len) {
 		size_t chunk = len - done;
-		bool cow = false;
+		int retry;
 		char *p = translate(mm, addr + done, out ? PROT_WRITE : PROT_ANY, &chunk, check,
-				    &cow);
-		if (!p && cow && unshare_relock(mm, addr + done, chunk) == 0)
+				    &retry);
+		if (!p && retry_relock(mm, addr + done, chunk, retry) == 0)
 			continue;
 		if (!p)
 			break;
@@ -147,13 +163,16 @@ size_t mm_access_force(struct mm *mm, uint64_t addr, void *buf, size_t len, bool
 	while (done < len) {
 		struct vma *v = mm_find_vma(mm, addr + done);
 		size_t chunk = len - done;
-		bool cow = false;
+		int retry;
 		char *p;
 
 		if (!v || !v->mobj || (write && !force_writable(v)))
 			break;
-		p = translate(mm, addr + done, write ? PROT_WRITE : PROT_ANY, &chunk, false, &cow);
-		if (!p && cow && force_unshare(mm, addr + done, chunk) == 0)
+		p = translate(mm, addr + done, write ? PROT_WRITE : PROT_ANY, &chunk, false,
+			      &retry);
+		if (!p && retry == RETRY_COW && force_unshare(mm, addr + done, chunk) == 0)
+			continue;
+		if (!p && retry == RETRY_EOF && retry_relock(mm, addr + done, chunk, retry) == 0)
 			continue;
 		if (!p)
 			break;
@@ -180,9 +199,9 @@ int mm_zero_out(struct mm *mm, uint64_t addr, size_t len)
 	pthread_rwlock_rdlock(&mm->lock);
 	while (done < len) {
 		size_t chunk = len - done;
-		bool cow = false;
-		char *p = translate(mm, addr + done, PROT_WRITE, &chunk, true, &cow);
-		if (!p && cow && unshare_relock(mm, addr + done, chunk) == 0)
+		int retry;
+		char *p = translate(mm, addr + done, PROT_WRITE, &chunk, true, &retry);
+		if (!p && retry_relock(mm, addr + done, chunk, retry) == 0)
 			continue;
 		if (!p) {
 			ret = -EFAULT;
@@ -203,9 +222,11 @@ long mm_strncpy_in(struct mm *mm, char *dst, uint64_t addr, size_t max)
 	pthread_rwlock_rdlock(&mm->lock);
 	while (done < max) {
 		size_t chunk = max - done;
-		bool cow = false;
-		const char *p = translate(mm, addr + done, PROT_ANY, &chunk, true, &cow);
+		int retry;
+		const char *p = translate(mm, addr + done, PROT_ANY, &chunk, true, &retry);
 		const char *nul;
+		if (!p && retry_relock(mm, addr + done, chunk, retry) == 0)
+			continue;
 		if (!p) {
 			ret = -EFAULT;
 			break;
@@ -234,10 +255,10 @@ void mm_pin(struct mm *mm, uint64_t addr, size_t len, bool want_write, struct mm
 	while (done < len && pin->n < MM_PIN_SEGS) {
 		size_t chunk = len - done;
 		struct vma *v = mm_find_vma(mm, addr + done);
-		bool cow = false;
+		int retry;
 		char *p = translate(mm, addr + done, want_write ? PROT_WRITE : PROT_ANY, &chunk,
-				    true, &cow);
-		if (!p && cow && unshare_relock(mm, addr + done, chunk) == 0)
+				    true, &retry);
+		if (!p && retry_relock(mm, addr + done, chunk, retry) == 0)
 			continue;
 		if (!p)
 			break;
@@ -280,11 +301,12 @@ bool mm_access_ok(struct mm *mm, uint64_t addr, size_t len, bool want_write)
 	pthread_rwlock_rdlock(&mm->lock);
 	while (done < len) {
 		size_t chunk = len - done;
-		bool cow = false;
-		/* A page a fork shares is writable: its copy is made on the write. */
+		int retry;
+		/* A page a fork shares is writable: its copy is made on the write
+		 * (and a file grown over a page maps it then). */
 		if (!translate(mm, addr + done, want_write ? PROT_WRITE : PROT_ANY, &chunk, true,
-			       &cow) &&
-		    !cow) {
+			       &retry) &&
+		    retry == RETRY_NONE) {
 			ok = false;
 			break;
 		}

@@ -30,12 +30,19 @@
 
 int vma_map(struct mm *mm, const struct vma *v, uint64_t start, uint64_t end)
 {
-	uint64_t addr = start;
+	uint64_t addr = start, bus = vma_bus_start(v);
 
 	if (!mm->as)
 		return 0;
 	if (!v->mobj)
 		return as_unmap(mm->as, start, end - start);
+	/* Pages past a mapped file's end: none in the stub (sentry/mm/eof.c). */
+	if (end > bus) {
+		int ret = as_unmap(mm->as, MAX(start, bus), end - MAX(start, bus));
+		if (ret < 0)
+			return ret;
+		end = MAX(start, bus);
+	}
 	while (addr < end) {
 		uint64_t moff = v->mobj_off + (addr - v->start), n = end - addr, foff;
 		int prot = v->prot, ret;
@@ -67,6 +74,7 @@ static int vma_protect_runs(struct mm *mm, const struct vma *v, uint64_t start, 
 {
 	if (!mm->as)
 		return 0;
+	end = MIN(end, vma_bus_start(v)); /* none in the stub past a file's end */
 	while (start < end) {
 		uint64_t moff = v->mobj_off + (start - v->start), n, foff;
 		bool shared;
@@ -119,9 +127,10 @@ int vma_unshare(struct mm *mm, struct vma *v, uint64_t start, uint64_t end, bool
 		}
 		n = (uint64_t)r;
 		/* The copy is in place in the stub before the mobj names it: if the
-		 * platform cannot map it, nothing changed. */
-		if (mm->as)
-			ret = as_map(mm->as, addr, n, v->prot, nfoff);
+		 * platform cannot map it, nothing changed. (Past a mapped file's
+		 * end the stub has nothing: sentry/mm/eof.c.) */
+		if (mm->as && addr < vma_bus_start(v))
+			ret = as_map(mm->as, addr, MIN(n, vma_bus_start(v) - addr), v->prot, nfoff);
 		if (ret < 0) {
 			mobj_unshare_abort(v->mobj, n, nfoff);
 			return ret;

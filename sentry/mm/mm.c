@@ -136,6 +136,7 @@ int mm_fork(struct mm *old, struct mm **out)
 		/* Memory locks are not inherited (mlock(2)). */
 		n = vma_alloc(v->start, v->end, v->prot, v->flags & ~VMA_LOCKED);
 		vma_set_backing(n, v->bops, v->bobj, v->pgoff);
+		n->eof_off = v->eof_off;
 		if (!v->mobj) {
 			/* a PROT_NONE reservation: nothing behind it */
 		} else if (v->mobj->shared) {
@@ -281,6 +282,9 @@ static int anon_vma_fill(struct mm *mm, uint64_t start, uint64_t end, int prot, 
 			return (int)n;
 		}
 		vma_set_backing(v, req->bops, req->bobj, req->off);
+		/* Short only at the file's end (sentry/mm/eof.c). */
+		if (req->sigbus_past_eof)
+			v->eof_off = req->off + ALIGN_UP((uint64_t)n, PAGE_SIZE);
 	}
 	vma_insert(mm, v);
 	ret = vma_sync(mm, v);
@@ -301,9 +305,10 @@ static int anon_vma_create(struct mm *mm, uint64_t start, uint64_t end, int prot
 }
 
 /* A shared window onto a file's page store at file offset off: one VMA per
- * chunk it spans. */
+ * chunk it spans; eof_off: see struct vma. */
 static int pages_vmas_create(struct mm *mm, uint64_t start, uint64_t end, int prot, unsigned flags,
-			     const struct mm_backing_ops *bops, void *bobj, uint64_t off)
+			     const struct mm_backing_ops *bops, void *bobj, uint64_t off,
+			     uint64_t eof_off)
 {
 	struct pagestore *ps;
 	pthread_mutex_t *lock;
@@ -325,6 +330,7 @@ static int pages_vmas_create(struct mm *mm, uint64_t start, uint64_t end, int pr
 		v->mobj = mobj_get(ps->chunks[at >> PS_CHUNK_SHIFT]);
 		v->mobj_off = at & (PS_CHUNK_SIZE - 1);
 		vma_set_backing(v, bops, bobj, at);
+		v->eof_off = eof_off;
 		vma_insert(mm, v);
 		ret = vma_sync(mm, v);
 		addr += len;
@@ -333,6 +339,33 @@ static int pages_vmas_create(struct mm *mm, uint64_t start, uint64_t end, int pr
 	if (ret < 0)
 		range_unmap(mm, start, addr, true);
 	return ret;
+}
+
+/*
+ * mmap of a file, shared: a window onto its pages. A window wholly past the
+ * file's end at an offset the file cannot reach (its page store refuses it:
+ * EFBIG) has no pages to show, ever: it is made of memory of its own, all
+ * SIGBUS (sentry/mm/eof.c), as Linux's maps at any offset a file may have.
+ */
+static int shared_file_vmas(struct mm *mm, uint64_t start, uint64_t end, const struct mmap_req *req,
+			    unsigned vflags)
+{
+	uint64_t eof = req->sigbus_past_eof && req->bops->size
+			       ? ALIGN_UP(req->bops->size(req->bobj), PAGE_SIZE)
+			       : VMA_NO_EOF;
+	int prot = req->prot & PROT_ALL;
+	struct vma *v;
+	int ret;
+
+	ret = pages_vmas_create(mm, start, end, prot, vflags, req->bops, req->bobj, req->off, eof);
+	if (ret != -EFBIG || eof == VMA_NO_EOF || eof > req->off)
+		return ret;
+	ret = anon_vma_fill(mm, start, end, prot, vflags, NULL, &v);
+	if (ret < 0)
+		return ret;
+	vma_set_backing(v, req->bops, req->bobj, req->off);
+	v->eof_off = eof;
+	return vma_sync(mm, v);
 }
 
 static long mmap_locked(struct mm *mm, const struct mmap_req *req)
@@ -432,8 +465,7 @@ static long mmap_locked(struct mm *mm, const struct mmap_req *req)
 			return ret;
 	}
 	if (req->bops && (vflags & VMA_SHARED))
-		ret = pages_vmas_create(mm, addr, addr + len, req->prot & PROT_ALL, vflags,
-					req->bops, req->bobj, req->off);
+		ret = shared_file_vmas(mm, addr, addr + len, req, vflags);
 	else
 		ret = anon_vma_fill(mm, addr, addr + len, req->prot & PROT_ALL, vflags, req, NULL);
 	if (ret < 0)
@@ -635,10 +667,14 @@ static int vma_extend_up(struct mm *mm, struct vma *v, uint64_t new_end)
 	if (v->bops) {
 		/* More of the file: a window onto its pages, or a copy of them. */
 		uint64_t off = v->pgoff + (old_end - v->start);
-		struct mmap_req req = {.bops = v->bops, .bobj = v->bobj, .off = off};
+		struct mmap_req req = {.bops = v->bops,
+				       .bobj = v->bobj,
+				       .off = off,
+				       .sigbus_past_eof = v->eof_off != VMA_NO_EOF};
 		if (v->flags & VMA_SHARED)
 			return pages_vmas_create(mm, old_end, new_end, v->prot,
-						 v->flags & ~VMA_GROWSDOWN, v->bops, v->bobj, off);
+						 v->flags & ~VMA_GROWSDOWN, v->bops, v->bobj, off,
+						 v->eof_off);
 		return anon_vma_fill(mm, old_end, new_end, v->prot, v->flags & ~VMA_GROWSDOWN, &req,
 				     NULL);
 	}
@@ -865,6 +901,7 @@ static long mremap_locked(struct mm *mm, uint64_t old_addr, uint64_t old_len, ui
 		n->mobj = mobj_get(v->mobj);
 		n->mobj_off = off;
 		vma_set_backing(n, v->bops, v->bobj, v->pgoff + (old_addr - v->start));
+		n->eof_off = v->eof_off;
 		vma_insert(mm, n);
 		ret = vma_sync(mm, n);
 		return ret < 0 ? ret : (long)new_addr;
@@ -1107,6 +1144,11 @@ int mm_handle_fault(struct mm *mm, uint64_t addr, unsigned access, uint64_t stac
 		ret = SEGV_ACCERR;
 		if (!allowed)
 			goto out;
+		/* Past the end of a mapped file: SIGBUS, unless it has grown. */
+		if (addr >= vma_bus_start(v)) {
+			ret = vma_eof_fault(mm, v, addr) == 0 ? 0 : MM_FAULT_SIGBUS;
+			goto out;
+		}
 		/*
 		 * A write to a page a fork shares (or shared: mapped read-only
 		 * still). Reads of such a page do not fault, so anything but an

@@ -6,7 +6,8 @@
  *
  * Anonymous memory is mapped into the stub when its VMA is created (the
  * memory file's untouched pages cost nothing), so the only guest faults the
- * sentry sees are real protection errors and stack growth.
+ * sentry sees are real protection errors, stack growth, and the pages of a
+ * file mapping past the file's end (sentry/mm/eof.c).
  *
  * All functions return 0 (or a value) on success and -errno on failure, as
  * the syscalls they implement do. Locking: mm->lock, taken inside.
@@ -77,6 +78,9 @@ struct mm_backing_ops {
 	/* The struct file the mapping shows in /proc (maps, map_files), when
 	 * obj is not one itself (a System V segment). Optional. */
 	struct file *(*file)(void *obj);
+	/* The file's size now (mappings past its end: sentry/mm/eof.c).
+	 * Optional. */
+	uint64_t (*size)(void *obj);
 };
 
 struct vma {
@@ -90,7 +94,13 @@ struct vma {
 	const struct mm_backing_ops *bops;
 	void *bobj;
 	uint64_t pgoff;
+	/* mmap(2) of a file: the file offset (page aligned) where the file
+	 * ended when last asked; the pages from there on SIGBUS
+	 * (sentry/mm/eof.c). VMA_NO_EOF for every other VMA. */
+	uint64_t eof_off;
 };
+
+#define VMA_NO_EOF UINT64_MAX
 
 struct mm {
 	int refs;
@@ -150,6 +160,8 @@ struct mmap_req {
 	const struct mm_backing_ops *bops;
 	void *bobj;
 	uint64_t off;
+	/* Pages past the file's end SIGBUS, as mmap(2)'s do (bops->size). */
+	bool sigbus_past_eof;
 };
 
 int mm_new(struct memfile *mf, uint64_t limit, struct mm **out);
@@ -192,9 +204,11 @@ void mm_set_brk(struct mm *mm, uint64_t start);
 
 /*
  * A guest fault at addr with access (ACCESS_*): grow a stack when that is what
- * the fault asks for. Returns 0 when the guest may retry, or the si_code of
- * the SIGSEGV it must get (SEGV_MAPERR or SEGV_ACCERR).
+ * the fault asks for. Returns 0 when the guest may retry, the si_code of
+ * the SIGSEGV it must get (SEGV_MAPERR or SEGV_ACCERR), or MM_FAULT_SIGBUS
+ * for a page of a file mapping past the file's end (SIGBUS, BUS_ADRERR).
  */
+#define MM_FAULT_SIGBUS 0x100
 int mm_handle_fault(struct mm *mm, uint64_t addr, unsigned access, uint64_t stack_limit);
 
 /* Make [addr, addr+len) the guest's own (copied if a fork shares it) before

@@ -76,6 +76,7 @@ struct vma *vma_alloc(uint64_t start, uint64_t end, int prot, unsigned flags)
 	v->end = end;
 	v->prot = prot;
 	v->flags = flags;
+	v->eof_off = VMA_NO_EOF;
 	return v;
 }
 
@@ -144,6 +145,7 @@ struct vma *vma_split(struct mm *mm, struct vma *v, uint64_t at)
 		n->mobj_off = v->mobj_off + (at - v->start);
 	}
 	vma_set_backing(n, v->bops, v->bobj, v->pgoff + (at - v->start));
+	n->eof_off = v->eof_off;
 	/* v keeps its place in the tree; only its end moves. */
 	if (v->mobj)
 		mm->committed -= v->end - at;
@@ -159,7 +161,8 @@ static bool vma_mergeable(const struct vma *a, const struct vma *b)
 	/* The merged VMA takes a's flags: b may only lack a's GROWSDOWN. */
 	if (a->end != b->start || a->prot != b->prot || (a->flags & ~VMA_GROWSDOWN) != b->flags)
 		return false;
-	if (a->bobj != b->bobj || (a->bops && a->pgoff + (a->end - a->start) != b->pgoff))
+	if (a->bobj != b->bobj || (a->bops && a->pgoff + (a->end - a->start) != b->pgoff) ||
+	    a->eof_off != b->eof_off)
 		return false;
 	if (!a->mobj && !b->mobj)
 		return true;

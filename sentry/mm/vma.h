@@ -44,4 +44,24 @@ int vma_write_protect(struct mm *mm, const struct vma *v);
  * fault-around window. */
 int vma_write_fault(struct mm *mm, struct vma *v, uint64_t addr, bool *copied);
 
+/* Pages past a file's end (sentry/mm/eof.c). Where v's pages stop being
+ * mapped: its end, or the page where its file ended when last asked. */
+static inline uint64_t vma_bus_start(const struct vma *v)
+{
+	if (v->eof_off == VMA_NO_EOF)
+		return v->end;
+	if (v->eof_off <= v->pgoff)
+		return v->start;
+	return v->eof_off - v->pgoff >= v->end - v->start ? v->end
+							  : v->start + (v->eof_off - v->pgoff);
+}
+/* Does v's file reach the page at addr now? */
+bool vma_eof_grown(const struct vma *v, uint64_t addr);
+/* Under the write lock: a fault at addr at or past vma_bus_start(v). When
+ * the file has grown over it, fill and map v's pages up to the new end (0),
+ * else -EFAULT (the guest's SIGBUS). */
+int vma_eof_fault(struct mm *mm, struct vma *v, uint64_t addr);
+/* The same for the sentry's access, taking the write lock itself. */
+int mm_eof_refresh(struct mm *mm, uint64_t addr);
+
 #endif

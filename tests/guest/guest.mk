@@ -77,6 +77,7 @@ GUEST_TESTS = \
 	thr_basic \
 	futex_wake \
 	futex_pi \
+	mm_sigbus \
 	futex_waitv \
 	futex2 \
 	timerfd \
