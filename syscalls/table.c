@@ -183,8 +183,9 @@ static const struct syscall_desc table[SYSCALL_TABLE_SIZE] = {
 		      .nargs = 6,
 		      .ret = A_HEX,
 		      .fmt = {A_HEX, A_UINT, A_PROT, A_MMAP_FLAGS, A_FD, A_HEX},
-		      .note = "no huge pages (ENOMEM), no MAP_SYNC (EOPNOTSUPP); shared host-file "
-			      "pages are written back on msync, munmap, fsync and close"},
+		      .note = "no huge pages (ENOMEM), no MAP_SYNC (EOPNOTSUPP); host-file pages "
+			      "written back on msync, munmap, fsync, close; SIGBUS past EOF, not "
+			      "after a host-side truncation"},
 	FULL(munmap, 2, A_HEX, A_UINT), FULL(mprotect, 3, A_HEX, A_UINT, A_PROT),
 	[SYS_mremap] = {.fn = sys_mremap,
 			.status = SYS_FULL,

@@ -15,12 +15,18 @@
 
 static void fm_get(void *obj, uint64_t pgoff)
 {
-	file_get(obj);
+	struct file *f = obj;
+
+	__atomic_add_fetch(&f->inode->mmapped, 1, __ATOMIC_SEQ_CST);
+	file_get(f);
 }
 
 static void fm_put(void *obj, uint64_t pgoff)
 {
-	file_put(obj);
+	struct file *f = obj;
+
+	__atomic_sub_fetch(&f->inode->mmapped, 1, __ATOMIC_SEQ_CST);
+	file_put(f);
 }
 
 /* Read file bytes for a private mapping (short at end of file). */
@@ -85,7 +91,7 @@ static void fm_wr_get(void *obj, uint64_t pgoff)
 	struct file *f = obj;
 
 	__atomic_add_fetch(&f->inode->mmap_writable, 1, __ATOMIC_SEQ_CST);
-	file_get(f);
+	fm_get(f, pgoff);
 }
 
 static void fm_wr_put(void *obj, uint64_t pgoff)
@@ -93,7 +99,7 @@ static void fm_wr_put(void *obj, uint64_t pgoff)
 	struct file *f = obj;
 
 	__atomic_sub_fetch(&f->inode->mmap_writable, 1, __ATOMIC_SEQ_CST);
-	file_put(f);
+	fm_put(f, pgoff);
 }
 
 const struct mm_backing_ops file_writable_backing_ops = {
@@ -104,6 +110,19 @@ const struct mm_backing_ops file_writable_backing_ops = {
 	.writeback = fm_writeback,
 	.size = fm_size,
 };
+
+static bool maps_inode(const void *bobj, const void *inode)
+{
+	const struct file *f = bobj;
+
+	return f->inode == inode;
+}
+
+void file_mappings_shrunk(struct inode *inode, uint64_t size)
+{
+	if (__atomic_load_n(&inode->mmapped, __ATOMIC_SEQ_CST))
+		mm_backing_shrunk(maps_inode, inode, size);
+}
 
 long file_mmap_access(struct file *f, int prot, int flags)
 {

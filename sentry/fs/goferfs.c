@@ -17,6 +17,7 @@
 #include "config.h"
 #include "sentry/fs/goferfs.h"
 #include "sentry/fs/file.h"
+#include "sentry/fs/filemap.h"
 #include "sentry/fs/tmpfs.h"
 #include "sentry/mm/pagecache.h"
 #include "sentry/kernel/creds.h"
@@ -480,6 +481,8 @@ static int goferfs_setattr(struct inode *i, const struct iattr *a)
 		refresh_attrs(i, &st);
 	if (ret == 0 && (a->valid & ATTR_SIZE) && cache_of(i))
 		pc_resize(cache_of(i), old_size, a->size);
+	if (ret == 0 && (a->valid & ATTR_SIZE) && a->size < old_size)
+		file_mappings_shrunk(i, a->size);
 	return ret;
 }
 

@@ -12,6 +12,7 @@
 #include "config.h"
 #include "sentry/fs/tmpfs.h"
 #include "sentry/fs/file.h"
+#include "sentry/fs/filemap.h"
 #include "sentry/kernel/creds.h"
 #include "sentry/mm/memfile.h"
 #include "sentry/mm/pagestore.h"
@@ -498,6 +499,7 @@ static long tmpfs_readlink(struct inode *inode, char *buf, size_t size)
 static int tmpfs_setattr(struct inode *inode, const struct iattr *a)
 {
 	struct timespec now;
+	bool shrunk = false;
 
 	clock_gettime(CLOCK_REALTIME, &now);
 	pthread_mutex_lock(&inode->lock);
@@ -511,6 +513,7 @@ static int tmpfs_setattr(struct inode *inode, const struct iattr *a)
 		if (a->size < inode->size) {
 			ps_truncate(&TI(inode)->data, a->size);
 			uncharge(inode, a->size);
+			shrunk = true;
 		}
 		inode->size = a->size;
 		inode->mtime = now;
@@ -529,6 +532,8 @@ static int tmpfs_setattr(struct inode *inode, const struct iattr *a)
 		inode->ctime = now;
 	inode->blocks = ALIGN_UP(inode->size, 4096) / 512;
 	pthread_mutex_unlock(&inode->lock);
+	if (shrunk)
+		file_mappings_shrunk(inode, a->size);
 	return 0;
 }
 

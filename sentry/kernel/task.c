@@ -397,6 +397,7 @@ void *task_main(void *arg)
 			ptrace_event(t, PTRACE_EVENT_EXIT, (uint64_t)task_exit_status(t));
 			break;
 		}
+		mm_eof_sync(t->mm);
 		tt = timers_guest_enter(t); /* CPU timers watch who runs guest code */
 		__atomic_add_fetch(&t->guest_seq, 1, __ATOMIC_SEQ_CST);
 		ret = t->ctx->ops->switch_to(t->ctx, t->mm->as, &t->cpu, &ev);

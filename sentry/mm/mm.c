@@ -53,10 +53,48 @@ static int vma_writeback(struct vma *v)
 	return v->bops->writeback(v->bobj, v->pgoff, v->end - v->start);
 }
 
+/* Every mm, for what changes them all (a file that shrank). */
+static pthread_mutex_t all_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct list_head all_mms = LIST_HEAD_INIT(all_mms);
+
+void mm_for_each(void (*fn)(struct mm *mm, void *arg), void *arg)
+{
+	struct mm **live = NULL;
+	size_t n = 0, cap = 0;
+	struct mm *mm;
+
+	pthread_mutex_lock(&all_lock);
+	list_for_each_entry(mm, &all_mms, all_node) {
+		int refs = __atomic_load_n(&mm->refs, __ATOMIC_RELAXED);
+		/* One going (refs 0) leaves the list once all_lock is free. */
+		do {
+			if (refs == 0)
+				break;
+		} while (!__atomic_compare_exchange_n(&mm->refs, &refs, refs + 1, false,
+						      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED));
+		if (refs == 0)
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 16;
+			live = xrealloc(live, cap * sizeof(*live));
+		}
+		live[n++] = mm;
+	}
+	pthread_mutex_unlock(&all_lock);
+	for (size_t i = 0; i < n; i++) {
+		fn(live[i], arg);
+		mm_put(live[i]);
+	}
+	free(live);
+}
+
 int mm_new(struct memfile *mf, uint64_t limit, struct mm **out)
 {
 	struct mm *mm = xzalloc(sizeof(*mm));
 
+	pthread_mutex_lock(&all_lock);
+	list_add_tail(&mm->all_node, &all_mms);
+	pthread_mutex_unlock(&all_lock);
 	mm->refs = 1;
 	mm->mf = mf;
 	mm->limit = limit;
@@ -183,6 +221,9 @@ void mm_put(struct mm *mm)
 
 	if (!mm || __atomic_sub_fetch(&mm->refs, 1, __ATOMIC_ACQ_REL) != 0)
 		return;
+	pthread_mutex_lock(&all_lock);
+	list_del(&mm->all_node);
+	pthread_mutex_unlock(&all_lock);
 	if (mm->aio && mm_aio_exit)
 		mm_aio_exit(mm);
 	while ((v = vma_first(mm))) {

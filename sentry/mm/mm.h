@@ -21,6 +21,7 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
+#include "lib/list.h"
 #include "lib/rbtree.h"
 #include "platform/platform.h"
 
@@ -104,6 +105,11 @@ struct vma {
 
 struct mm {
 	int refs;
+	struct list_head all_node; /* in the list of every mm (mm_for_each) */
+	/* Another process shrank a file this mm maps, and the platform let
+	 * only the mm's own threads unmap (ptrace): they do, before they run
+	 * guest code again (mm_eof_sync). Atomic. */
+	int eof_unmap_due;
 	int users; /* tasks running in it (atomic): threads, CLONE_VM children */
 	struct memfile *mf;
 	struct address_space *as; /* NULL until mm_attach() */
@@ -165,6 +171,21 @@ struct mmap_req {
 };
 
 int mm_new(struct memfile *mf, uint64_t limit, struct mm **out);
+/* Call fn on every live address space, holding a reference, no lock. */
+void mm_for_each(void (*fn)(struct mm *mm, void *arg), void *arg);
+/* A file shrank to size: the pages of its mmap(2) mappings (the VMAs whose
+ * backing match says is it) past its new end are the guest's no more,
+ * private copies too, as Linux's truncate_pagecache unmaps them (SIGBUS
+ * from then on: sentry/mm/eof.c). In every address space. */
+void mm_backing_shrunk(bool (*match)(const void *bobj, const void *arg), const void *arg,
+		       uint64_t size);
+void mm_eof_unmap(struct mm *mm);
+/* Before a thread of mm runs guest code. */
+static inline void mm_eof_sync(struct mm *mm)
+{
+	if (__builtin_expect(__atomic_load_n(&mm->eof_unmap_due, __ATOMIC_ACQUIRE), 0))
+		mm_eof_unmap(mm);
+}
 /* fork: a copy of old (private memory copied, shared memory shared, DONTFORK
  * left out, WIPEONFORK fresh), with no platform address space yet. */
 int mm_fork(struct mm *old, struct mm **out);

@@ -165,6 +165,7 @@ struct inode {
 	struct inotify_marks *inotify; /* watches on it (sentry/fs/inotify.c), or NULL */
 	unsigned nopen;		       /* open files that report their close (fsnotify.h) */
 	int mmap_writable;	       /* shared mappings of it through writable files (atomic) */
+	int mmapped;		       /* VMAs that map it (atomic): a shrink must reach them */
 };
 
 /* inode->flags */

@@ -4,7 +4,9 @@
  * writes, private or shared; the page that holds the end is whole; the
  * kernel's own access there is EFAULT; a file grown since covers the page
  * again (a private mapping then shows the file's new bytes); fork, mprotect
- * and mremap keep the rule. Also mmap's argument errors that go with it:
+ * and mremap keep the rule; a truncation takes the pages past the new end
+ * from every mapping, private copies too, and a file grown again shows
+ * zeros there. Also mmap's argument errors that go with it:
  * EOVERFLOW for offsets past the largest file, EINVAL for an anonymous
  * MAP_SHARED_VALIDATE, a pipe's ENODEV and EACCES.
  */
@@ -130,6 +132,52 @@ static void kept(void)
 	close(fd);
 }
 
+/* A file of n pages of c (unlinked). */
+static int file_of(size_t n, char c)
+{
+	int fd = half_page_file();
+	char buf[PAGE];
+
+	memset(buf, c, sizeof(buf));
+	for (size_t i = 0; i < n; i++)
+		if (pwrite(fd, buf, PAGE, (off_t)(i * PAGE)) != (ssize_t)PAGE)
+			return -1;
+	return fd;
+}
+
+static void truncated(void)
+{
+	int fd = file_of(2, 'a');
+	char *s = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	char *p = mmap(NULL, 2 * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0), buf[PAGE];
+	pid_t pid;
+	int status = 0;
+
+	printf("-- a truncation\n");
+	CHECK(s != MAP_FAILED && p != MAP_FAILED, "a shared and a private mapping of two pages");
+	CHECK(touch(s + PAGE, 0) == 0 && s[PAGE] == 'a', "the shared one reads the file");
+	CHECK(touch(p + PAGE, 1) == 0 && p[PAGE] == 'x', "the private one has its own copy");
+	pid = fork();
+	if (pid == 0) {
+		CHECK_EQ(ftruncate(fd, PAGE / 2), 0, "a child truncates it to half a page");
+		_exit(0);
+	}
+	waitpid(pid, &status, 0);
+	CHECK(touch(s, 0) == 0 && s[0] == 'a' && s[PAGE / 2] == 0,
+	      "the shared page with the end is kept, zeros past it");
+	CHECK(bus_at(s + PAGE, 0), "the shared page past the end: SIGBUS");
+	CHECK(bus_at(p + PAGE, 0), "the private copy past the end: gone, SIGBUS");
+	CHECK_EQ(ftruncate(fd, 2 * PAGE), 0, "the file grows again");
+	CHECK(touch(s + PAGE, 0) == 0 && s[PAGE] == 0 && s[2 * PAGE - 1] == 0,
+	      "the shared page is back, zeros");
+	CHECK(touch(p + PAGE, 0) == 0 && p[PAGE] == 0, "the private one too");
+	s[PAGE] = 'z';
+	CHECK(pread(fd, buf, 1, PAGE) == 1 && buf[0] == 'z', "a store into it reaches the file");
+	munmap(s, 2 * PAGE);
+	munmap(p, 2 * PAGE);
+	close(fd);
+}
+
 static void arguments(void)
 {
 	int fd = half_page_file(), pipefd[2];
@@ -166,6 +214,7 @@ int main(void)
 	past_end("shared, read", PROT_READ, MAP_SHARED);
 	offset_past_end();
 	kept();
+	truncated();
 	arguments();
 	return GUEST_DONE();
 }
