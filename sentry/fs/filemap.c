@@ -13,11 +13,13 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
+/* (A host file the loader reads a program from has no inode.) */
 static void fm_get(void *obj, uint64_t pgoff)
 {
 	struct file *f = obj;
 
-	__atomic_add_fetch(&f->inode->mmapped, 1, __ATOMIC_SEQ_CST);
+	if (f->inode)
+		__atomic_add_fetch(&f->inode->mmapped, 1, __ATOMIC_SEQ_CST);
 	file_get(f);
 }
 
@@ -25,7 +27,8 @@ static void fm_put(void *obj, uint64_t pgoff)
 {
 	struct file *f = obj;
 
-	__atomic_sub_fetch(&f->inode->mmapped, 1, __ATOMIC_SEQ_CST);
+	if (f->inode)
+		__atomic_sub_fetch(&f->inode->mmapped, 1, __ATOMIC_SEQ_CST);
 	file_put(f);
 }
 
@@ -69,6 +72,8 @@ static uint64_t fm_size(void *obj)
 {
 	struct file *f = obj;
 
+	if (!f->inode)
+		return INT64_MAX;
 	if (f->inode->ops->getattr)
 		f->inode->ops->getattr(f->inode);
 	return __atomic_load_n(&f->inode->size, __ATOMIC_RELAXED);
