@@ -12,6 +12,7 @@
 #include "sentry/kernel/landlock.h"
 #include "sentry/kernel/process.h"
 #include "sentry/kernel/rusage.h"
+#include "sentry/kernel/signal.h"
 #include "sentry/kernel/timers.h"
 #include "sentry/loader/elf.h"
 #include "sentry/loader/vdso.h"
@@ -20,6 +21,7 @@
 #include "sentry/fs/filemap.h"
 #include "platform/platform.h"
 #include "lib/cleanup.h"
+#include "lib/log.h"
 #include "lib/util.h"
 
 #include <errno.h>
@@ -52,7 +54,7 @@
 
 struct exec_ctx {
 	struct task *t;
-	const char *filename; /* AT_EXECFN: the path as execve got it */
+	const char *filename; /* AT_EXECFN: the path as execve got it (or /dev/fd/N...) */
 	char *interp;	      /* owned: the name of the file being loaded (Linux's
 				 bprm->interp): filename, then each "#!" path */
 	char **argv;	      /* owned: rewritten by "#!" */
@@ -233,6 +235,17 @@ static void reset_sighand(struct task *t)
 	pthread_mutex_unlock(&t->k->lock);
 }
 
+/* Did loading an image fail past the point of no return? Then *doomed
+ * says why (the first reason). */
+static bool doomed_load(const struct elf_info *info, int ret, const char **doomed)
+{
+	if (ret == 0)
+		return false;
+	if (!*doomed)
+		*doomed = info->doomed ? info->doomed : "cannot map its segments";
+	return true;
+}
+
 /* Build the new image from the ELF file f; on success the task runs it. */
 static int exec_elf(struct exec_ctx *x, struct file *f)
 {
@@ -246,6 +259,7 @@ static int exec_elf(struct exec_ctx *x, struct file *f)
 	struct file *interp = NULL;
 	struct mm *mm = NULL;
 	struct creds creds = t->creds; /* the new image's (creds_exec) */
+	const char *doomed = NULL;
 	bool secure;
 	uint64_t stack_limit, stack_top, gap, bias = 0, rsp;
 	const char *base;
@@ -270,13 +284,8 @@ static int exec_elf(struct exec_ctx *x, struct file *f)
 	ret = parse_image(f, &ef, &info, x->why);
 	if (ret)
 		goto out;
-	if (info.pie)
-		bias = ET_DYN_BASE - info.lo + random_below(t, MMAP_RND_PAGES) * PAGE_SIZE;
-	ret = elf_load(mm, &ef, &info, bias, &res);
-	if (ret)
-		goto out;
-	mm_set_brk(mm, res.end + ALIGN_DOWN(random_below(t, BRK_RND_BYTES), PAGE_SIZE));
-
+	/* The interpreter is found and checked before the point of no return;
+	 * the segments are mapped after it (info.doomed). */
 	if (info.interp) {
 		if (t->k->host_exec) {
 			*x->why = "dynamically linked programs need a root filesystem "
@@ -284,12 +293,17 @@ static int exec_elf(struct exec_ctx *x, struct file *f)
 			ret = -ENOEXEC;
 			goto out;
 		}
-		ret = open_exec(t, AT_FDCWD, info.interp, LOOKUP_FOLLOW, &interp);
+		/* An empty path is the working directory (EACCES: not a file). */
+		ret = info.interp[0] ? open_exec(t, AT_FDCWD, info.interp, LOOKUP_FOLLOW, &interp)
+				     : -EACCES;
 		if (ret) {
 			*x->why = "cannot open its program interpreter (PT_INTERP)";
 			goto out;
 		}
+		/* Not an ELF file for this machine: ELIBBAD (load_elf_binary). */
 		ret = parse_image(interp, &ief, &iinfo, x->why);
+		if (ret == -ENOEXEC)
+			ret = -ELIBBAD;
 		if (ret)
 			goto out;
 		if (iinfo.interp) {
@@ -297,18 +311,22 @@ static int exec_elf(struct exec_ctx *x, struct file *f)
 			ret = -ELIBBAD;
 			goto out;
 		}
+	}
+	if (info.pie && !info.doomed)
+		bias = ET_DYN_BASE - info.lo + random_below(t, MMAP_RND_PAGES) * PAGE_SIZE;
+	if (!doomed_load(&info, elf_load(mm, &ef, &info, bias, false, &res), &doomed))
+		mm_set_brk(mm, res.end + ALIGN_DOWN(random_below(t, BRK_RND_BYTES), PAGE_SIZE));
+	if (info.interp && !doomed) {
 		/* The interpreter goes wherever mmap would put an image of its size. */
-		if (iinfo.pie) {
+		if (iinfo.pie && !iinfo.doomed) {
 			uint64_t at = mm_unmapped_area(mm, iinfo.hi - iinfo.lo);
-			if (!at) {
-				ret = -ENOMEM;
-				goto out;
-			}
-			ibias = at - iinfo.lo;
+			ibias = at ? at - iinfo.lo : 0;
+			if (!at)
+				doomed = "no room for the program interpreter";
 		}
-		ret = elf_load(mm, &ief, &iinfo, ibias, &ires);
-		if (ret)
-			goto out;
+		if (!doomed)
+			doomed_load(&iinfo, elf_load(mm, &ief, &iinfo, ibias, true, &ires),
+				    &doomed);
 	}
 
 	/* rung's vDSO (AT_SYSINFO_EHDR); without one, libc makes system calls. */
@@ -394,6 +412,15 @@ static int exec_elf(struct exec_ctx *x, struct file *f)
 		path_put(&t->exe);
 		t->exe = f->path;
 		path_get(&t->exe);
+	}
+	if (doomed) {
+		/* Past the point of no return: the process dies, as Linux's
+		 * exec ends (force_fatal_sig) when a segment cannot be mapped. */
+		siginfo_t si;
+		log_warning("pid %d (%s): exec of %s: %s: killed by SIGSEGV", t->tgid, t->comm,
+			    x->filename, doomed);
+		siginfo_kernel(&si, SIGSEGV);
+		signal_force(t, &si);
 	}
 out:
 	mm_put(mm); /* on failure: the half-built image, with its stub if it got one */
@@ -491,6 +518,7 @@ int task_exec(struct task *t, int dirfd, const char *path, char *const argv[], c
 	      int flags, const char **why)
 {
 	struct exec_ctx x = {.t = t, .filename = path, .envp = envp, .why = why};
+	char *fdname = NULL;
 	struct file *f;
 	unsigned lookup = ((flags & AT_SYMLINK_NOFOLLOW) ? 0 : LOOKUP_FOLLOW) |
 			  ((flags & AT_EMPTY_PATH) ? LOOKUP_EMPTY : 0);
@@ -503,12 +531,21 @@ int task_exec(struct task *t, int dirfd, const char *path, char *const argv[], c
 	ret = open_exec(t, dirfd, path, lookup, &f);
 	if (ret)
 		return ret;
+	/* A path relative to a directory descriptor, or the descriptor's own
+	 * file, is named by the descriptor (Linux's alloc_bprm): what a
+	 * script's interpreter is given, AT_EXECFN, the process's name. */
+	if (dirfd != AT_FDCWD && path[0] != '/')
+		fdname = path[0] ? xasprintf("/dev/fd/%d/%s", dirfd, path)
+				 : xasprintf("/dev/fd/%d", dirfd);
+	if (fdname)
+		x.filename = fdname;
+	x.interp = xstrdup(x.filename);
 	x.argv = strv_copy(argv);
-	x.interp = xstrdup(path);
 	ret = exec_file(&x, f, 0);
 	file_put(f);
 	strv_free(x.argv);
 	free(x.interp);
+	free(fdname);
 	return ret;
 }
 

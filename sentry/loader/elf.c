@@ -1,7 +1,11 @@
 /*
  * ELF parsing and segment loading. Validation follows what Linux's
- * binfmt_elf accepts, and rejects, with a reason, everything it would fail
- * on later (or that would make the sentry do unbounded work).
+ * binfmt_elf accepts. What it rejects before exec's point of no return (the
+ * headers, PT_INTERP) is an error with a reason; what it finds only while
+ * mapping the segments, after it (a segment misaligned, outside the address
+ * space, with more file than memory bytes), is noted in info->doomed: the
+ * exec goes on and the process dies of SIGSEGV, as in Linux. Nothing a
+ * header says makes the sentry do unbounded work.
  */
 #include "config.h"
 #include "sentry/loader/elf.h"
@@ -24,6 +28,13 @@
 		goto fail;       \
 	} while (0)
 
+/* Found by Linux only past the point of no return: note the first. */
+#define DOOMED(reason)                          \
+	do {                                    \
+		if (!out->doomed)               \
+			out->doomed = (reason); \
+	} while (0)
+
 static int read_exact(const struct elf_file *f, void *buf, size_t len, uint64_t off)
 {
 	long n;
@@ -39,7 +50,6 @@ static int read_exact(const struct elf_file *f, void *buf, size_t len, uint64_t 
 int elf_parse(const struct elf_file *f, struct elf_info *out, const char **why)
 {
 	Elf64_Ehdr *eh = &out->ehdr;
-	uint64_t prev_end = 0;
 	bool have_load = false;
 	size_t phsize;
 	int ret;
@@ -89,24 +99,27 @@ int elf_parse(const struct elf_file *f, struct elf_info *out, const char **why)
 		case PT_LOAD:
 			if (ph->p_memsz == 0)
 				continue;
+			/* (A segment past the file's end maps zeros there, as
+			 * the part of a file mapping's last page past the end.) */
 			if (ph->p_filesz > ph->p_memsz)
-				BAD("segment has more file bytes than memory bytes");
-			if (ph->p_offset > f->size || ph->p_filesz > f->size - ph->p_offset)
-				BAD("segment lies outside the file");
-			if ((ph->p_vaddr - ph->p_offset) % PAGE_SIZE)
-				BAD("segment address and file offset disagree modulo the page "
-				    "size");
+				DOOMED("segment has more file bytes than memory bytes");
+			if (ph->p_filesz &&
+			    (ph->p_offset > INT64_MAX || ph->p_filesz > INT64_MAX - ph->p_offset))
+				DOOMED("segment's file range past the largest file");
+			if (ph->p_filesz && (ph->p_vaddr - ph->p_offset) % PAGE_SIZE)
+				DOOMED("segment address and file offset disagree modulo the "
+				       "page size");
 			if (ph->p_vaddr >= GUEST_MAX_ADDR ||
-			    ph->p_memsz > GUEST_MAX_ADDR - ph->p_vaddr)
-				BAD("segment too large or beyond the guest address space");
+			    ph->p_memsz > GUEST_MAX_ADDR - ph->p_vaddr) {
+				DOOMED("segment too large or beyond the guest address space");
+				continue;
+			}
+			/* Overlapping and out-of-order segments are Linux's too:
+			 * each is mapped over what came before. */
 			start = ALIGN_DOWN(ph->p_vaddr, PAGE_SIZE);
 			end = ALIGN_UP(ph->p_vaddr + ph->p_memsz, PAGE_SIZE);
-			if (have_load && start < prev_end)
-				BAD("segments overlap or are out of order");
-			if (!have_load)
-				out->lo = start;
-			out->hi = end;
-			prev_end = end;
+			out->lo = have_load ? MIN(out->lo, start) : start;
+			out->hi = have_load ? MAX(out->hi, end) : end;
 			have_load = true;
 			break;
 		case PT_INTERP:
@@ -120,8 +133,9 @@ int elf_parse(const struct elf_file *f, struct elf_info *out, const char **why)
 				*why = "PT_INTERP lies outside the file";
 				goto fail;
 			}
-			if (out->interp[ph->p_filesz - 1] != '\0' ||
-			    strlen(out->interp) != ph->p_filesz - 1)
+			/* The path ends at its first NUL; only the last byte
+			 * must be one. */
+			if (out->interp[ph->p_filesz - 1] != '\0')
 				BAD("PT_INTERP is not a NUL-terminated path");
 			break;
 		case PT_GNU_STACK:
@@ -134,12 +148,12 @@ int elf_parse(const struct elf_file *f, struct elf_info *out, const char **why)
 			break;
 		}
 	}
-	if (!have_load)
+	if (!have_load && !out->doomed)
 		BAD("no loadable segments");
-	if (!out->pie && out->lo < GUEST_MIN_ADDR)
-		BAD("segment below the lowest guest address");
-	if (out->pie && out->hi - out->lo > GUEST_MAX_ADDR / 2)
-		BAD("position-independent image too large");
+	if (have_load && !out->pie && out->lo < GUEST_MIN_ADDR)
+		DOOMED("segment below the lowest guest address");
+	if (have_load && out->pie && out->hi - out->lo > GUEST_MAX_ADDR / 2)
+		DOOMED("position-independent image too large");
 	if (!out->phdr_vaddr) {
 		/* No PT_PHDR: find the headers inside a loaded segment, as Linux does. */
 		for (unsigned i = 0; i < eh->e_phnum; i++) {
@@ -178,6 +192,8 @@ static int copy_file_to_guest(struct mm *mm, const struct elf_file *f, uint64_t 
 	char *buf = xmalloc(65536);
 	int ret = 0;
 
+	/* Past the file's end: the zeros already there. */
+	len = off >= f->size ? 0 : MIN(len, f->size - off);
 	while (len) {
 		size_t chunk = MIN(len, 65536);
 		ret = read_exact(f, buf, chunk, off);
@@ -195,16 +211,20 @@ static int copy_file_to_guest(struct mm *mm, const struct elf_file *f, uint64_t 
 }
 
 int elf_load(struct mm *mm, const struct elf_file *f, const struct elf_info *info, uint64_t bias,
-	     struct elf_load_result *out)
+	     bool interp, struct elf_load_result *out)
 {
+	bool first = true;
+
 	memset(out, 0, sizeof(*out));
+	if (info->doomed)
+		return -EINVAL;
 	if (!info->pie && bias)
 		return -EINVAL;
 	if (bias > GUEST_MAX_ADDR - info->hi)
 		return -ENOMEM;
 	for (unsigned i = 0; i < info->ehdr.e_phnum; i++) {
 		const Elf64_Phdr *ph = &info->phdrs[i];
-		uint64_t start, end;
+		uint64_t start, end, fend;
 		struct mmap_req req = {0};
 		long addr;
 		int ret, prot;
@@ -217,7 +237,11 @@ int elf_load(struct mm *mm, const struct elf_file *f, const struct elf_info *inf
 		req.addr = start;
 		req.len = end - start;
 		req.prot = PROT_READ | PROT_WRITE;
-		req.flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE;
+		/* As Linux: a program's first segment may not land on anything;
+		 * its later ones, and an interpreter's, map over what is there. */
+		req.flags = MAP_PRIVATE | MAP_ANONYMOUS |
+			    (first && !interp ? MAP_FIXED_NOREPLACE : MAP_FIXED);
+		first = false;
 		addr = mm_mmap(mm, &req);
 		if (addr < 0)
 			return (int)addr;
@@ -230,8 +254,17 @@ int elf_load(struct mm *mm, const struct elf_file *f, const struct elf_info *inf
 			mm_set_backing(
 				mm, start, ALIGN_UP(ph->p_vaddr + bias + ph->p_filesz, PAGE_SIZE),
 				f->bops, f->opaque, ph->p_offset - (ph->p_vaddr + bias - start));
-		if (prot != (PROT_READ | PROT_WRITE)) {
-			ret = mm_mprotect(mm, start, end - start, prot);
+		/* The pages past the file's part are anonymous memory, readable and
+		 * writable whatever p_flags says (Linux maps them as brk does). */
+		fend = ph->p_filesz ? ALIGN_UP(ph->p_vaddr + bias + ph->p_filesz, PAGE_SIZE)
+				    : start;
+		if (prot != (PROT_READ | PROT_WRITE) && fend > start) {
+			ret = mm_mprotect(mm, start, MIN(fend, end) - start, prot);
+			if (ret < 0)
+				return ret;
+		}
+		if ((prot & PROT_EXEC) && fend < end) {
+			ret = mm_mprotect(mm, fend, end - fend, PROT_READ | PROT_WRITE | PROT_EXEC);
 			if (ret < 0)
 				return ret;
 		}

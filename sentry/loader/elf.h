@@ -40,6 +40,10 @@ struct elf_info {
 	bool exec_stack;     /* PT_GNU_STACK asked for an executable stack */
 	uint64_t lo, hi;     /* page-aligned span of the PT_LOAD segments (unbiased) */
 	uint64_t phdr_vaddr; /* where the program headers are in memory (unbiased), 0 if not */
+	/* A defect Linux finds only past exec's point of no return, while it
+	 * maps the segments: the exec goes on, the process dies of SIGSEGV
+	 * (elf_load is not to be called). NULL for a sound image. */
+	const char *doomed;
 };
 
 /* Parse and validate. On failure returns -ENOEXEC (or -EIO, -ENOMEM) and sets
@@ -54,9 +58,11 @@ struct elf_load_result {
 	uint64_t end;	/* page-aligned end of the highest segment */
 };
 
-/* Map info's segments into mm at bias (0 for ET_EXEC). Returns 0 or -errno. */
+/* Map info's segments into mm at bias (0 for ET_EXEC); interp: it is a
+ * program interpreter (mapped over whatever is there). Returns 0 or
+ * -errno (-EINVAL for a doomed image). */
 int elf_load(struct mm *mm, const struct elf_file *f, const struct elf_info *info, uint64_t bias,
-	     struct elf_load_result *out);
+	     bool interp, struct elf_load_result *out);
 
 /* Everything the initial stack says about the process. */
 struct stack_params {

@@ -6,7 +6,8 @@
  * offset misaligned to its address, more file than memory bytes) fails past
  * exec's point of no return: execve succeeds and the process dies of
  * SIGSEGV; an interpreter for another machine is ELIBBAD, an empty
- * interpreter path EACCES, a missing one ENOENT.
+ * interpreter path EACCES, a missing one ENOENT. And a script run from a
+ * descriptor (execveat AT_EMPTY_PATH) is given /dev/fd/N as its path.
  */
 #include "guest.h"
 
@@ -156,6 +157,35 @@ static void with_interp(struct image *im, const char *path, size_t len)
 				  .p_align = 1});
 }
 
+/* A memfd script run by execveat(fd, "", AT_EMPTY_PATH): its $0. */
+static void fd_script(void)
+{
+	static const char script[] = "#!/bin/sh\necho \"$0\"\n";
+	int fd = memfd_create("script", 0), out[2], status = -1;
+	char got[64] = {0}, want[64];
+	pid_t pid;
+
+	CHECK(fd >= 0 && write(fd, script, sizeof(script) - 1) == sizeof(script) - 1 &&
+		      pipe(out) == 0,
+	      "a script in a memfd");
+	pid = fork();
+	if (pid == 0) {
+		char *argv[] = {"script", NULL}, *envp[] = {NULL};
+		dup2(out[1], 1);
+		syscall(SYS_execveat, fd, "", argv, envp, AT_EMPTY_PATH);
+		_exit(127);
+	}
+	close(out[1]);
+	if (read(out[0], got, sizeof(got) - 1) < 0)
+		got[0] = 0;
+	waitpid(pid, &status, 0);
+	snprintf(want, sizeof(want), "/dev/fd/%d\n", fd);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0 && strcmp(got, want) == 0,
+	      "execveat of it: its interpreter is given /dev/fd/N");
+	close(out[0]);
+	close(fd);
+}
+
 int main(void)
 {
 	struct image im, interp;
@@ -218,6 +248,8 @@ int main(void)
 	image_init(&im, EM_X86_64);
 	with_interp(&im, "/x", 2);
 	fails("an interpreter path without its NUL", &im, ENOEXEC);
+
+	fd_script();
 
 	unlink(ipath);
 	snprintf(ipath, sizeof(ipath), "%s/prog", dir);

@@ -78,6 +78,7 @@ GUEST_TESTS = \
 	futex_wake \
 	futex_pi \
 	mm_sigbus \
+	exec_elf_edge \
 	futex_waitv \
 	futex2 \
 	timerfd \
